@@ -1,0 +1,103 @@
+"""Bots that fill empty seats: a random-legal bot and a simple greedy one.
+
+A bot chooses among ``state.legal_actions()``; it needs nothing but the cards the seat may see
+(its own hand and the public table), which is all the legal-action listing depends on.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Protocol
+
+from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, TakePile
+from .cards import JOKER, is_black_three, rank_of
+from .melds import is_wild
+from .state import HandState
+
+
+class Bot(Protocol):
+    name: str
+
+    def choose(self, state: HandState) -> Action: ...
+
+
+class NoLegalAction(RuntimeError):
+    """The engine listed no legal action for a position that is not over (a stall)."""
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions: the engine's own fuzzer."""
+
+    name = "random"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, state: HandState) -> Action:
+        actions = state.legal_actions()
+        if not actions:
+            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
+        return self.rng.choice(actions)
+
+
+class GreedyBot:
+    """Takes the pile when it can, lays as many cards as it can, discards what it needs least."""
+
+    name = "greedy"
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng or random.Random(0)
+
+    def choose(self, state: HandState) -> Action:
+        actions = state.legal_actions()
+        if not actions:
+            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
+        if isinstance(actions[0], Answer):
+            return Answer(True)
+        takes = [a for a in actions if isinstance(a, TakePile)]
+        if takes:
+            return max(takes, key=lambda a: sum(1 for f in a.cards if not is_wild(f)))
+        if any(isinstance(a, Draw) for a in actions):
+            return Draw()
+        if any(isinstance(a, AskGoOut) for a in actions):
+            return AskGoOut()
+        lays = [a for a in actions if isinstance(a, Meld | AddToMeld)]
+        if lays:
+            return max(lays, key=self._lay_score)
+        discards = [a for a in actions if isinstance(a, Discard)]
+        return self._best_discard(state, discards)
+
+    @staticmethod
+    def _lay_score(action: Meld | AddToMeld) -> tuple[int, int]:
+        naturals = sum(1 for f in action.cards if not is_wild(f))
+        return (naturals, len(action.cards))
+
+    def _best_discard(self, state: HandState, discards: list[Discard]) -> Action:
+        hand = state.hand_faces(state.turn)
+        ranks = Counter(rank_of(f) for f in hand if not is_wild(f))
+
+        def cost(a: Discard) -> tuple[int, int, float]:
+            f = a.card
+            if is_black_three(f):
+                return (0, 0, self.rng.random())
+            if f == JOKER or is_wild(f):
+                return (3, state.rules.card_value(f), self.rng.random())
+            return (
+                1 if ranks[rank_of(f)] == 1 else 2,
+                state.rules.card_value(f),
+                self.rng.random(),
+            )
+
+        return min(discards, key=cost)
+
+
+BOTS = {"random": RandomBot, "greedy": GreedyBot}
+
+
+def make_bot(kind: str, rng: random.Random) -> Bot:
+    if kind == "random":
+        return RandomBot(rng)
+    if kind == "greedy":
+        return GreedyBot(rng)
+    raise ValueError(f"unknown bot {kind!r}; known: {', '.join(BOTS)}")

@@ -1,0 +1,72 @@
+"""The ``canasta`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import __version__
+from .rules import PRESETS, RuleSetError, preset
+from .simulate import simulate
+
+
+def _rules_or_fail(variant: str):  # type: ignore[no-untyped-def]
+    try:
+        return preset(variant)
+    except RuleSetError as e:
+        raise click.BadParameter(str(e), param_hint="--variant") from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="canasta")
+def main() -> None:
+    """canasta-net: Canasta across a LAN, dealt fairly, every move recorded."""
+
+
+@main.command()
+def variants() -> None:
+    """List the rule presets."""
+    for name, rules in sorted(PRESETS.items()):
+        click.echo(f"{name:12} {rules.description}")
+
+
+@main.command(name="simulate")
+@click.option("--variant", default="classic", show_default=True, help="Rule preset.")
+@click.option("--hands", default=200, show_default=True, type=click.IntRange(1), help="Hands.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
+@click.option(
+    "--bots",
+    "bot_kinds",
+    default="random",
+    show_default=True,
+    help="Bot kinds by seat, comma-separated (random, greedy); repeated over the seats.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def simulate_command(variant: str, hands: int, seed: int, bot_kinds: str, as_json: bool) -> None:
+    """Engine-only self-play: play HANDS hands between bots and report speed and problems."""
+    rules = _rules_or_fail(variant)
+    kinds = [k.strip() for k in bot_kinds.split(",") if k.strip()]
+    try:
+        if not as_json and sys.stderr.isatty():
+            with click.progressbar(length=hands, label="hands", file=sys.stderr) as bar:
+                report = simulate(rules, hands, seed, kinds, lambda done: bar.update(1))
+        else:
+            report = simulate(rules, hands, seed, kinds)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    data = report.to_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(
+            f"{data['variant']}: {data['hands']} hands ({data['matches']} matches) in "
+            f"{data['seconds']} s: {data['hands_per_second']} hands/s, "
+            f"{data['actions_per_second']} actions/s; stalls {data['stalls']}, "
+            f"errors {data['errors']}"
+        )
+        for sample in data["error_samples"]:
+            click.echo(f"  {sample}")
+    if report.stalls or report.errors:
+        sys.exit(1)

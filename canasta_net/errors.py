@@ -1,0 +1,64 @@
+"""Errors the rules engine raises. Each illegal action carries a stable reason code."""
+
+from __future__ import annotations
+
+from typing import Final
+
+
+class IllegalAction(ValueError):
+    """The action breaks a rule; ``code`` is stable, ``str(error)`` is a sentence for a player.
+
+    The state the action was applied to is unchanged.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"IllegalAction({self.code!r}, {self.message!r})"
+
+
+class ActionParseError(ValueError):
+    """The text of an action could not be read."""
+
+
+class PositionError(ValueError):
+    """A position dictionary is malformed or inconsistent."""
+
+
+# Stable reason codes (documented in docs/rules.md).
+REASONS: Final = {
+    "wrong-phase": "That action is not possible at this point of the turn.",
+    "hand-over": "The hand is over.",
+    "not-your-turn": "It is not that seat's turn.",
+    "card-not-in-hand": "The card is not in the hand.",
+    "too-few-cards": "A meld needs at least three cards.",
+    "mixed-ranks": "All natural cards of a group must have the same rank.",
+    "too-few-naturals": "A meld needs more natural cards.",
+    "too-many-wilds": "The meld would hold too many wild cards.",
+    "wild-only-meld": "Wild cards cannot form a meld on their own.",
+    "not-meldable": "That card cannot be melded.",
+    "black-threes-only-going-out": "Black threes may be melded only when going out.",
+    "black-three-meld-closed": "Nothing may be added to a meld of black threes.",
+    "meld-rank-exists": "The team already has a meld of that rank: add to it.",
+    "no-such-meld": "The team has no such meld.",
+    "wrong-rank": "The cards do not match the meld's rank.",
+    "initial-meld-too-low": "The initial meld does not reach the minimum.",
+    "initial-meld-unreachable": "That lay leaves no way to reach the initial-meld minimum.",
+    "initial-meld-pending": "Finish the initial meld before picking up the pile.",
+    "must-keep-a-card": "That would leave you unable to discard without going out.",
+    "no-canasta-to-go-out": "Going out needs a canasta.",
+    "cannot-discard-three": "Red threes cannot be discarded.",
+    "pile-empty": "The discard pile is empty.",
+    "pile-blocked": "The pile cannot be taken while that card is on top.",
+    "pile-frozen": "The pile is frozen: take it only with two natural cards of the top's rank.",
+    "pile-take-cards": "Those cards do not take the pile.",
+    "one-card-pile": "A player holding one card may not take a one-card pile.",
+    "must-take-pile": "The stock is empty and the pile must be taken.",
+    "ask-not-allowed": "You may not ask to go out now.",
+    "must-go-out": "Your partner said yes: you must go out this turn.",
+    "may-not-go-out": "Your partner said no: you may not go out this turn.",
+    "nothing-to-answer": "Nobody has asked to go out.",
+}

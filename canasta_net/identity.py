@@ -1,0 +1,128 @@
+"""Ed25519 identities: create, save (mode 0600), load, sign with domain separation, fingerprint.
+
+Every signature in canasta-net covers ``DOMAIN_PREFIX + kind + b"\\x00" + message``, so a signature
+made for one kind of message (an action, a log record, a commitment list...) can never be replayed
+as another kind.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+DOMAIN_PREFIX = b"canasta-net/v1/"
+PUBLIC_KEY_SIZE = 32
+SIGNATURE_SIZE = 64
+
+
+class IdentityError(ValueError):
+    """An identity key file could not be read or is not a canasta-net identity."""
+
+
+class BadSignature(ValueError):
+    """A signature does not verify under the claimed public key."""
+
+
+def signing_input(kind: str, message: bytes) -> bytes:
+    """The exact bytes that are signed for a message of the given kind."""
+    if not kind or "\x00" in kind:
+        raise ValueError("a signature kind must be a non-empty string without NUL")
+    return DOMAIN_PREFIX + kind.encode("ascii") + b"\x00" + message
+
+
+def fingerprint(public_key: bytes) -> str:
+    """A short text a person can compare aloud: SHA-256 of the raw key, base32, in groups of 4."""
+    digest = hashlib.sha256(b"canasta-net fingerprint\x00" + public_key).digest()[:20]
+    text = base64.b32encode(digest).decode("ascii").lower()
+    return "-".join(text[i : i + 4] for i in range(0, len(text), 4))
+
+
+def verify(public_key: bytes, kind: str, message: bytes, signature: bytes) -> None:
+    """Raise :class:`BadSignature` unless ``signature`` is ``public_key``'s over (kind, message)."""
+    if len(public_key) != PUBLIC_KEY_SIZE or len(signature) != SIGNATURE_SIZE:
+        raise BadSignature("malformed key or signature")
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(
+            signature, signing_input(kind, message)
+        )
+    except InvalidSignature:
+        raise BadSignature(f"bad {kind} signature") from None
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A peer's long-lived Ed25519 key pair."""
+
+    private_key: Ed25519PrivateKey
+
+    @classmethod
+    def generate(cls) -> Identity:
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> Identity:
+        """A deterministic identity from 32 bytes: for tests and bots only."""
+        return cls(Ed25519PrivateKey.from_private_bytes(hashlib.sha256(seed).digest()))
+
+    @property
+    def public_key(self) -> bytes:
+        return self.private_key.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.public_key)
+
+    def sign(self, kind: str, message: bytes) -> bytes:
+        return self.private_key.sign(signing_input(kind, message))
+
+    def private_bytes(self) -> bytes:
+        return self.private_key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+
+    def save(self, path: Path) -> None:
+        """Write the key as PEM with mode 0600, creating parent directories (mode 0700)."""
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(self.private_bytes())
+        os.chmod(path, 0o600)
+
+    @classmethod
+    def load(cls, path: Path) -> Identity:
+        try:
+            data = path.read_bytes()[:16384]
+            key = serialization.load_pem_private_key(data, password=None)
+        except (OSError, ValueError, TypeError) as e:
+            raise IdentityError(f"cannot read identity key {path}: {e}") from e
+        if not isinstance(key, Ed25519PrivateKey):
+            raise IdentityError(f"{path} is not an Ed25519 key")
+        return cls(key)
+
+    @classmethod
+    def load_or_create(cls, path: Path) -> Identity:
+        if path.exists():
+            return cls.load(path)
+        identity = cls.generate()
+        identity.save(path)
+        return identity
+
+
+def default_identity_path() -> Path:
+    """Where the identity lives unless ``--identity`` says otherwise."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "canasta-net" / "identity.pem"

@@ -1,0 +1,88 @@
+"""Scoring a finished hand, team by team, with every part of the total shown."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .state import HandState
+
+
+@dataclass(frozen=True, slots=True)
+class TeamScore:
+    """One team's result for a hand. ``total`` is the sum of the other fields."""
+
+    melds: int  # value of every card in the team's melds
+    canasta_bonus: int  # natural and mixed canastas
+    red_threes: int  # plus or minus, with the all-red-threes bonus
+    going_out: int  # 0, the going-out bonus, or the concealed / hand-canasta bonus
+    cards_in_hand: int  # minus the value of cards left in the team's hands
+    natural_canastas: int = 0
+    mixed_canastas: int = 0
+
+    @property
+    def total(self) -> int:
+        return (
+            self.melds + self.canasta_bonus + self.red_threes + self.going_out - self.cards_in_hand
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        out = asdict(self)
+        out["total"] = self.total
+        return out
+
+
+def red_three_score(state: HandState, team: int) -> int:
+    rules = state.rules
+    count = sum(len(state.red_threes[s]) for s in range(state.players) if state.team_of(s) == team)
+    if not count:
+        return 0
+    value = (
+        rules.red_three_all_bonus
+        if count == state.deck.red_threes
+        else count * rules.red_three_bonus
+    )
+    if rules.red_three_positive_if == "canasta":
+        positive = state.canastas(team) >= 1
+    else:
+        positive = bool(state.melds[team])
+    return value if positive else -value
+
+
+def score_hand(state: HandState) -> list[TeamScore]:
+    """Score every team of a finished hand (any state can be scored, e.g. to show progress)."""
+    rules = state.rules
+    scores: list[TeamScore] = []
+    for team in range(rules.teams):
+        meld_points = natural = mixed = 0
+        for m in state.melds[team]:
+            meld_points += sum(rules.card_value(f) for f in m.faces)
+            if m.is_canasta(rules):
+                if m.is_natural():
+                    natural += 1
+                else:
+                    mixed += 1
+        in_hand = sum(
+            rules.card_value(f)
+            for s in range(state.players)
+            if state.team_of(s) == team
+            for f in state.hand_faces(s)
+        )
+        end = state.end
+        going_out = (
+            end.going_out_bonus
+            if end is not None and end.went_out is not None and state.team_of(end.went_out) == team
+            else 0
+        )
+        scores.append(
+            TeamScore(
+                melds=meld_points,
+                canasta_bonus=natural * rules.natural_canasta_bonus
+                + mixed * rules.mixed_canasta_bonus,
+                red_threes=red_three_score(state, team),
+                going_out=going_out,
+                cards_in_hand=in_hand,
+                natural_canastas=natural,
+                mixed_canastas=mixed,
+            )
+        )
+    return scores

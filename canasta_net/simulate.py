@@ -1,0 +1,132 @@
+"""Engine-only self-play: whole matches between bots, counting speed, stalls and errors."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bots import Bot, NoLegalAction, make_bot
+from .errors import IllegalAction
+from .match import Match
+from .rules import RuleSet
+from .state import HandState
+
+
+@dataclass
+class SimulationReport:
+    variant: str
+    bots: list[str]
+    hands: int = 0
+    matches: int = 0
+    actions: int = 0
+    stalls: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    end_reasons: Counter[str] = field(default_factory=Counter)
+    error_samples: list[str] = field(default_factory=list)
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds else 0.0
+
+    @property
+    def actions_per_second(self) -> float:
+        return self.actions / self.seconds if self.seconds else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "bots": self.bots,
+            "hands": self.hands,
+            "matches": self.matches,
+            "actions": self.actions,
+            "stalls": self.stalls,
+            "errors": self.errors,
+            "seconds": round(self.seconds, 3),
+            "hands_per_second": round(self.hands_per_second, 1),
+            "actions_per_second": round(self.actions_per_second, 1),
+            "end_reasons": dict(self.end_reasons),
+            "error_samples": self.error_samples[:5],
+        }
+
+
+def cards_in_play(state: HandState) -> int:
+    """Every physical card is somewhere: hands, stock, pile, melds, red threes, pending pile."""
+    return (
+        sum(len(h) for h in state.hands)
+        + len(state.stock)
+        + len(state.pile)
+        + sum(len(m.cards) for team in state.melds for m in team)
+        + sum(len(r) for r in state.red_threes)
+        + len(state.t.pending_pile)
+    )
+
+
+def play_hand(
+    state: HandState,
+    bots: Sequence[Bot],
+    on_action: Callable[[HandState, int, Any], None] | None = None,
+    max_actions: int = 20000,
+) -> int:
+    """Play ``state`` to its end with one bot per seat; return the number of actions."""
+    actions = 0
+    while not state.is_over:
+        seat = state.to_move
+        action = bots[seat].choose(state)
+        state.apply(action, seat)
+        actions += 1
+        if on_action is not None:
+            on_action(state, seat, action)
+        if actions >= max_actions:
+            raise NoLegalAction(f"hand did not end after {max_actions} actions")
+    return actions
+
+
+def simulate(
+    rules: RuleSet,
+    hands: int,
+    seed: int = 0,
+    bot_kinds: Sequence[str] = ("random",),
+    progress: Callable[[int], None] | None = None,
+) -> SimulationReport:
+    """Play ``hands`` hands in consecutive matches; count stalls and errors instead of raising."""
+    rng = random.Random(seed)
+    kinds = [bot_kinds[i % len(bot_kinds)] for i in range(rules.players)]
+    bots = [make_bot(k, random.Random(rng.getrandbits(64))) for k in kinds]
+    report = SimulationReport(rules.name, kinds)
+    match = Match(rules)
+    start = time.perf_counter()
+    while report.hands < hands:
+        if match.result is not None:
+            report.matches += 1
+            match = Match(rules, first_dealer=rng.randrange(rules.players))
+        order = list(range(rules.deck_size))
+        rng.shuffle(order)
+        state = match.new_hand(order)
+        try:
+            report.actions += play_hand(state, bots)
+            if cards_in_play(state) != rules.deck_size:
+                raise AssertionError("cards not conserved")
+        except NoLegalAction as e:
+            report.stalls += 1
+            report.error_samples.append(f"hand {report.hands}: stall: {e}")
+            match = Match(rules)
+        except (IllegalAction, AssertionError, ValueError) as e:
+            report.errors += 1
+            report.error_samples.append(f"hand {report.hands}: {type(e).__name__}: {e}")
+            match = Match(rules)
+        else:
+            match.record_hand(state)
+            assert state.end is not None
+            report.end_reasons[state.end.reason.value] += 1
+        report.hands += 1
+        if progress is not None:
+            progress(report.hands)
+    report.seconds = time.perf_counter() - start
+    if match.result is not None:
+        report.matches += 1
+    return report

@@ -1,0 +1,912 @@
+"""The state of one hand of Canasta, its legal actions, and the transitions between states.
+
+``HandState`` is pure: it is built from a rule set and a shuffled deck (card ids in deal order),
+and changes only through :meth:`HandState.apply`, which either performs a legal action or raises
+:class:`~canasta_net.errors.IllegalAction` leaving the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, TakePile
+from .cards import (
+    JOKER,
+    RANK_NAMES,
+    Deck,
+    face_text,
+    is_black_three,
+    is_red_three,
+    rank_of,
+    sort_key,
+)
+from .errors import IllegalAction
+from .melds import GroupShape, MeldKind, TableMeld, check_addition, group_shape, is_wild
+from .planner import HandCounts, MeldCounts, best_lay_value, can_lay_out
+from .rules import RuleSet
+
+
+class Phase(StrEnum):
+    DRAW = "draw"  # the player to move must draw or take the pile
+    PLAY = "play"  # the player may meld, then must discard (or go out)
+    PILE_PENDING = "pile-pending"  # pile taken for an initial meld: lay more until the minimum
+    ASKED = "asked"  # the partner must answer "may I go out?"
+    OVER = "over"
+
+
+class EndReason(StrEnum):
+    WENT_OUT = "went-out"
+    STOCK_EXHAUSTED = "stock-exhausted"
+    LAST_RED_THREE = "last-red-three"
+
+
+@dataclass(slots=True)
+class TurnState:
+    """What happened so far in the current turn."""
+
+    drew: str = ""  # "", "stock" or "pile"
+    initial_points: int = 0  # value laid this turn while the team had not opened
+    laid: bool = False  # the player laid or added anything this turn
+    added_to_old: bool = False  # added to a meld laid before this turn
+    permission: bool | None = None  # the partner's answer to "may I go out?"
+    pending_pile: list[int] = field(default_factory=list)  # pile awaiting pick-up
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnd:
+    reason: EndReason
+    went_out: int | None = None  # seat
+    going_out_bonus: int = 0
+
+
+def _canonical_faces(
+    hand_faces: Sequence[int], naturals_rank: int, n: int, j: int, t: int
+) -> tuple[int, ...]:
+    """Pick representative faces from a hand: the first ``n`` naturals of a rank, ``t`` twos and
+    ``j`` jokers, in face order. Suits never matter in a group, so one representative stands for
+    every equivalent choice."""
+    nat = (
+        sorted(f for f in hand_faces if f != JOKER and rank_of(f) == naturals_rank)[:n] if n else []
+    )
+    twos = sorted(f for f in hand_faces if f != JOKER and f % 13 == 1)[:t] if t else []
+    return (*nat, *twos, *([JOKER] * j))
+
+
+def _frozen_pile_error(rank: int) -> IllegalAction:
+    return IllegalAction(
+        "pile-frozen",
+        f"The pile is frozen: take it with two natural {RANK_NAMES[rank]}s from your hand.",
+    )
+
+
+class HandState:
+    """One hand: hands, stock, discard pile, melds, red threes, whose turn, and the phase."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        deck_order: Sequence[int],
+        dealer: int = 0,
+        minimums: Sequence[int] | None = None,
+    ) -> None:
+        self._setup(rules, dealer, minimums)
+        if sorted(deck_order) != list(range(self.deck.size)):
+            raise ValueError(f"the deck order must be a permutation of 0..{self.deck.size - 1}")
+        self._deal(list(deck_order))
+
+    def _setup(self, rules: RuleSet, dealer: int, minimums: Sequence[int] | None) -> None:
+        self.rules = rules
+        self.deck = Deck(rules.decks, rules.jokers_per_deck)
+        n = rules.players
+        self.dealer = dealer % n
+        self.minimums = (
+            list(minimums) if minimums is not None else [rules.initial_minimum(0)] * rules.teams
+        )
+        if len(self.minimums) != rules.teams:
+            raise ValueError("one initial-meld minimum per team")
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.melds: list[list[TableMeld]] = [[] for _ in range(rules.teams)]
+        self.red_threes: list[list[int]] = [[] for _ in range(n)]
+        self.opened = [False] * rules.teams
+        self.has_melded = [False] * n
+        self.pile: list[int] = []
+        self.stock: list[int] = []
+        self.turn_no = 0
+        self.turn = (self.dealer + 1) % n
+        self.phase = Phase.DRAW
+        self.t = TurnState()
+        self.end: HandEnd | None = None
+
+    @classmethod
+    def blank(
+        cls, rules: RuleSet, dealer: int = 0, minimums: Sequence[int] | None = None
+    ) -> HandState:
+        """A state with no cards anywhere, for building positions (see ``position.py``)."""
+        state = cls.__new__(cls)
+        state._setup(rules, dealer, minimums)
+        return state
+
+    # ------------------------------------------------------------------ dealing
+    def _deal(self, order: list[int]) -> None:
+        rules, n, face = self.rules, self.rules.players, self.deck.face
+        position = 0
+        for _ in range(rules.hand_size):
+            for k in range(n):
+                self.hands[(self.dealer + 1 + k) % n].append(order[position])
+                position += 1
+        # the stock is kept with its top at the end of the list
+        self.stock = order[position:][::-1]
+        while True:
+            card = self.stock.pop()
+            self.pile.append(card)
+            f = face[card]
+            turn_again = (
+                is_wild(f)
+                or is_red_three(f)
+                or (is_black_three(f) and rules.upcard_turns_on_black_three)
+            )
+            if not turn_again:
+                break
+        for k in range(n):
+            seat = (self.dealer + 1 + k) % n
+            self._lay_red_threes_from_hand(seat)
+
+    def _lay_red_threes_from_hand(self, seat: int) -> None:
+        face, hand = self.deck.face, self.hands[seat]
+        while True:
+            reds = [c for c in hand if is_red_three(face[c])]
+            if not reds or not self.stock:
+                return
+            for c in reds:
+                hand.remove(c)
+                self.red_threes[seat].append(c)
+                if self.stock:
+                    hand.append(self.stock.pop())
+
+    # ------------------------------------------------------------------ simple queries
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def to_move(self) -> int:
+        """The seat that must act next (the partner while a "may I go out?" is pending)."""
+        if self.phase is Phase.ASKED:
+            partner = self.rules.partner_of(self.turn)
+            assert partner is not None
+            return partner
+        return self.turn
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def team_of(self, seat: int) -> int:
+        return self.rules.team_of(seat)
+
+    def faces(self, cards: Iterable[int]) -> list[int]:
+        face = self.deck.face
+        return [face[c] for c in cards]
+
+    def hand_faces(self, seat: int) -> list[int]:
+        return self.faces(self.hands[seat])
+
+    @property
+    def pile_top(self) -> int | None:
+        return self.deck.face[self.pile[-1]] if self.pile else None
+
+    @property
+    def pile_frozen(self) -> bool:
+        """Frozen by a wild card or red three in it (or a black three, with that knob)."""
+        face = self.deck.face
+        b3 = self.rules.black_three_freezes_pile
+        return any(
+            is_wild(face[c]) or is_red_three(face[c]) or (b3 and is_black_three(face[c]))
+            for c in self.pile
+        )
+
+    def frozen_for(self, team: int) -> bool:
+        return self.pile_frozen or not self.opened[team]
+
+    def canastas(self, team: int) -> int:
+        return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
+
+    def minimum_for(self, team: int) -> int:
+        return self.minimums[team]
+
+    def _meld_counts(self, team: int, only_this_turn: bool = False) -> dict[int, MeldCounts]:
+        return {
+            m.rank: MeldCounts(m.rank, m.naturals, m.wilds)
+            for m in self.melds[team]
+            if m.kind is MeldKind.GROUP and (not only_this_turn or m.laid_turn == self.turn_no)
+        }
+
+    def team_meld_of_rank(self, team: int, rank: int) -> int | None:
+        for i, m in enumerate(self.melds[team]):
+            if m.kind is MeldKind.GROUP and m.rank == rank:
+                return i
+        return None
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Perform ``action`` for the seat to move, or raise IllegalAction (state unchanged)."""
+        self._check(action, seat)
+        self._perform(action)
+
+    def is_legal(self, action: Action, seat: int | None = None) -> bool:
+        try:
+            self._check(action, seat)
+        except IllegalAction:
+            return False
+        return True
+
+    def check(self, action: Action, seat: int | None = None) -> None:
+        """Raise IllegalAction if ``action`` is not legal now; change nothing."""
+        self._check(action, seat)
+
+    def _check(self, action: Action, seat: int | None) -> None:
+        if self.phase is Phase.OVER:
+            raise IllegalAction("hand-over", "The hand is over.")
+        if seat is not None and seat != self.to_move:
+            raise IllegalAction("not-your-turn", f"It is seat {self.to_move}'s turn, not {seat}'s.")
+        if isinstance(action, Draw):
+            self._check_draw()
+        elif isinstance(action, TakePile):
+            self._plan_take_pile(action)
+        elif isinstance(action, Meld):
+            self._plan_meld(action)
+        elif isinstance(action, AddToMeld):
+            self._plan_add(action)
+        elif isinstance(action, Discard):
+            self._check_discard(action)
+        elif isinstance(action, AskGoOut):
+            self._check_ask()
+        elif isinstance(action, Answer):
+            if self.phase is not Phase.ASKED:
+                raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
+        else:  # pragma: no cover - exhaustive
+            raise IllegalAction("wrong-phase", f"unknown action {action!r}")
+
+    def _perform(self, action: Action) -> None:
+        if isinstance(action, Draw):
+            self._do_draw()
+        elif isinstance(action, TakePile):
+            self._do_take_pile(action)
+        elif isinstance(action, Meld):
+            self._do_meld(action)
+        elif isinstance(action, AddToMeld):
+            self._do_add(action)
+        elif isinstance(action, Discard):
+            self._do_discard(action)
+        elif isinstance(action, AskGoOut):
+            self.phase = Phase.ASKED
+        elif isinstance(action, Answer):
+            self.t.permission = action.yes
+            self.phase = Phase.PLAY
+
+    # ------------------------------------------------------------------ helpers for checks
+    def _require_phase(self, *phases: Phase) -> None:
+        if self.phase not in phases:
+            raise IllegalAction(
+                "wrong-phase",
+                f"That is not possible now: the turn is in its {self.phase.value} phase.",
+            )
+
+    def _take_from_hand(self, seat: int, faces: Sequence[int]) -> list[int]:
+        """The card ids in ``seat``'s hand for ``faces`` (lowest id first), or raise."""
+        face = self.deck.face
+        available = sorted(self.hands[seat])
+        chosen: list[int] = []
+        for f in faces:
+            for c in available:
+                if face[c] == f:
+                    chosen.append(c)
+                    available.remove(c)
+                    break
+            else:
+                raise IllegalAction("card-not-in-hand", f"{face_text(f)} is not in the hand.")
+        return chosen
+
+    def _must_take_pile(self) -> bool:
+        """At the end of the stock: the top card can be added to one of the team's melds."""
+        if not self.rules.forced_pile_take_at_stock_end or not self.pile:
+            return False
+        try:
+            self._plan_take_pile(TakePile(()))
+        except IllegalAction:
+            return False
+        return True
+
+    def _pending_pile_to_hand(self) -> int:
+        """How many cards the pending pile will add to the hand (its red threes are laid)."""
+        face = self.deck.face
+        return sum(1 for c in self.t.pending_pile if not is_red_three(face[c]))
+
+    def _could_go_concealed(self, seat: int) -> bool:
+        return (
+            not self.has_melded[seat]
+            and not self.t.added_to_old
+            and (self.t.drew == "stock" or self.rules.concealed_after_pile_take)
+        )
+
+    def _check_after_lay(
+        self,
+        hand_after: list[int],
+        team_melds: dict[int, MeldCounts],
+        canastas_after: int,
+        points_after: int,
+        own_canasta_after: bool,
+        extra_cards: int = 0,
+    ) -> None:
+        """The guards that keep a lay from leading into a dead end (see docs/rules.md)."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        cards_after = len(hand_after) + extra_cards
+        opened = self.opened[team] or points_after >= self.minimums[team]
+        concealed = self._could_go_concealed(seat) and (
+            own_canasta_after or not rules.concealed_requires_own_canasta
+        )
+        if cards_after <= 1:
+            if self.t.permission is False:
+                raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
+            if canastas_after < rules.canastas_to_go_out:
+                raise IllegalAction(
+                    "must-keep-a-card",
+                    "That would leave you with one card or none and no canasta to go out with.",
+                )
+            if not opened and not (concealed and self.t.drew == "stock"):
+                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+            return
+        counts = HandCounts.of(rules, self.faces(hand_after))
+        if self.t.permission is True and not can_lay_out(
+            rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
+        ):
+            raise IllegalAction("must-go-out", "Your partner said yes: you must go out this turn.")
+        if not opened:
+            keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra_cards)
+            reachable = points_after + best_lay_value(rules, counts, team_melds, keep)
+            if reachable >= self.minimums[team]:
+                return
+            if (
+                self.phase is Phase.PLAY
+                and self.t.drew == "stock"
+                and self._could_go_concealed(seat)
+                and can_lay_out(
+                    rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
+                )
+            ):
+                return
+            raise IllegalAction(
+                "initial-meld-unreachable",
+                f"After that lay the initial meld could no longer reach {self.minimums[team]}.",
+            )
+
+    def _minimum_sentence(self, team: int) -> str:
+        return (
+            f"The initial meld must be worth at least {self.minimums[team]}; "
+            f"laid so far this turn: {self.t.initial_points}."
+        )
+
+    # ------------------------------------------------------------------ draw
+    def _check_draw(self) -> None:
+        self._require_phase(Phase.DRAW)
+        if not self.stock and self._must_take_pile():
+            raise IllegalAction(
+                "must-take-pile", "The stock is empty and your team can use the top card: take it."
+            )
+
+    def _do_draw(self) -> None:
+        seat = self.turn
+        if not self.stock:
+            self._finish(HandEnd(EndReason.STOCK_EXHAUSTED))
+            return
+        face = self.deck.face
+        to_draw = min(self.rules.draw_count, len(self.stock))
+        while to_draw > 0 and self.stock:
+            card = self.stock.pop()
+            if is_red_three(face[card]):
+                self.red_threes[seat].append(card)
+                if not self.stock:
+                    self._finish(HandEnd(EndReason.LAST_RED_THREE))
+                    return
+                continue  # replaced by the next card
+            self.hands[seat].append(card)
+            to_draw -= 1
+        self.t.drew = "stock"
+        self.phase = Phase.PLAY
+
+    # ------------------------------------------------------------------ take the pile
+    def _plan_take_pile(self, action: TakePile) -> tuple[list[int], int | None, GroupShape | None]:
+        """Check a pile take; return (hand card ids used, existing meld index, new group)."""
+        self._require_phase(Phase.DRAW)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if not self.pile:
+            raise IllegalAction("pile-empty", "The discard pile is empty.")
+        top = self.deck.face[self.pile[-1]]
+        if is_wild(top) or is_black_three(top):
+            raise IllegalAction(
+                "pile-blocked", f"The pile cannot be taken with {face_text(top)} on top."
+            )
+        rank = rank_of(top)
+        existing = self.team_meld_of_rank(team, rank)
+        if (
+            rules.completed_canasta_blocks_pile
+            and existing is not None
+            and self.melds[team][existing].is_canasta(rules)
+        ):
+            raise IllegalAction(
+                "pile-blocked", f"{face_text(top)} would go on your completed canasta: blocked."
+            )
+        if rules.one_card_pile_rule and len(self.hands[seat]) == 1 and len(self.pile) == 1:
+            raise IllegalAction(
+                "one-card-pile", "Holding one card you may not take a one-card pile."
+            )
+        used = self._take_from_hand(seat, action.cards)
+        faces = [self.deck.face[c] for c in used]
+        naturals = sum(1 for f in faces if not is_wild(f) and rank_of(f) == rank)
+        frozen = self.frozen_for(team)
+        if not faces:
+            if existing is None:
+                raise IllegalAction(
+                    "pile-take-cards",
+                    f"Your team has no meld of {RANK_NAMES[rank]}s: "
+                    "name two cards to meld with it.",
+                )
+            if frozen:
+                raise _frozen_pile_error(rank)
+        elif (
+            len(faces) != 2 or naturals + sum(1 for f in faces if is_wild(f)) != 2 or naturals == 0
+        ):
+            raise IllegalAction(
+                "pile-take-cards",
+                f"Take the pile with two {RANK_NAMES[rank]}s, or one and a wild card, "
+                "from your hand.",
+            )
+        elif naturals == 1:
+            if frozen:
+                raise _frozen_pile_error(rank)
+            if not rules.pile_take_with_wild:
+                raise IllegalAction("pile-take-cards", "Take the pile with a natural pair.")
+        shape: GroupShape | None = None
+        melded = [top, *faces]
+        if existing is not None:
+            check_addition(rules, self.melds[team][existing], melded)
+        else:
+            shape = group_shape(rules, melded)
+        # consequences: the initial meld and the cards left afterwards
+        rest = self.pile[:-1]
+        rest_to_hand = sum(1 for c in rest if not is_red_three(self.deck.face[c]))
+        hand_after = [c for c in self.hands[seat] if c not in used]
+        points = self.t.initial_points + sum(rules.card_value(f) for f in melded)
+        team_melds = self._meld_counts(team)
+        if existing is not None:
+            m = self.melds[team][existing]
+            add_nat = naturals + 1
+            team_melds[rank] = MeldCounts(
+                rank, m.naturals + add_nat, m.wilds + len(faces) - naturals
+            )
+            size_after = m.size + len(melded)
+            canastas_after = self.canastas(team) + (
+                1 if size_after >= rules.canasta_size and not m.is_canasta(rules) else 0
+            )
+        else:
+            assert shape is not None
+            team_melds[rank] = MeldCounts(rank, shape.naturals, shape.wilds)
+            canastas_after = self.canastas(team)
+        if not self.opened[team]:
+            counts = HandCounts.of(rules, self.faces(hand_after))
+            keep = max(0, 2 - rest_to_hand)
+            if points + best_lay_value(rules, counts, team_melds, keep) < self.minimums[team]:
+                raise IllegalAction(
+                    "initial-meld-too-low",
+                    f"Taking the pile for an initial meld needs {self.minimums[team]} from the "
+                    f"top card and your hand; you can reach at most "
+                    f"{points + best_lay_value(rules, counts, team_melds, keep)}.",
+                )
+        if points >= self.minimums[team] or self.opened[team]:
+            cards_after = len(hand_after) + rest_to_hand
+            if cards_after <= 1 and canastas_after < rules.canastas_to_go_out:
+                raise IllegalAction(
+                    "must-keep-a-card",
+                    "That would leave you with one card or none and no canasta to go out with.",
+                )
+        return used, existing, shape
+
+    def _do_take_pile(self, action: TakePile) -> None:
+        used, existing, shape = self._plan_take_pile(action)
+        seat, team = self.turn, self.team_of(self.turn)
+        top_card = self.pile.pop()
+        for c in used:
+            self.hands[seat].remove(c)
+        cards = [top_card, *used]
+        self._lay(seat, team, cards, existing, shape, from_pile=True)
+        self.t.pending_pile = self.pile
+        self.pile = []
+        self.t.drew = "pile"
+        self.phase = Phase.PILE_PENDING
+        self._after_lay(seat, team)
+
+    def _pick_up_pile(self, seat: int) -> None:
+        face = self.deck.face
+        for c in self.t.pending_pile:
+            if is_red_three(face[c]):
+                self.red_threes[seat].append(c)
+            else:
+                self.hands[seat].append(c)
+        self.t.pending_pile = []
+        self.phase = Phase.PLAY
+
+    # ------------------------------------------------------------------ meld and add
+    def _lay(
+        self,
+        seat: int,
+        team: int,
+        cards: list[int],
+        existing: int | None,
+        shape: GroupShape | None,
+        from_pile: bool = False,
+    ) -> None:
+        rules = self.rules
+        faces = self.faces(cards)
+        if existing is not None:
+            m = self.melds[team][existing]
+            wilds = sum(1 for f in faces if is_wild(f))
+            m.cards.extend(cards)
+            m.faces.extend(faces)
+            m.naturals += len(faces) - wilds
+            m.wilds += wilds
+            if m.laid_turn != self.turn_no:
+                self.t.added_to_old = True
+        else:
+            assert shape is not None
+            self.melds[team].append(
+                TableMeld(
+                    shape.kind,
+                    shape.rank,
+                    list(cards),
+                    shape.naturals,
+                    shape.wilds,
+                    self.turn_no,
+                    seat,
+                    list(faces),
+                )
+            )
+        if not self.opened[team]:
+            self.t.initial_points += sum(rules.card_value(f) for f in faces)
+        self.t.laid = True
+
+    def _after_lay(self, seat: int, team: int) -> None:
+        if not self.opened[team] and self.t.initial_points >= self.minimums[team]:
+            self.opened[team] = True
+        if self.phase is Phase.PILE_PENDING and self.opened[team]:
+            self._pick_up_pile(seat)
+        if self.phase is Phase.PLAY and not self.hands[seat]:
+            self._go_out(seat)
+
+    def _plan_meld(self, action: Meld) -> tuple[list[int], GroupShape]:
+        self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        used = self._take_from_hand(seat, action.cards)
+        shape = group_shape(rules, self.faces(used))
+        hand_after = [c for c in self.hands[seat] if c not in used]
+        extra = self._pending_pile_to_hand()
+        if shape.kind is MeldKind.BLACK_THREES:
+            if rules.black_threes_only_going_out and (
+                len(hand_after) + extra > 1 or self.canastas(team) < rules.canastas_to_go_out
+            ):
+                raise IllegalAction(
+                    "black-threes-only-going-out",
+                    "Black threes may be melded only when going out in the same turn.",
+                )
+        elif self.team_meld_of_rank(team, shape.rank) is not None:
+            raise IllegalAction(
+                "meld-rank-exists",
+                f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
+            )
+        team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
+        if shape.kind is MeldKind.GROUP:
+            team_melds[shape.rank] = MeldCounts(shape.rank, shape.naturals, shape.wilds)
+        is_canasta = shape.kind is MeldKind.GROUP and len(used) >= rules.canasta_size
+        points = self.t.initial_points + (
+            0 if self.opened[team] else sum(rules.card_value(f) for f in self.faces(used))
+        )
+        self._check_after_lay(
+            hand_after,
+            team_melds,
+            self.canastas(team) + (1 if is_canasta else 0),
+            points,
+            is_canasta or self._own_canasta_this_turn(team),
+            extra,
+        )
+        return used, shape
+
+    def _own_canasta_this_turn(self, team: int) -> bool:
+        return any(
+            m.laid_turn == self.turn_no and m.laid_by == self.turn and m.is_canasta(self.rules)
+            for m in self.melds[team]
+        )
+
+    def _do_meld(self, action: Meld) -> None:
+        used, shape = self._plan_meld(action)
+        seat, team = self.turn, self.team_of(self.turn)
+        for c in used:
+            self.hands[seat].remove(c)
+        self._lay(seat, team, used, None, shape)
+        self._after_lay(seat, team)
+
+    def _plan_add(self, action: AddToMeld) -> list[int]:
+        self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if not 0 <= action.meld < len(self.melds[team]):
+            raise IllegalAction("no-such-meld", f"Your team has no meld number {action.meld}.")
+        meld = self.melds[team][action.meld]
+        if not self.opened[team] and meld.laid_turn != self.turn_no:
+            raise IllegalAction(  # pragma: no cover - an unopened team has no older melds
+                "initial-meld-too-low", "Make the initial meld first."
+            )
+        used = self._take_from_hand(seat, action.cards)
+        faces = self.faces(used)
+        naturals, wilds = check_addition(rules, meld, faces)
+        hand_after = [c for c in self.hands[seat] if c not in used]
+        extra = self._pending_pile_to_hand()
+        team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
+        team_melds[meld.rank] = MeldCounts(meld.rank, meld.naturals + naturals, meld.wilds + wilds)
+        becomes_canasta = (
+            meld.size < rules.canasta_size <= meld.size + len(used) and meld.kind is MeldKind.GROUP
+        )
+        points = self.t.initial_points + (
+            0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
+        )
+        own = self._own_canasta_this_turn(team) or (
+            becomes_canasta and meld.laid_turn == self.turn_no and meld.laid_by == seat
+        )
+        if meld.laid_turn != self.turn_no:
+            # adding to an older meld rules out going out concealed; the guard must know that
+            saved = self.t.added_to_old
+            self.t.added_to_old = True
+            try:
+                self._check_after_lay(
+                    hand_after,
+                    team_melds,
+                    self.canastas(team) + becomes_canasta,
+                    points,
+                    own,
+                    extra,
+                )
+            finally:
+                self.t.added_to_old = saved
+        else:
+            self._check_after_lay(
+                hand_after, team_melds, self.canastas(team) + becomes_canasta, points, own, extra
+            )
+        return used
+
+    def _do_add(self, action: AddToMeld) -> None:
+        used = self._plan_add(action)
+        seat, team = self.turn, self.team_of(self.turn)
+        for c in used:
+            self.hands[seat].remove(c)
+        self._lay(seat, team, used, action.meld, None)
+        self._after_lay(seat, team)
+
+    # ------------------------------------------------------------------ discard and going out
+    def _check_discard(self, action: Discard) -> int:
+        self._require_phase(Phase.PLAY)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if is_red_three(action.card):
+            raise IllegalAction("cannot-discard-three", "Red threes cannot be discarded.")
+        (card,) = self._take_from_hand(seat, (action.card,))
+        left = len(self.hands[seat]) - 1
+        pending = 0 < self.t.initial_points < self.minimums[team] and not self.opened[team]
+        if left == 0:
+            if self.t.permission is False:
+                raise IllegalAction("may-not-go-out", "Your partner said no: you may not go out.")
+            if self.canastas(team) < rules.canastas_to_go_out:
+                need = rules.canastas_to_go_out
+                raise IllegalAction(
+                    "no-canasta-to-go-out",
+                    "Going out needs a canasta."
+                    if need == 1
+                    else f"Going out needs {need} canastas.",
+                )
+            if pending and not (self._could_go_concealed(seat) and self.t.drew == "stock"):
+                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+        else:
+            if self.t.permission is True:
+                raise IllegalAction("must-go-out", "Your partner said yes: you must go out.")
+            if pending:
+                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+        return card
+
+    def _do_discard(self, action: Discard) -> None:
+        card = self._check_discard(action)
+        seat = self.turn
+        self.hands[seat].remove(card)
+        self.pile.append(card)
+        if not self.hands[seat]:
+            self._go_out(seat)
+            return
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        seat = self.turn
+        if self.t.laid:
+            self.has_melded[seat] = True
+        self.turn = (seat + 1) % self.players
+        self.turn_no += 1
+        self.t = TurnState()
+        self.phase = Phase.DRAW
+
+    def _go_out(self, seat: int) -> None:
+        rules, team = self.rules, self.team_of(seat)
+        concealed = self._could_go_concealed(seat) and (
+            self._own_canasta_this_turn(team) or not rules.concealed_requires_own_canasta
+        )
+        if concealed and rules.hand_canasta_bonus and self._own_canasta_this_turn(team):
+            bonus = rules.hand_canasta_bonus
+        elif concealed:
+            bonus = rules.concealed_bonus
+        else:
+            bonus = rules.going_out_bonus
+        if self.t.laid:
+            self.has_melded[seat] = True
+        self._finish(HandEnd(EndReason.WENT_OUT, seat, bonus))
+
+    def _finish(self, end: HandEnd) -> None:
+        self.end = end
+        self.phase = Phase.OVER
+
+    # ------------------------------------------------------------------ asking the partner
+    def _check_ask(self) -> None:
+        self._require_phase(Phase.PLAY)
+        rules, seat = self.rules, self.turn
+        if rules.partner_of(seat) is None:
+            raise IllegalAction("ask-not-allowed", "There is no partner to ask.")
+        if self.t.drew != "stock" or self.t.laid or self.t.permission is not None:
+            raise IllegalAction(
+                "ask-not-allowed",
+                "Ask only after drawing from the stock and before melding, once a turn.",
+            )
+        if not self.can_go_out():
+            raise IllegalAction("ask-not-allowed", "You cannot go out this turn, so do not ask.")
+
+    def can_go_out(self) -> bool:
+        """Whether the player to move could lay out the hand (discarding at most one card)."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        counts = HandCounts.of(rules, self.hand_faces(seat))
+        melds = self._meld_counts(team) if self.opened[team] else {}
+        if not self.opened[team] and not self._could_go_concealed(seat):
+            return False
+        return can_lay_out(rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out)
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_actions(self) -> list[Action]:
+        """Every legal action for the seat to move, one representative per equivalent choice.
+
+        Suits never matter within a group, so of the melds that differ only in which suits of a
+        rank (or which twos) they use, one is listed; :meth:`normalize` maps any action to its
+        representative.
+        """
+        return list(self._legal())
+
+    def _legal(self) -> Iterator[Action]:
+        if self.phase is Phase.OVER:
+            return
+        if self.phase is Phase.ASKED:
+            yield Answer(True)
+            yield Answer(False)
+            return
+        candidates: Iterable[Action]
+        if self.phase is Phase.DRAW:
+            candidates = self._draw_candidates()
+        else:
+            candidates = self._play_candidates()
+        for a in candidates:
+            if self.is_legal(a):
+                yield a
+
+    def _draw_candidates(self) -> Iterator[Action]:
+        yield Draw()
+        top = self.pile_top
+        if top is None or is_wild(top) or is_black_three(top):
+            return
+        hand = self.hand_faces(self.turn)
+        rank = rank_of(top)
+        yield TakePile(())
+        nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)
+        if len(nat) >= 2:
+            yield TakePile((nat[0], nat[1]))
+        if nat:
+            if JOKER in hand:
+                yield TakePile((nat[0], JOKER))
+            twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
+            if twos:
+                yield TakePile((nat[0], twos[0]))
+
+    def _play_candidates(self) -> Iterator[Action]:
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        hand = self.hand_faces(seat)
+        counts = HandCounts.of(rules, hand)
+        jokers, twos = counts.jokers, counts.twos
+        max_w = rules.max_wilds_in_group
+        wild_choices = [
+            (j, t) for j in range(min(jokers, max_w) + 1) for t in range(min(twos, max_w - j) + 1)
+        ]
+        # additions to the team's melds
+        for i, m in enumerate(self.melds[team]):
+            if m.kind is not MeldKind.GROUP:
+                continue
+            if not self.opened[team] and m.laid_turn != self.turn_no:
+                continue
+            for n in range(counts.naturals[m.rank] + 1):
+                room = rules.max_wilds(m.naturals + n) - m.wilds
+                for j, t in wild_choices:
+                    if n + j + t and j + t <= room:
+                        yield AddToMeld(i, _canonical_faces(hand, m.rank, n, j, t))
+        # new melds
+        for r in range(13):
+            available = counts.naturals[r]
+            if available < 2 or self.team_meld_of_rank(team, r) is not None:
+                continue
+            for n in range(max(2, rules.min_naturals_in_group), available + 1):
+                limit = rules.max_wilds(n)
+                for j, t in wild_choices:
+                    if n + j + t >= 3 and j + t <= limit:
+                        yield Meld(_canonical_faces(hand, r, n, j, t))
+        if counts.black_threes >= 3:
+            b3 = sorted(f for f in hand if is_black_three(f))
+            for n in range(3, len(b3) + 1):
+                yield Meld(tuple(b3[:n]))
+        if self.phase is Phase.PLAY:
+            for f in sorted(set(hand), key=sort_key):
+                yield Discard(f)
+            if (
+                self.t.drew == "stock"
+                and not self.t.laid
+                and self.t.permission is None
+                and rules.partner_of(seat) is not None
+            ):
+                yield AskGoOut()
+
+    def normalize(self, action: Action) -> Action:
+        """The listed representative of ``action`` (same rank and counts of naturals, jokers
+        and twos). Actions that are not groups are returned unchanged."""
+        if not isinstance(action, Meld | AddToMeld | TakePile) or not action.cards:
+            return action
+        faces = action.cards
+        if any(is_black_three(f) or is_red_three(f) for f in faces):
+            return action
+        naturals = [f for f in faces if not is_wild(f)]
+        if len({rank_of(f) for f in naturals}) != 1:
+            return action
+        j = sum(1 for f in faces if f == JOKER)
+        t = len(faces) - len(naturals) - j
+        hand = self.hand_faces(self.turn)
+        if isinstance(action, TakePile):
+            rank = rank_of(naturals[0])
+            nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)[: len(naturals)]
+            if len(nat) < len(naturals):
+                return action
+            wild = (
+                (JOKER,) if j else tuple(sorted(f for f in hand if f != JOKER and f % 13 == 1)[:t])
+            )
+            return TakePile((*nat, *wild))
+        canonical = _canonical_faces(hand, rank_of(naturals[0]), len(naturals), j, t)
+        if len(canonical) != len(faces):
+            return action
+        if isinstance(action, Meld):
+            return Meld(canonical)
+        return AddToMeld(action.meld, canonical)
+
+    # ------------------------------------------------------------------ copying
+    def copy(self) -> HandState:
+        return copy.deepcopy(self)

@@ -1,0 +1,1 @@
+"""canasta-replay: audit, step through, annotate and export canasta-net game logs."""
