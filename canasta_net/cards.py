@@ -54,6 +54,11 @@ def is_two(face: int) -> bool:
     return face != JOKER and face % 13 == TWO
 
 
+def is_wild(face: int) -> bool:
+    """Jokers and twos are wild in every Canasta variant here."""
+    return face == JOKER or face % 13 == TWO
+
+
 def is_three(face: int) -> bool:
     return face != JOKER and face % 13 == THREE
 

@@ -10,18 +10,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .cards import JOKER, RANK_NAMES, THREE, is_black_three, is_red_three, is_two, rank_of
+from .cards import RANK_NAMES, THREE, is_black_three, is_red_three, is_wild, rank_of
 from .errors import IllegalAction
 from .rules import RuleSet
+
+
+__all__ = ["GroupShape", "MeldKind", "TableMeld", "check_addition", "group_shape", "is_wild"]
 
 
 class MeldKind(StrEnum):
     GROUP = "group"
     BLACK_THREES = "black-threes"
-
-
-def is_wild(face: int) -> bool:
-    return face == JOKER or is_two(face)
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ and changes only through :meth:`HandState.apply`, which either performs a legal 
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -190,6 +191,10 @@ class HandState:
     def faces(self, cards: Iterable[int]) -> list[int]:
         face = self.deck.face
         return [face[c] for c in cards]
+
+    def faces_text(self, cards: Iterable[int]) -> list[str]:
+        face = self.deck.face
+        return [face_text(face[c]) for c in cards]
 
     def hand_faces(self, seat: int) -> list[int]:
         return self.faces(self.hands[seat])
@@ -886,11 +891,15 @@ class HandState:
         if any(is_black_three(f) or is_red_three(f) for f in faces):
             return action
         naturals = [f for f in faces if not is_wild(f)]
-        if len({rank_of(f) for f in naturals}) != 1:
+        if len({rank_of(f) for f in naturals}) > 1 or not (
+            naturals or isinstance(action, AddToMeld)
+        ):
             return action
         j = sum(1 for f in faces if f == JOKER)
         t = len(faces) - len(naturals) - j
         hand = self.hand_faces(self.turn)
+        if Counter(faces) - Counter(hand):
+            return action  # not in the hand: no representative
         if isinstance(action, TakePile):
             rank = rank_of(naturals[0])
             nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)[: len(naturals)]
@@ -900,7 +909,8 @@ class HandState:
                 (JOKER,) if j else tuple(sorted(f for f in hand if f != JOKER and f % 13 == 1)[:t])
             )
             return TakePile((*nat, *wild))
-        canonical = _canonical_faces(hand, rank_of(naturals[0]), len(naturals), j, t)
+        rank = rank_of(naturals[0]) if naturals else 0
+        canonical = _canonical_faces(hand, rank, len(naturals), j, t)
         if len(canonical) != len(faces):
             return action
         if isinstance(action, Meld):
@@ -909,4 +919,20 @@ class HandState:
 
     # ------------------------------------------------------------------ copying
     def copy(self) -> HandState:
-        return copy.deepcopy(self)
+        """An independent copy (rules and deck are immutable and shared)."""
+        other = HandState.__new__(HandState)
+        other.rules, other.deck = self.rules, self.deck
+        other.dealer, other.minimums = self.dealer, list(self.minimums)
+        other.hands = [list(h) for h in self.hands]
+        other.melds = [[copy.copy(m) for m in team] for team in self.melds]
+        for team in other.melds:
+            for m in team:
+                m.cards, m.faces = list(m.cards), list(m.faces)
+        other.red_threes = [list(r) for r in self.red_threes]
+        other.opened, other.has_melded = list(self.opened), list(self.has_melded)
+        other.pile, other.stock = list(self.pile), list(self.stock)
+        other.turn_no, other.turn, other.phase = self.turn_no, self.turn, self.phase
+        other.t = copy.copy(self.t)
+        other.t.pending_pile = list(self.t.pending_pile)
+        other.end = self.end
+        return other
