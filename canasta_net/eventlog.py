@@ -283,13 +283,32 @@ def _refuse_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack ext type {code} is not allowed in a log")
 
 
+def _unique_map(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """Build a decoded map, refusing duplicate keys.
+
+    msgpack decoders disagree on duplicate keys (first or last wins), so a map with one could
+    mean different things to different verifiers; and in the unsigned ``private`` map a duplicate
+    could silently stand one seat's payload in for another's.
+    """
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("a msgpack map repeats a key")
+    return result
+
+
 def _pack(value: Any) -> bytes:
     return cast(bytes, msgpack.packb(value, use_bin_type=True))
 
 
 def _unpack(data: bytes) -> Any:
     """Decode exactly one msgpack object (trailing bytes are an error); bin stays bytes."""
-    return msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_refuse_ext)
+    return msgpack.unpackb(
+        data,
+        raw=False,
+        strict_map_key=False,
+        ext_hook=_refuse_ext,
+        object_pairs_hook=_unique_map,
+    )
 
 
 def _is_plain(value: Any) -> bool:
@@ -559,6 +578,7 @@ class RecordStream(Iterator[StoredRecord]):
             strict_map_key=False,
             use_list=True,
             ext_hook=_refuse_ext,
+            object_pairs_hook=_unique_map,
             max_buffer_size=max_record_size + read_size,
         )
         self._fed = 0

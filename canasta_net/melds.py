@@ -14,7 +14,6 @@ from .cards import RANK_NAMES, THREE, is_black_three, is_red_three, is_wild, ran
 from .errors import IllegalAction
 from .rules import RuleSet
 
-
 __all__ = ["GroupShape", "MeldKind", "TableMeld", "check_addition", "group_shape", "is_wild"]
 
 

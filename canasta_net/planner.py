@@ -172,6 +172,10 @@ def can_lay_out(
 ) -> bool:
     """Can every card of ``hand`` but at most ``leftover`` (the discard) be laid, so that the
     team then holds ``canastas_needed`` canastas?  ``canastas`` is how many it holds now."""
+    stranded = hand.other + (hand.black_threes if hand.black_threes < 3 else 0)
+    stranded += sum(1 for r in MELDABLE_RANKS if hand.naturals[r] == 1 and r not in melds)
+    if stranded > leftover:
+        return False  # quick answer: each stranded card would have to be the discard
     if _lays_out(rules, hand, melds, canastas, canastas_needed):
         return True
     if leftover <= 0:

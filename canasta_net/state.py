@@ -17,6 +17,7 @@ from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, T
 from .cards import (
     JOKER,
     RANK_NAMES,
+    THREE,
     Deck,
     face_text,
     is_black_three,
@@ -809,13 +810,13 @@ class HandState:
             yield Answer(True)
             yield Answer(False)
             return
-        candidates: Iterable[Action]
         if self.phase is Phase.DRAW:
-            candidates = self._draw_candidates()
-        else:
-            candidates = self._play_candidates()
-        for a in candidates:
-            if self.is_legal(a):
+            for a in self._draw_candidates():
+                if self.is_legal(a):
+                    yield a
+            return
+        for a, trusted in self._play_candidates():
+            if trusted or self.is_legal(a):
                 yield a
 
     def _draw_candidates(self) -> Iterator[Action]:
@@ -836,51 +837,75 @@ class HandState:
             if twos:
                 yield TakePile((nat[0], twos[0]))
 
-    def _play_candidates(self) -> Iterator[Action]:
+    def _play_candidates(self) -> Iterator[tuple[Action, bool]]:
+        """Candidate lays and discards, each with whether it is legal by construction.
+
+        Candidates are built valid as groups; when nothing else can refuse them (the team has
+        opened, no answer binds the player, two or more cards stay in the hand) they skip the
+        full check, which is what makes listing cheap in the common case.
+        """
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         hand = self.hand_faces(seat)
+        size = len(hand)
         counts = HandCounts.of(rules, hand)
+        naturals_by_rank: dict[int, list[int]] = {}
+        twos_sorted: list[int] = []
+        for f in sorted(hand):
+            if f == JOKER:
+                continue
+            if f % 13 == 1:
+                twos_sorted.append(f)
+            else:
+                naturals_by_rank.setdefault(f % 13, []).append(f)
         jokers, twos = counts.jokers, counts.twos
         max_w = rules.max_wilds_in_group
         wild_choices = [
-            (j, t) for j in range(min(jokers, max_w) + 1) for t in range(min(twos, max_w - j) + 1)
+            (j, t, (*twos_sorted[:t], *([JOKER] * j)))
+            for j in range(min(jokers, max_w) + 1)
+            for t in range(min(twos, max_w - j) + 1)
         ]
+        simple = self.opened[team] and self.t.permission is None and self.phase is Phase.PLAY
         # additions to the team's melds
         for i, m in enumerate(self.melds[team]):
             if m.kind is not MeldKind.GROUP:
                 continue
             if not self.opened[team] and m.laid_turn != self.turn_no:
                 continue
-            for n in range(counts.naturals[m.rank] + 1):
+            nat = naturals_by_rank.get(m.rank, [])
+            for n in range(len(nat) + 1):
                 room = rules.max_wilds(m.naturals + n) - m.wilds
-                for j, t in wild_choices:
+                for j, t, wild_faces in wild_choices:
                     if n + j + t and j + t <= room:
-                        yield AddToMeld(i, _canonical_faces(hand, m.rank, n, j, t))
+                        yield (
+                            AddToMeld(i, (*nat[:n], *wild_faces)),
+                            simple and size - n - j - t >= 2,
+                        )
         # new melds
-        for r in range(13):
-            available = counts.naturals[r]
-            if available < 2 or self.team_meld_of_rank(team, r) is not None:
+        for r, nat in naturals_by_rank.items():
+            if len(nat) < 2 or r == THREE or self.team_meld_of_rank(team, r) is not None:
                 continue
-            for n in range(max(2, rules.min_naturals_in_group), available + 1):
+            for n in range(max(2, rules.min_naturals_in_group), len(nat) + 1):
                 limit = rules.max_wilds(n)
-                for j, t in wild_choices:
+                for j, t, wild_faces in wild_choices:
                     if n + j + t >= 3 and j + t <= limit:
-                        yield Meld(_canonical_faces(hand, r, n, j, t))
+                        yield Meld((*nat[:n], *wild_faces)), simple and size - n - j - t >= 2
         if counts.black_threes >= 3:
             b3 = sorted(f for f in hand if is_black_three(f))
             for n in range(3, len(b3) + 1):
-                yield Meld(tuple(b3[:n]))
+                yield Meld(tuple(b3[:n])), False
         if self.phase is Phase.PLAY:
+            pending = not self.opened[team] and self.t.initial_points > 0
+            trusted = size >= 2 and self.t.permission is not True and not pending
             for f in sorted(set(hand), key=sort_key):
-                yield Discard(f)
+                yield Discard(f), trusted and not is_red_three(f)
             if (
                 self.t.drew == "stock"
                 and not self.t.laid
                 and self.t.permission is None
                 and rules.partner_of(seat) is not None
             ):
-                yield AskGoOut()
+                yield AskGoOut(), False
 
     def normalize(self, action: Action) -> Action:
         """The listed representative of ``action`` (same rank and counts of naturals, jokers
