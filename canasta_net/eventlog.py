@@ -50,8 +50,10 @@ __all__ = [
     "Header",
     "LogError",
     "LogFormatError",
+    "LogSource",
     "LogVerificationError",
     "LogWriter",
+    "LogVerifier",
     "LogWriterError",
     "RecordInfo",
     "RecordStream",
@@ -60,6 +62,9 @@ __all__ = [
     "Truncation",
     "VerificationReport",
     "iter_records",
+    "iter_verified",
+    "parse_header",
+    "parse_stored_record",
     "open_log_for_writing",
     "record_hash",
     "redact_for_seat",
@@ -103,6 +108,9 @@ _PLAIN_SCALARS: Final = frozenset({str, bytes, int, float, bool, type(None)})
 # First bytes of a msgpack array: fixarray, array 16, array 32.
 _ARRAY_FIRST_BYTES: Final = frozenset(range(0x90, 0xA0)) | {0xDC, 0xDD}
 _DECODE_ERRORS: Final = (ValueError, TypeError, OverflowError)
+
+#: What a reader accepts: a binary file object, the bytes of a whole log, or chunks of it.
+LogSource = BinaryIO | Iterable[bytes] | bytes | bytearray | memoryview
 
 
 # --------------------------------------------------------------------------- errors
@@ -521,10 +529,70 @@ def _check_record(
     return action, checkpoint
 
 
+def _build_record(
+    obj: Any, record_no: int, offset: int, size: int, header: Header | None
+) -> StoredRecord:
+    """Validate one decoded stored record (record 0 is the header) and describe it."""
+    if type(obj) is not list or len(obj) != 3:
+        raise LogFormatError(
+            record_no,
+            "not-an-array",
+            f"a stored record must be an array [body, host_sig, private], not {_describe(obj)}"
+            + (f" of {len(obj)}" if type(obj) is list else ""),
+        )
+    body, host_sig, private = obj
+    if type(body) is not bytes:
+        raise _bad(record_no, f"the record body must be bin, not {_describe(body)}")
+    if type(host_sig) is not bytes or len(host_sig) != SIGNATURE_SIZE:
+        raise _bad(record_no, f"the host signature must be 64 bytes, not {_describe(host_sig)}")
+    fields = _decode_map(body, record_no, "the record body")
+    action = checkpoint = None
+    if record_no == 0:
+        _parse_header(fields)
+        if private != {}:
+            raise _bad(0, "the header record may not carry private payloads")
+    else:
+        if header is None:
+            raise LogFormatError(record_no, "missing-header", "no header before this record")
+        _seat_map(private, "the private payload map", record_no, len(header.seats), None)
+        action, checkpoint = _check_record(fields, record_no, header)
+    return StoredRecord(
+        index=record_no,
+        offset=offset,
+        size=size,
+        body=body,
+        fields=fields,
+        host_sig=host_sig,
+        private=private,
+        hash=hashlib.sha256(body).digest(),
+        action=action,
+        checkpoint=checkpoint,
+    )
+
+
+def parse_stored_record(
+    data: bytes, record_no: int, header: Header | None, max_record_size: int = MAX_RECORD_SIZE
+) -> StoredRecord:
+    """Read one stored record received on its own (e.g. over the wire) as record ``record_no``."""
+    limit = MAX_HEADER_SIZE if record_no == 0 else max_record_size
+    if len(data) > limit:
+        raise LogFormatError(record_no, "too-large", f"record of {len(data)} bytes over {limit}")
+    try:
+        obj = _unpack(data)
+    except _DECODE_ERRORS as e:
+        raise LogFormatError(record_no, "bad-encoding", f"not one msgpack object: {e}") from None
+    return _build_record(obj, record_no, 0, len(data), header)
+
+
+def parse_header(record: StoredRecord) -> Header:
+    """The header of a log whose record 0 is ``record``."""
+    return _parse_header(record.fields)
+
+
 # --------------------------------------------------------------------------- reading
 
 
-def _chunks(source: BinaryIO | Iterable[bytes] | bytes, read_size: int) -> Iterator[bytes]:
+def _chunks(source: LogSource, read_size: int) -> Iterator[bytes]:
     """Cut any source into chunks of at most ``read_size`` bytes."""
     if isinstance(source, bytes | bytearray | memoryview):
         view = memoryview(source)
@@ -561,7 +629,7 @@ class RecordStream(Iterator[StoredRecord]):
 
     def __init__(
         self,
-        source: BinaryIO | Iterable[bytes] | bytes,
+        source: LogSource,
         *,
         max_record_size: int = MAX_RECORD_SIZE,
         read_size: int = READ_SIZE,
@@ -646,45 +714,15 @@ class RecordStream(Iterator[StoredRecord]):
         size = end - offset
         if size > self._limit():
             raise self._too_large(size)
-        if type(obj) is not list or len(obj) != 3:
-            raise LogFormatError(
-                record_no,
-                "not-an-array",
-                f"a stored record must be an array [body, host_sig, private], not {_describe(obj)}"
-                + (f" of {len(obj)}" if type(obj) is list else ""),
-            )
-        body, host_sig, private = obj
-        if type(body) is not bytes:
-            raise _bad(record_no, f"the record body must be bin, not {_describe(body)}")
-        if type(host_sig) is not bytes or len(host_sig) != SIGNATURE_SIZE:
-            raise _bad(record_no, f"the host signature must be 64 bytes, not {_describe(host_sig)}")
-        fields = _decode_map(body, record_no, "the record body")
-        action = checkpoint = None
+        record = _build_record(obj, record_no, offset, size, self.header)
         if record_no == 0:
-            self.header = header = _parse_header(fields)
-            if private != {}:
-                raise _bad(0, "the header record may not carry private payloads")
-        else:
-            header = cast(Header, self.header)
-            _seat_map(private, "the private payload map", record_no, len(header.seats), None)
-            action, checkpoint = _check_record(fields, record_no, header)
+            self.header = _parse_header(record.fields)
         self.valid_length = end
         self._index += 1
         pending = self._pending
         while pending and self._pending_start + len(pending[0]) <= end:
             self._pending_start += len(pending.popleft())
-        return StoredRecord(
-            index=record_no,
-            offset=offset,
-            size=size,
-            body=body,
-            fields=fields,
-            host_sig=host_sig,
-            private=private,
-            hash=hashlib.sha256(body).digest(),
-            action=action,
-            checkpoint=checkpoint,
-        )
+        return record
 
     def _finish(self) -> None:
         self._finished = True
@@ -709,7 +747,7 @@ class RecordStream(Iterator[StoredRecord]):
 
 
 def iter_records(
-    source: BinaryIO | Iterable[bytes] | bytes,
+    source: LogSource,
     *,
     max_record_size: int = MAX_RECORD_SIZE,
     read_size: int = READ_SIZE,
@@ -721,40 +759,46 @@ def iter_records(
 # --------------------------------------------------------------------------- verification
 
 
-def verify_log(
-    source: BinaryIO | Iterable[bytes] | bytes,
-    *,
-    max_record_size: int = MAX_RECORD_SIZE,
-    read_size: int = READ_SIZE,
-) -> VerificationReport:
-    """Verify a whole log, streaming, and report on it.
+class LogVerifier:
+    """Verifies records one at a time, in order: what :func:`verify_log` does, incrementally.
 
-    Raises :class:`LogFormatError` or :class:`LogVerificationError` (both :class:`LogError`) at
-    the first record that fails. A truncated final record is reported, not raised.
+    A seat uses it on each record the host sends; the replayer and auditor use it while they
+    stream a file. ``feed`` raises :class:`LogVerificationError` at the first bad record; the
+    verifier must not be fed further records after that.
     """
-    stream = RecordStream(source, max_record_size=max_record_size, read_size=read_size)
-    seen: set[bytes] = set()
-    last_hash = ZERO_HASH
-    kinds: Counter[str] = Counter()
-    present: Counter[int] = Counter()
-    absent: Counter[int] = Counter()
-    last_aseq: dict[int, int] = {}
-    checkpoints: list[CheckpointInfo] = []
-    header: Header | None = None
-    keys: tuple[Ed25519PublicKey, ...] = ()
-    host = 0
-    table = b""
-    record_prefix = _RECORD_PREFIX
-    for record in stream:
+
+    def __init__(self) -> None:
+        self.seen: set[bytes] = set()
+        self.last_hash = ZERO_HASH
+        self.kinds: Counter[str] = Counter()
+        self.present: Counter[int] = Counter()
+        self.absent: Counter[int] = Counter()
+        self.last_aseq: dict[int, int] = {}
+        self.checkpoints: list[CheckpointInfo] = []
+        self.header: Header | None = None
+        self._keys: tuple[Ed25519PublicKey, ...] = ()
+        self._host = 0
+        self._table = b""
+
+    @property
+    def records(self) -> int:
+        return len(self.seen)
+
+    def set_header(self, header: Header) -> None:
+        self.header = header
+        self._keys = header.verifying_keys
+        self._host = header.host
+        self._table = header.table
+
+    def feed(self, record: StoredRecord) -> None:
+        """Verify ``record`` (the next one in the log); raise LogVerificationError if it fails."""
+        if self.header is None:
+            raise LogFormatError(record.index, "missing-header", "no header before this record")
         n = record.index
         fields = record.fields
-        if header is None:
-            header = cast(Header, stream.header)
-            keys = header.verifying_keys
-            host = header.host
-            table = header.table
+        keys, host, table, seen = self._keys, self._host, self._table, self.seen
         try:
-            keys[host].verify(record.host_sig, record_prefix + record.body)
+            keys[host].verify(record.host_sig, _RECORD_PREFIX + record.body)
         except InvalidSignature:
             raise LogVerificationError(
                 n, "bad-host-signature", "the host's signature on the record does not verify", host
@@ -763,7 +807,7 @@ def verify_log(
             raise LogVerificationError(
                 n, "bad-seq", f"record {n} carries seq {fields['seq']}", host
             )
-        if fields["prev"] != last_hash:
+        if fields["prev"] != self.last_hash:
             raise LogVerificationError(
                 n, "bad-prev", "'prev' is not the hash of the previous record", host
             )
@@ -778,7 +822,7 @@ def verify_log(
             for seat, digest in priv.items():
                 payload = private.get(seat)
                 if payload is None:
-                    absent[seat] += 1
+                    self.absent[seat] += 1
                 elif hashlib.sha256(payload).digest() != digest:
                     raise LogVerificationError(
                         n,
@@ -787,7 +831,7 @@ def verify_log(
                         host,
                     )
                 else:
-                    present[seat] += 1
+                    self.present[seat] += 1
         elif record.private:
             raise LogVerificationError(
                 n, "bad-private", "private payloads in a record without 'priv'", host
@@ -808,7 +852,7 @@ def verify_log(
                 raise LogVerificationError(
                     n, "wrong-table", f"seat {author}'s action names another table", author
                 )
-            expected = last_aseq.get(author, -1) + 1
+            expected = self.last_aseq.get(author, -1) + 1
             if action["aseq"] != expected:
                 raise LogVerificationError(
                     n,
@@ -816,7 +860,7 @@ def verify_log(
                     f"seat {author}'s action has aseq {action['aseq']}, expected {expected}",
                     author,
                 )
-            last_aseq[author] = expected
+            self.last_aseq[author] = expected
             if action["head"] not in seen:
                 raise LogVerificationError(
                     n,
@@ -846,25 +890,64 @@ def verify_log(
                         f"seat {seat}'s checkpoint signature does not verify",
                         seat,
                     ) from None
-            checkpoints.append(
+            self.checkpoints.append(
                 CheckpointInfo(n, checkpoint["hand"], checkpoint["head"], frozenset(sigs))
             )
-        kinds[fields["kind"]] += 1
-        last_hash = record.hash
-        seen.add(last_hash)
-    assert header is not None  # the stream raises missing-header on a log without one
-    return VerificationReport(
-        header=header,
-        records=len(seen),
-        last_hash=last_hash,
-        valid_length=stream.valid_length,
-        truncated=stream.truncated,
-        kinds=dict(kinds),
-        private_present=dict(present),
-        private_absent=dict(absent),
-        last_aseq=last_aseq,
-        checkpoints=tuple(checkpoints),
-    )
+        self.kinds[fields["kind"]] += 1
+        self.last_hash = record.hash
+        seen.add(record.hash)
+
+    def report(self, stream: RecordStream) -> VerificationReport:
+        if self.header is None:
+            raise LogFormatError(0, "missing-header", "the log is empty")
+        return VerificationReport(
+            header=self.header,
+            records=len(self.seen),
+            last_hash=self.last_hash,
+            valid_length=stream.valid_length,
+            truncated=stream.truncated,
+            kinds=dict(self.kinds),
+            private_present=dict(self.present),
+            private_absent=dict(self.absent),
+            last_aseq=dict(self.last_aseq),
+            checkpoints=tuple(self.checkpoints),
+        )
+
+
+def iter_verified(
+    source: LogSource,
+    *,
+    max_record_size: int = MAX_RECORD_SIZE,
+    read_size: int = READ_SIZE,
+) -> Iterator[tuple[StoredRecord, LogVerifier]]:
+    """Stream the records of a log, each verified before it is yielded (with the verifier)."""
+    stream = RecordStream(source, max_record_size=max_record_size, read_size=read_size)
+    verifier = LogVerifier()
+    for record in stream:
+        if verifier.header is None:
+            verifier.set_header(cast(Header, stream.header))
+        verifier.feed(record)
+        yield record, verifier
+
+
+def verify_log(
+    source: LogSource,
+    *,
+    max_record_size: int = MAX_RECORD_SIZE,
+    read_size: int = READ_SIZE,
+) -> VerificationReport:
+    """Verify a whole log, streaming, and report on it.
+
+    Raises :class:`LogFormatError` or :class:`LogVerificationError` (both :class:`LogError`) at
+    the first record that fails. A truncated final record is reported, not raised.
+    """
+    stream = RecordStream(source, max_record_size=max_record_size, read_size=read_size)
+    verifier = LogVerifier()
+    for record in stream:
+        if verifier.header is None:
+            verifier.set_header(cast(Header, stream.header))
+        verifier.feed(record)
+    return verifier.report(stream)
 
 
 # --------------------------------------------------------------------------- redaction

@@ -13,7 +13,6 @@ from typing import Any
 import msgpack
 import pytest
 
-from canasta_net import eventlog
 from canasta_net.eventlog import (
     FORMAT_VERSION,
     MAX_HEADER_SIZE,
@@ -210,7 +209,11 @@ def test_round_trip() -> None:
     assert report.payload_seats == {0, 1, 2, 3}
     assert report.last_aseq == {0: 0, 1: 1, 2: 1, 3: 1}
     (checkpoint,) = report.checkpoints
-    assert (checkpoint.record_no, checkpoint.hand, checkpoint.signers) == (8, 1, {0, 1, 2, 3})
+    assert (checkpoint.record_no, checkpoint.hand, checkpoint.signers) == (
+        8,
+        1,
+        frozenset({0, 1, 2, 3}),
+    )
     assert checkpoint.head == log.records[7].hash
 
 
@@ -474,7 +477,7 @@ def test_checkpoint_signatures() -> None:
     log = standard_log()
     partial = log.checkpoint(signers=[0, 2])
     (_, checkpoint) = verify_log(log.data).checkpoints
-    assert (checkpoint.record_no, checkpoint.signers) == (partial, {0, 2})
+    assert (checkpoint.record_no, checkpoint.signers) == (partial, frozenset({0, 2}))
     forged = log.checkpoint(signers=[1], forger=OUTSIDER)
     error = expect_error(log.data, LogVerificationError, forged, "bad-checkpoint-signature")
     assert isinstance(error, LogVerificationError) and error.seat == 1
@@ -585,6 +588,27 @@ MALFORMED_AFTER_HEADER: list[tuple[str, Any, str]] = [
         "body with a non-string key",
         lambda head: raw_record(pack({"seq": 1, "prev": head, "kind": "x", 7: 1})),
         "bad-field",
+    ),
+    (
+        "body repeating a key",
+        lambda head: raw_record(
+            b"\x84"
+            + b"".join(pack(item) for item in ["seq", 1, "prev", head, "kind", "x", "seq", 2])
+        ),
+        "bad-encoding",
+    ),
+    (
+        "private map repeating a seat",
+        lambda head: (
+            b"\x93"
+            + pack(pack({"seq": 1, "prev": head, "kind": "x"}))
+            + pack(bytes(64))
+            + b"\x82\x01"
+            + pack(b"one")
+            + b"\x01"
+            + pack(b"two")
+        ),
+        "bad-encoding",
     ),
     ("seq as text", lambda head: raw_record({"seq": "1", "prev": head, "kind": "x"}), "bad-field"),
     ("negative seq", lambda head: raw_record({"seq": -1, "prev": head, "kind": "x"}), "bad-field"),
@@ -792,7 +816,7 @@ def test_the_writer_flushes_and_syncs_before_returning(
     monkeypatch: pytest.MonkeyPatch, descriptor: int | None, fsync: bool
 ) -> None:
     events: list[tuple[str, int]] = []
-    monkeypatch.setattr(eventlog.os, "fsync", lambda fd: events.append(("fsync", fd)))
+    monkeypatch.setattr(os, "fsync", lambda fd: events.append(("fsync", fd)))
     file = RecordingFile(events, descriptor)
     writer = LogWriter(file, SEATS[HOST], fsync=fsync)
     synced = [("fsync", 1234)] if fsync and descriptor is not None else []
@@ -889,3 +913,49 @@ def test_error_text_names_the_record_and_code() -> None:
     assert str(error) == "record 7: seat 2's action has aseq 5, expected 4 [bad-aseq]"
     assert isinstance(error, ValueError) and error.seat == 2
     assert LogFormatError(0, "missing-header", "the log is empty").record_no == 0
+
+
+# --------------------------------------------------------------------------- the spec's test vector
+
+
+def spec_test_vector() -> dict[str, bytes]:
+    text = (Path(__file__).parent.parent / "docs" / "log-format.md").read_text(encoding="utf-8")
+    block = text.split("<!-- test-vector:", 1)[1].split("```", 2)[1]
+    values: dict[str, str] = {}
+    name = ""
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        if line.startswith(" "):
+            values[name] += line.strip()
+        else:
+            name, value = (part.strip() for part in line.split("=", 1))
+            values[name] = value
+    return {key: bytes.fromhex(value) for key, value in values.items()}
+
+
+def test_the_spec_test_vector() -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from canasta_net.identity import verify
+
+    vector = spec_test_vector()
+    host = Identity(Ed25519PrivateKey.from_private_bytes(vector["host_key"]))
+    assert host.public_key == vector["host_pub"]
+    assert record_hash(vector["payload"]) == vector["payload_hash"]
+    body = pack(
+        {
+            "seq": 1,
+            "prev": vector["prev"],
+            "kind": "draw",
+            "seat": 1,
+            "priv": {1: vector["payload_hash"]},
+        }
+    )
+    assert body == vector["body"]
+    assert record_hash(body) == vector["record_hash"]
+    verify(vector["host_pub"], "log-record", body, vector["host_sig"])
+    assert host.sign("log-record", body) == vector["host_sig"]  # Ed25519 is deterministic
+    assert pack([body, vector["host_sig"], {1: vector["payload"]}]) == vector["stored"]
+    assert redact_for_seat(vector["stored"], 0) == vector["stored_seat_0"]
+    assert redact_for_seat(vector["stored"], 1) == vector["stored"]
