@@ -117,6 +117,11 @@ def rejects(state: HandState, text: str, code: str, seat: int | None = None) -> 
     return info.value
 
 
+def phase_of(state: HandState) -> Phase:
+    """The phase, read through a call so that type checkers do not narrow it across actions."""
+    return state.phase
+
+
 def faces(state: HandState, seat: int) -> list[str]:
     return sorted(state.deck.card_text(c) for c in state.hands[seat])
 
@@ -897,7 +902,7 @@ def test_concealed_after_pile_take_in_classic() -> None:
     act(state, "take-pile KC KD")
     assert state.phase is Phase.PILE_PENDING  # 30 < 50
     act(state, "add 0 KH KS KC KD")
-    assert state.opened[0] and state.phase is Phase.PLAY
+    assert state.opened[0] and phase_of(state) is Phase.PLAY
     act(state, "meld QC QD QH", "discard 5C")
     assert state.end is not None and state.end.going_out_bonus == 200
     assert scores(state)[0].total == 70 + 30 + 500 + 200
@@ -958,7 +963,7 @@ def test_ask_yes_binds_to_go_out() -> None:
     rejects(state, "answer yes", "not-your-turn", seat=0)
     rejects(state, "discard 8C", "wrong-phase")
     act(state, "answer yes", seat=2)
-    assert state.phase is Phase.PLAY and state.t.permission is True
+    assert phase_of(state) is Phase.PLAY and state.t.permission is True
     rejects(state, "discard 8C", "must-go-out")
     rejects(state, "ask-go-out", "ask-not-allowed")
     act(state, "meld QH QD QC", "discard 8C")

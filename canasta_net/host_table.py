@@ -1,0 +1,415 @@
+"""The host's authoritative table, sans-io: seats' signed messages in, log records out.
+
+``HostTable`` owns the match, the current hand's deal round and engine state, and the log writer.
+Every accepted message becomes one or more records, each written and flushed by the writer before
+``submit`` returns them: the network layer then sends each seat its redacted copy (journal first,
+then send). A refused message raises :class:`TableError` with a stable code and changes nothing.
+
+The hand lifecycle is an explicit state machine::
+
+    COMMITTING --all commitments--> REVEALING --all seeds--> PLAYING --hand over-->
+    CHECKPOINTING --all signatures--> COMMITTING (next hand) or OVER
+    (a forfeit in COMMITTING or REVEALING ends the match: OVER)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from . import __version__
+from . import records as R
+from .actions import parse_action
+from .commit_reveal import DealError, DealRound, HandNumbers
+from .errors import ActionParseError, IllegalAction
+from .eventlog import LogWriter, RecordInfo, record_hash
+from .identity import BadSignature, verify
+from .match import Match
+from .rules import RuleSet
+from .shuffle import commitment as make_commitment
+from .state import HandState
+
+ACTION_KIND = "seat-action"
+CHECKPOINT_KIND = "checkpoint"
+
+
+class TablePhase(StrEnum):
+    COMMITTING = "committing"
+    REVEALING = "revealing"
+    PLAYING = "playing"
+    CHECKPOINTING = "checkpointing"
+    OVER = "over"
+
+
+class TableError(ValueError):
+    """A seat's message was refused; ``code`` is stable and the table is unchanged."""
+
+    def __init__(self, code: str, message: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.seat = seat
+
+
+@dataclass(frozen=True)
+class SeatEntry:
+    name: str
+    key: bytes
+    bot: bool = False
+
+
+def header_fields(
+    rules: RuleSet,
+    table_id: bytes,
+    seats: Sequence[SeatEntry],
+    host_seat: int,
+    deal_mode: str,
+    insecure: bool,
+    created: int,
+    first_dealer: int,
+) -> dict[str, Any]:
+    return {
+        "software": f"canasta-net {__version__}",
+        "table": table_id,
+        "variant": rules.name,
+        "rules": rules.to_dict(),
+        "seats": [{"name": s.name, "key": s.key, "bot": s.bot} for s in seats],
+        "host": host_seat,
+        "deal": deal_mode,
+        "insecure": insecure,
+        "created": created,
+        "match": {"first_dealer": first_dealer},
+    }
+
+
+class HostTable:
+    """The authoritative table: validates seats' messages and journals them as records."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        table_id: bytes,
+        seats: Sequence[SeatEntry],
+        writer: LogWriter,
+        *,
+        host_seat: int = 0,
+        deal_mode: str = "commit-reveal",
+        insecure: bool = False,
+        created: int = 0,
+        first_dealer: int = 0,
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        write_header: bool = True,
+    ) -> None:
+        if len(seats) != rules.players:
+            raise ValueError(f"{rules.name} needs {rules.players} seats, not {len(seats)}")
+        if deal_mode not in R.DEAL_MODES:
+            raise ValueError(f"unknown deal mode {deal_mode!r}")
+        self.rules = rules
+        self.table_id = table_id
+        self.seats = list(seats)
+        self.writer = writer
+        self.random_bytes = random_bytes
+        self.match = Match(rules, first_dealer)
+        self.hand_numbers = HandNumbers(table_id)
+        self.known_heads: set[bytes] = set()
+        self.next_aseq = [0] * rules.players
+        self.state: HandState | None = None
+        self.round: DealRound | None = None
+        self.checkpoint_msg = b""
+        self.checkpoint_sigs: dict[int, bytes] = {}
+        self.phase = TablePhase.COMMITTING
+        self.hand_no = -1
+        self.history: list[RecordInfo] = []
+        if write_header:
+            info = writer.write_header(
+                header_fields(
+                    rules, table_id, seats, host_seat, deal_mode, insecure, created, first_dealer
+                )
+            )
+            self._remember(info)
+            self._start_hand()
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _remember(self, info: RecordInfo) -> RecordInfo:
+        self.known_heads.add(info.hash)
+        self.history.append(info)
+        return info
+
+    def _append(
+        self, kind: str, fields: Mapping[str, Any], private: Mapping[int, bytes] | None = None
+    ) -> RecordInfo:
+        return self._remember(self.writer.append(kind, fields, private))
+
+    @property
+    def head(self) -> bytes:
+        return self.writer.head
+
+    def _salt(self) -> bytes:
+        return self.random_bytes(R.SALT_SIZE)
+
+    def _start_hand(self) -> None:
+        self.hand_no += 1
+        self.round = self.hand_numbers.start_round(self.hand_no, self.rules.players)
+        self.phase = TablePhase.COMMITTING
+        self.state = None
+
+    # ------------------------------------------------------------------ inbound messages
+    def submit(
+        self, seat: int, act: bytes, asig: bytes, seed: bytes | None = None
+    ) -> list[RecordInfo]:
+        """Accept one signed message from ``seat``; return the records written for it."""
+        if not 0 <= seat < len(self.seats):
+            raise TableError("unknown-seat", f"no seat {seat}")
+        try:
+            fields = R.unpack_map(act, "signed message")
+            if fields.get("table") != self.table_id:
+                raise TableError("wrong-table", "the message names another table", seat)
+            if fields.get("seat") != seat:
+                raise TableError("wrong-seat", "the message is signed for another seat", seat)
+            if fields.get("aseq") != self.next_aseq[seat]:
+                raise TableError(
+                    "bad-aseq",
+                    f"expected sequence number {self.next_aseq[seat]}, got {fields.get('aseq')!r}",
+                    seat,
+                )
+            if fields.get("head") not in self.known_heads:
+                raise TableError("unknown-head", "the message names an unknown log head", seat)
+            type_ = fields.get("type")
+            if type_ not in R.ACT_TYPES:
+                raise TableError("bad-message", f"unknown message type {type_!r}", seat)
+            if type_ != "chat" and fields.get("hand") != self.hand_no:
+                raise TableError(
+                    "wrong-hand", f"the message is for hand {fields.get('hand')!r}", seat
+                )
+            try:
+                verify(self.seats[seat].key, ACTION_KIND, act, asig)
+            except BadSignature:
+                raise TableError("bad-signature", "the signature does not verify", seat) from None
+            if type_ == "commit":
+                out = self._commit(seat, fields, act, asig)
+            elif type_ == "reveal":
+                out = self._reveal(seat, fields, act, asig, seed)
+            elif type_ == "action":
+                out = self._action(seat, fields, act, asig)
+            else:
+                out = self._chat(seat, fields, act, asig)
+        except R.MessageError as e:
+            raise TableError(e.code, str(e), seat) from None
+        return out
+
+    def _accept(self, seat: int) -> None:
+        self.next_aseq[seat] += 1
+
+    def _require(self, phase: TablePhase, seat: int) -> None:
+        if self.phase is not phase:
+            raise TableError(
+                "wrong-phase", f"the table is {self.phase.value}, not {phase.value}", seat
+            )
+
+    def _commit(
+        self, seat: int, fields: dict[str, Any], act: bytes, asig: bytes
+    ) -> list[RecordInfo]:
+        self._require(TablePhase.COMMITTING, seat)
+        assert self.round is not None
+        commitment = R.typed(fields, "commitment", bytes, "commit")
+        try:
+            self.round.add_commitment(seat, commitment)
+        except DealError as e:
+            raise TableError(e.code, str(e), seat) from None
+        self._accept(seat)
+        out = [self._append(R.COMMIT, {"act": act, "asig": asig})]
+        if self.round.commitments_complete:
+            out.append(
+                self._append(
+                    R.COMMITMENTS,
+                    {
+                        "hand": self.hand_no,
+                        "dealer": self.match.dealer,
+                        "minimums": self.match.minimums(),
+                        "commitments": self.round.commitment_list(),
+                    },
+                )
+            )
+            self.phase = TablePhase.REVEALING
+        return out
+
+    def _reveal(
+        self, seat: int, fields: dict[str, Any], act: bytes, asig: bytes, seed: bytes | None
+    ) -> list[RecordInfo]:
+        self._require(TablePhase.REVEALING, seat)
+        assert self.round is not None
+        if not isinstance(seed, bytes):
+            raise TableError("seed-size", "a reveal carries the 32-byte seed", seat)
+        if R.typed(fields, "commitment", bytes, "reveal") != make_commitment(
+            self.table_id, self.hand_no, seat, seed
+        ):
+            raise TableError("reveal-mismatch", f"seat {seat}'s seed does not match", seat)
+        try:
+            self.round.add_reveal(seat, seed)
+        except DealError as e:
+            raise TableError(e.code, str(e), seat) from None
+        self._accept(seat)
+        out = [
+            self._append(
+                R.REVEAL,
+                {"act": act, "asig": asig},
+                {seat: R.private_payload(self._salt(), seed=seed)},
+            )
+        ]
+        if not self.round.missing_reveals():
+            out.append(self._deal())
+        return out
+
+    def _deal(self) -> RecordInfo:
+        assert self.round is not None
+        order = self.round.deck(self.rules.deck_size)
+        self.state = self.match.new_hand(order)
+        state = self.state
+        self.phase = TablePhase.PLAYING
+        return self._append(
+            R.DEAL,
+            {
+                "hand": self.hand_no,
+                "pile": list(state.pile),
+                "red_threes": [list(r) for r in state.red_threes],
+                "stock": len(state.stock),
+            },
+            {
+                seat: R.private_payload(self._salt(), hand=sorted(state.hands[seat]))
+                for seat in range(self.rules.players)
+            },
+        )
+
+    def _action(
+        self, seat: int, fields: dict[str, Any], act: bytes, asig: bytes
+    ) -> list[RecordInfo]:
+        self._require(TablePhase.PLAYING, seat)
+        state = self.state
+        assert state is not None
+        text = R.typed(fields, "action", str, "action")
+        try:
+            action = parse_action(text)
+            state.check(action, seat)
+        except ActionParseError as e:
+            raise TableError("bad-action", str(e), seat) from None
+        except IllegalAction as e:
+            raise TableError(e.code, e.message, seat) from None
+        actor = state.turn
+        hand_before = set(state.hands[actor])
+        reds_before = [len(r) for r in state.red_threes]
+        pile_before = list(state.pile) + list(state.t.pending_pile)
+        state.apply(action, seat)
+        self._accept(seat)
+        new_cards = [c for c in state.hands[actor] if c not in hand_before]
+        reds = [state.red_threes[s][reds_before[s] :] for s in range(self.rules.players)]
+        body: dict[str, Any] = {"act": act, "asig": asig}
+        if any(reds):
+            body["red_threes"] = reds
+        private = None
+        if new_cards:
+            picked = [c for c in new_cards if c in pile_before]
+            drawn = [c for c in new_cards if c not in pile_before]
+            private = {actor: R.private_payload(self._salt(), drawn=drawn, picked_up=picked)}
+        out = [self._append(R.ACTION, body, private)]
+        if state.is_over:
+            out.extend(self._end_hand())
+        return out
+
+    def _chat(self, seat: int, fields: dict[str, Any], act: bytes, asig: bytes) -> list[RecordInfo]:
+        text = R.typed(fields, "text", str, "chat")
+        if len(text) > R.MAX_CHAT_LENGTH:
+            raise TableError("bad-message", f"chat over {R.MAX_CHAT_LENGTH} characters", seat)
+        self._accept(seat)
+        return [self._append(R.CHAT, {"act": act, "asig": asig})]
+
+    # ------------------------------------------------------------------ hand end
+    def _end_hand(self) -> list[RecordInfo]:
+        state, round_ = self.state, self.round
+        assert state is not None and state.end is not None and round_ is not None
+        team_scores = self.match.record_hand(state)
+        end = state.end
+        hand_end = self._append(
+            R.HAND_END,
+            {
+                "hand": self.hand_no,
+                "reason": end.reason.value,
+                "went_out": end.went_out,
+                "scores": [s.to_dict() for s in team_scores],
+                "totals": list(self.match.scores),
+            },
+        )
+        seeds = self._append(R.SEEDS, {"hand": self.hand_no, "seeds": round_.seed_list()})
+        self.checkpoint_msg = R.pack(
+            {
+                "table": self.table_id,
+                "hand": self.hand_no,
+                "head": seeds.hash,
+                "result": {"hand_end": hand_end.hash, "totals": list(self.match.scores)},
+            }
+        )
+        self.checkpoint_sigs = {}
+        self.phase = TablePhase.CHECKPOINTING
+        return [hand_end, seeds]
+
+    def submit_checkpoint(self, seat: int, signature: bytes) -> list[RecordInfo]:
+        """A seat's signature over :attr:`checkpoint_msg`; the record is written once all sign."""
+        self._require(TablePhase.CHECKPOINTING, seat)
+        if not 0 <= seat < len(self.seats):
+            raise TableError("unknown-seat", f"no seat {seat}")
+        try:
+            verify(self.seats[seat].key, CHECKPOINT_KIND, self.checkpoint_msg, signature)
+        except BadSignature:
+            raise TableError(
+                "bad-signature", "the checkpoint signature does not verify", seat
+            ) from None
+        self.checkpoint_sigs[seat] = signature
+        if len(self.checkpoint_sigs) < len(self.seats):
+            return []
+        out = [
+            self._append(
+                R.CHECKPOINT, {"msg": self.checkpoint_msg, "sigs": dict(self.checkpoint_sigs)}
+            )
+        ]
+        result = self.match.result
+        if result is not None:
+            out.append(
+                self._append(
+                    R.MATCH_END,
+                    {"winner": result.winner, "totals": list(result.scores), "hands": result.hands},
+                )
+            )
+            self.phase = TablePhase.OVER
+        else:
+            self._start_hand()
+        return out
+
+    def forfeit(self, seat: int, reason: str) -> list[RecordInfo]:
+        """Record that ``seat`` withheld its commitment or seed: the match ends against it."""
+        if self.phase not in (TablePhase.COMMITTING, TablePhase.REVEALING):
+            raise TableError("wrong-phase", "a seat forfeits only by withholding its seed", seat)
+        assert self.round is not None
+        self.round.forfeit(seat)
+        team = self.rules.team_of(seat)
+        others = [t for t in range(self.rules.teams) if t != team]
+        winner = max(others, key=lambda t: self.match.scores[t]) if len(others) == 1 else None
+        out = [
+            self._append(R.FORFEIT, {"hand": self.hand_no, "seat": seat, "reason": reason}),
+            self._append(
+                R.MATCH_END,
+                {
+                    "winner": winner,
+                    "totals": list(self.match.scores),
+                    "hands": self.match.hands_played,
+                },
+            ),
+        ]
+        self.phase = TablePhase.OVER
+        return out
+
+    def head_hash(self) -> bytes:
+        return self.writer.head
+
+
+__all__ = ["HostTable", "SeatEntry", "TableError", "TablePhase", "header_fields", "record_hash"]

@@ -1,0 +1,94 @@
+"""Game-level record kinds of the event log, and the messages seats sign.
+
+The container (``eventlog.py``) knows nothing of Canasta; this module names the game's record
+kinds and builds and reads their fields. ``docs/log-format.md`` ("Record kinds") specifies them.
+
+A seat's signed message (``act``) is a msgpack map with the container's fields ``table``,
+``hand``, ``seat``, ``aseq``, ``head`` plus ``type`` and the type's own fields:
+
+=============  ===============================  ===========================================
+``type``       own fields                       meaning
+=============  ===============================  ===========================================
+``commit``     ``commitment`` (bin 32)          the seat's commitment to its seed for the hand
+``reveal``     ``commitment`` (bin 32)          the seat releases its seed to the host
+``action``     ``action`` (str)                 a game action in canonical text form
+``chat``       ``text`` (str)                   a chat message
+=============  ===============================  ===========================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import msgpack
+
+# record kinds written by the host
+COMMIT: Final = "commit"
+COMMITMENTS: Final = "commitments"
+REVEAL: Final = "reveal"
+DEAL: Final = "deal"
+ACTION: Final = "action"
+HAND_END: Final = "hand-end"
+SEEDS: Final = "seeds"
+CHECKPOINT: Final = "checkpoint"
+FORFEIT: Final = "forfeit"
+MATCH_END: Final = "match-end"
+CHAT: Final = "chat"
+
+ACT_TYPES: Final = frozenset({"commit", "reveal", "action", "chat"})
+MAX_ACT_SIZE: Final = 4096
+MAX_CHAT_LENGTH: Final = 500
+SALT_SIZE: Final = 16
+DEAL_MODES: Final = ("commit-reveal",)
+
+
+class MessageError(ValueError):
+    """A seat's message is malformed; ``code`` is stable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def pack(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def unpack_map(data: bytes, what: str, limit: int = MAX_ACT_SIZE) -> dict[str, Any]:
+    """Decode a small msgpack map from an untrusted peer."""
+    if not isinstance(data, bytes) or len(data) > limit:
+        raise MessageError("bad-message", f"{what}: not bytes, or over {limit} bytes")
+    try:
+        value = msgpack.unpackb(data, raw=False, strict_map_key=False, max_bin_len=limit)
+    except (ValueError, TypeError, msgpack.UnpackException) as e:
+        raise MessageError("bad-message", f"{what}: not msgpack ({e})") from None
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise MessageError("bad-message", f"{what}: not a map with text keys")
+    return value
+
+
+def make_act(
+    table: bytes, hand: int, seat: int, aseq: int, head: bytes, type_: str, **fields: Any
+) -> bytes:
+    """The exact bytes a seat signs for one message."""
+    return pack(
+        {"table": table, "hand": hand, "seat": seat, "aseq": aseq, "head": head, "type": type_}
+        | fields
+    )
+
+
+def private_payload(salt: bytes, **fields: Any) -> bytes:
+    """A private payload: salted, because card payloads are guessable from their hash."""
+    return pack({"salt": salt} | fields)
+
+
+def read_private(data: bytes) -> dict[str, Any]:
+    return unpack_map(data, "private payload", limit=1 << 16)
+
+
+def typed(fields: Mapping[str, Any], key: str, kind: type, what: str) -> Any:
+    value = fields.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise MessageError("bad-message", f"{what}: field {key!r} must be {kind.__name__}")
+    return value

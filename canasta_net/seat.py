@@ -1,0 +1,78 @@
+"""A seat's side of the table protocol, sans-io: its secrets, its signatures, its sequence.
+
+``SeatSigner`` makes every message a seat sends: commitments and seeds for each hand's deal,
+signed actions and chat, and checkpoint signatures. It numbers the seat's messages (``aseq``) and
+names the latest log record the seat has seen (``head``), which the host checks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from . import records as R
+from .commit_reveal import SeatSecret
+from .identity import Identity
+from .shuffle import insecure_seed
+
+ACTION_KIND = "seat-action"
+CHECKPOINT_KIND = "checkpoint"
+
+
+class SeatSigner:
+    def __init__(
+        self,
+        identity: Identity,
+        seat: int,
+        table_id: bytes,
+        head: bytes,
+        *,
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        insecure_seed_value: int | str | None = None,
+        aseq: int = 0,
+    ) -> None:
+        self.identity = identity
+        self.seat = seat
+        self.table_id = table_id
+        self.head = head
+        self.aseq = aseq
+        self.random_bytes = random_bytes
+        self.insecure_seed_value = insecure_seed_value
+        self.secrets: dict[int, SeatSecret] = {}
+
+    def observe(self, record_hash: bytes) -> None:
+        """The seat has seen (and verified) a record with this hash: it is the new head."""
+        self.head = record_hash
+
+    def _sign(self, hand: int, type_: str, **fields: object) -> tuple[bytes, bytes]:
+        act = R.make_act(self.table_id, hand, self.seat, self.aseq, self.head, type_, **fields)
+        self.aseq += 1
+        return act, self.identity.sign(ACTION_KIND, act)
+
+    def secret(self, hand: int) -> SeatSecret:
+        if hand not in self.secrets:
+            if self.insecure_seed_value is not None:
+                seed = insecure_seed(self.insecure_seed_value, self.table_id, hand, self.seat)
+                self.secrets[hand] = SeatSecret(self.table_id, hand, self.seat, seed)
+            else:
+                self.secrets[hand] = SeatSecret.create(
+                    self.table_id, hand, self.seat, self.random_bytes
+                )
+        return self.secrets[hand]
+
+    def commit(self, hand: int) -> tuple[bytes, bytes]:
+        return self._sign(hand, "commit", commitment=self.secret(hand).commitment)
+
+    def reveal(self, hand: int) -> tuple[bytes, bytes, bytes]:
+        secret = self.secret(hand)
+        act, sig = self._sign(hand, "reveal", commitment=secret.commitment)
+        return act, sig, secret.seed
+
+    def action(self, hand: int, text: str) -> tuple[bytes, bytes]:
+        return self._sign(hand, "action", action=text)
+
+    def chat(self, hand: int, text: str) -> tuple[bytes, bytes]:
+        return self._sign(hand, "chat", text=text)
+
+    def sign_checkpoint(self, msg: bytes) -> bytes:
+        return self.identity.sign(CHECKPOINT_KIND, msg)
