@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from pathlib import Path
 
 import click
 
 from . import __version__
-from .rules import PRESETS, RuleSetError, preset
+from .eventlog import open_log_for_writing
+from .local_table import recorded_match
+from .rules import PRESETS, RuleSet, RuleSetError, preset
 from .simulate import simulate
 
 
-def _rules_or_fail(variant: str):  # type: ignore[no-untyped-def]
+def _rules_or_fail(variant: str) -> RuleSet:
     try:
         return preset(variant)
     except RuleSetError as e:
@@ -44,10 +48,25 @@ def variants() -> None:
     help="Bot kinds by seat, comma-separated (random, greedy); repeated over the seats.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def simulate_command(variant: str, hands: int, seed: int, bot_kinds: str, as_json: bool) -> None:
-    """Engine-only self-play: play HANDS hands between bots and report speed and problems."""
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record one match (at most HANDS hands) through the table protocol into this .cnlog.",
+)
+def simulate_command(
+    variant: str, hands: int, seed: int, bot_kinds: str, as_json: bool, log_path: Path | None
+) -> None:
+    """Engine-only self-play: play HANDS hands between bots and report speed and problems.
+
+    With --log, one match is played through the host's table protocol (commit-reveal deal,
+    signed actions, checkpoints) and journaled to FILE, which canasta-replay can then audit.
+    """
     rules = _rules_or_fail(variant)
     kinds = [k.strip() for k in bot_kinds.split(",") if k.strip()]
+    if log_path is not None:
+        _simulate_to_log(rules, hands, seed, kinds, log_path, as_json)
+        return
     try:
         if not as_json and sys.stderr.isatty():
             with click.progressbar(length=hands, label="hands", file=sys.stderr) as bar:
@@ -70,3 +89,36 @@ def simulate_command(variant: str, hands: int, seed: int, bot_kinds: str, as_jso
             click.echo(f"  {sample}")
     if report.stalls or report.errors:
         sys.exit(1)
+
+
+def _simulate_to_log(
+    rules: RuleSet, hands: int, seed: int, kinds: list[str], path: Path, as_json: bool
+) -> None:
+    try:
+        log_file = open_log_for_writing(path)
+    except FileExistsError:
+        raise click.UsageError(f"{path} exists: choose a new file for the log") from None
+    start = time.perf_counter()
+    with log_file:
+        local = recorded_match(rules, log_file, seed=seed, bot_kinds=kinds or ["greedy"])
+        local.play(max_hands=hands)
+    seconds = time.perf_counter() - start
+    result = local.host.match.result
+    data = {
+        "log": str(path),
+        "variant": rules.name,
+        "hands": local.host.match.hands_played,
+        "records": local.records + 1,
+        "bytes": path.stat().st_size,
+        "seconds": round(seconds, 3),
+        "scores": local.host.match.scores,
+        "result": None if result is None else result.describe(),
+    }
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(
+            f"{path}: {data['hands']} hands of {rules.name}, {data['records']} records, "
+            f"{data['bytes']} bytes in {data['seconds']} s; "
+            + (data["result"] or f"match not finished, scores {data['scores']}")
+        )
