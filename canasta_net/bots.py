@@ -1,25 +1,36 @@
 """Bots that fill empty seats: a random-legal bot and a simple greedy one.
 
-A bot chooses among ``state.legal_actions()``; it needs nothing but the cards the seat may see
-(its own hand and the public table), which is all the legal-action listing depends on.
+A bot chooses among the legal actions given its own hand: exactly what a remote seat receives
+from the host (the legal list comes with every prompt), so the same bot plays in-process and
+across the network. :func:`choose_for` adapts a bot to a full engine state.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from typing import Protocol
 
 from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, TakePile
 from .cards import JOKER, is_black_three, rank_of
 from .melds import is_wild
+from .rules import RuleSet
 from .state import HandState
 
 
 class Bot(Protocol):
     name: str
 
-    def choose(self, state: HandState) -> Action: ...
+    def choose(self, legal: Sequence[Action], hand: Sequence[int], rules: RuleSet) -> Action: ...
+
+
+def choose_for(bot: Bot, state: HandState) -> Action:
+    """Ask ``bot`` for the move of the seat to move in ``state``."""
+    legal = state.legal_actions()
+    if not legal:
+        raise NoLegalAction(f"no legal action in phase {state.phase.value}")
+    return bot.choose(legal, state.hand_faces(state.to_move), state.rules)
 
 
 class NoLegalAction(RuntimeError):
@@ -34,11 +45,10 @@ class RandomBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, state: HandState) -> Action:
-        actions = state.legal_actions()
-        if not actions:
-            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
-        return self.rng.choice(actions)
+    def choose(self, legal: Sequence[Action], hand: Sequence[int], rules: RuleSet) -> Action:
+        if not legal:
+            raise NoLegalAction("no legal action")
+        return self.rng.choice(list(legal))
 
 
 class GreedyBot:
@@ -49,10 +59,10 @@ class GreedyBot:
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng or random.Random(0)
 
-    def choose(self, state: HandState) -> Action:
-        actions = state.legal_actions()
+    def choose(self, legal: Sequence[Action], hand: Sequence[int], rules: RuleSet) -> Action:
+        actions = list(legal)
         if not actions:
-            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
+            raise NoLegalAction("no legal action")
         if isinstance(actions[0], Answer):
             return Answer(True)
         takes = [a for a in actions if isinstance(a, TakePile)]
@@ -66,15 +76,14 @@ class GreedyBot:
         if lays:
             return max(lays, key=self._lay_score)
         discards = [a for a in actions if isinstance(a, Discard)]
-        return self._best_discard(state, discards)
+        return self._best_discard(hand, rules, discards)
 
     @staticmethod
     def _lay_score(action: Meld | AddToMeld) -> tuple[int, int]:
         naturals = sum(1 for f in action.cards if not is_wild(f))
         return (naturals, len(action.cards))
 
-    def _best_discard(self, state: HandState, discards: list[Discard]) -> Action:
-        hand = state.hand_faces(state.turn)
+    def _best_discard(self, hand: Sequence[int], rules: RuleSet, discards: list[Discard]) -> Action:
         ranks = Counter(rank_of(f) for f in hand if not is_wild(f))
 
         def cost(a: Discard) -> tuple[int, int, float]:
@@ -82,10 +91,10 @@ class GreedyBot:
             if is_black_three(f):
                 return (0, 0, self.rng.random())
             if f == JOKER or is_wild(f):
-                return (3, state.rules.card_value(f), self.rng.random())
+                return (3, rules.card_value(f), self.rng.random())
             return (
                 1 if ranks[rank_of(f)] == 1 else 2,
-                state.rules.card_value(f),
+                rules.card_value(f),
                 self.rng.random(),
             )
 

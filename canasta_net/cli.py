@@ -104,7 +104,12 @@ def _simulate_to_log(
         local.play(max_hands=hands)
     seconds = time.perf_counter() - start
     result = local.host.match.result
-    data = {
+    outcome = (
+        result.describe()
+        if result is not None
+        else f"match not finished, scores {local.host.match.scores}"
+    )
+    data: dict[str, object] = {
         "log": str(path),
         "variant": rules.name,
         "hands": local.host.match.hands_played,
@@ -119,6 +124,5 @@ def _simulate_to_log(
     else:
         click.echo(
             f"{path}: {data['hands']} hands of {rules.name}, {data['records']} records, "
-            f"{data['bytes']} bytes in {data['seconds']} s; "
-            + (data["result"] or f"match not finished, scores {data['scores']}")
+            f"{data['bytes']} bytes in {data['seconds']} s; " + outcome
         )

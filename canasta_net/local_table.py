@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from .bots import Bot, make_bot
+from .bots import Bot, choose_for, make_bot
 from .eventlog import LogWriter, RecordInfo
 from .host_table import HostTable, SeatEntry, TablePhase
 from .identity import Identity
@@ -52,7 +52,7 @@ class LocalMatch:
             state = host.state
             assert state is not None
             seat = state.to_move
-            action = self.bots[seat].choose(state)
+            action = choose_for(self.bots[seat], state)
             self._broadcast(host.submit(seat, *self.seats[seat].action(host.hand_no, str(action))))
         elif host.phase is TablePhase.CHECKPOINTING:
             msg = host.checkpoint_msg

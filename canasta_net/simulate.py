@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import Bot, NoLegalAction, make_bot
+from .bots import Bot, NoLegalAction, choose_for, make_bot
 from .errors import IllegalAction
 from .match import Match
 from .rules import RuleSet
@@ -76,7 +76,7 @@ def play_hand(
     actions = 0
     while not state.is_over:
         seat = state.to_move
-        action = bots[seat].choose(state)
+        action = choose_for(bots[seat], state)
         state.apply(action, seat)
         actions += 1
         if on_action is not None:

@@ -148,9 +148,12 @@ def test_random_play_soak(variant: str) -> None:
         _check_views(state)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-@settings(max_examples=25, deadline=None)
-@given(order=st.permutations(range(108)), dealer=st.integers(0, 5))
+@settings(max_examples=100, deadline=None)
+@given(
+    variant=st.sampled_from(VARIANTS),
+    order=st.permutations(range(108)),
+    dealer=st.integers(0, 5),
+)
 def test_deal_invariants(variant: str, order: list[int], dealer: int) -> None:
     rules = preset(variant)
     state = HandState(rules, order, dealer)
