@@ -44,6 +44,7 @@ __all__ = [
     "MAX_SEATS",
     "READ_SIZE",
     "RECORD_SIGNATURE_KIND",
+    "SEAT_KEY_KIND",
     "TABLE_ID_SIZE",
     "ZERO_HASH",
     "CheckpointInfo",
@@ -89,6 +90,7 @@ ZERO_HASH: Final = bytes(HASH_SIZE)
 
 HEADER_KIND: Final = "header"
 CHECKPOINT_KIND: Final = "checkpoint"
+SEAT_KEY_KIND: Final = "seat-key"
 RECORD_SIGNATURE_KIND: Final = "log-record"
 ACTION_SIGNATURE_KIND: Final = "seat-action"
 CHECKPOINT_SIGNATURE_KIND: Final = "checkpoint"
@@ -96,7 +98,7 @@ CHECKPOINT_SIGNATURE_KIND: Final = "checkpoint"
 # Body fields the writer fills in itself; a caller may not supply them.
 _WRITER_FIELDS: Final = frozenset({"seq", "prev", "kind", "priv"})
 # The header may carry none of the per-record extras.
-_HEADER_FORBIDDEN: Final = frozenset({"priv", "act", "asig", "msg", "sigs"})
+_HEADER_FORBIDDEN: Final = frozenset({"priv", "act", "asig", "msg", "sigs", "rekey"})
 _HEADER_WRITER_FIELDS: Final = _WRITER_FIELDS | {"format"}
 
 # Signing inputs are prefix + message (see identity.signing_input); built once, not per record.
@@ -514,6 +516,16 @@ def _check_record(
         _require_int(action, "seat", record_no, seats)
         _require_int(action, "aseq", record_no, None)
         _require_bin(action, "head", HASH_SIZE, record_no)
+    if kind == SEAT_KEY_KIND:
+        rekey = fields.get("rekey")
+        if not isinstance(rekey, dict):
+            raise _bad(record_no, f"a {SEAT_KEY_KIND!r} record needs a 'rekey' map")
+        _require_int(rekey, "seat", record_no, seats)
+        _require_bin(rekey, "key", PUBLIC_KEY_SIZE, record_no)
+        if action is not None:
+            raise _bad(record_no, f"a {SEAT_KEY_KIND!r} record is the host's alone")
+    elif "rekey" in fields:
+        raise _bad(record_no, f"field 'rekey' belongs to {SEAT_KEY_KIND!r} records only")
     checkpoint = None
     if kind == CHECKPOINT_KIND:
         msg = _require_bin(fields, "msg", None, record_no)
@@ -777,6 +789,7 @@ class LogVerifier:
         self.checkpoints: list[CheckpointInfo] = []
         self.header: Header | None = None
         self._keys: tuple[Ed25519PublicKey, ...] = ()
+        self.seat_keys: list[bytes] = []  # each seat's current key (raw)
         self._host = 0
         self._table = b""
 
@@ -787,6 +800,7 @@ class LogVerifier:
     def set_header(self, header: Header) -> None:
         self.header = header
         self._keys = header.verifying_keys
+        self.seat_keys = [seat.key for seat in header.seats]
         self._host = header.host
         self._table = header.table
 
@@ -893,6 +907,14 @@ class LogVerifier:
             self.checkpoints.append(
                 CheckpointInfo(n, checkpoint["hand"], checkpoint["head"], frozenset(sigs))
             )
+        rekey = fields.get("rekey")
+        if rekey is not None:
+            # From this record on, the seat's messages are signed by the new key (a bot standing
+            # in for a dropped player, or the player reclaiming the seat).
+            new_keys = list(self._keys)
+            new_keys[rekey["seat"]] = Ed25519PublicKey.from_public_bytes(rekey["key"])
+            self._keys = tuple(new_keys)
+            self.seat_keys[rekey["seat"]] = rekey["key"]
         self.kinds[fields["kind"]] += 1
         self.last_hash = record.hash
         seen.add(record.hash)

@@ -18,15 +18,24 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, BinaryIO
 
 from . import __version__
 from . import records as R
 from .actions import parse_action
 from .commit_reveal import DealError, DealRound, HandNumbers
 from .errors import ActionParseError, IllegalAction
-from .eventlog import LogWriter, RecordInfo, record_hash
-from .identity import BadSignature, verify
+from .eventlog import (
+    SEAT_KEY_KIND,
+    LogFormatError,
+    LogVerifier,
+    LogWriter,
+    RecordInfo,
+    iter_records,
+    record_hash,
+)
+from .eventlog import _decode_map as decode_log_map
+from .identity import BadSignature, Identity, verify
 from .match import Match
 from .rules import RuleSet
 from .shuffle import commitment as make_commitment
@@ -82,6 +91,24 @@ def header_fields(
         "created": created,
         "match": {"first_dealer": first_dealer},
     }
+
+
+def _check_log_schema(act: bytes, seat: int) -> None:
+    """Refuse, before anything changes, a message the log writer would refuse to journal.
+
+    The log's rules are stricter than ``R.unpack_map``: no ext types or repeated keys, and
+    ``hand``, ``seat`` and ``aseq`` are integers (a bool or a float compares equal to one).
+    """
+    try:
+        fields = decode_log_map(act, 0, "signed message")
+    except LogFormatError as e:
+        raise TableError("bad-message", e.reason, seat) from None
+    for key in ("hand", "seat", "aseq"):
+        value = fields.get(key)
+        if type(value) is not int or value < 0:
+            raise TableError(
+                "bad-message", f"signed message: {key!r} must be a non-negative integer", seat
+            )
 
 
 class HostTable:
@@ -164,6 +191,7 @@ class HostTable:
             raise TableError("unknown-seat", f"no seat {seat}")
         try:
             fields = R.unpack_map(act, "signed message")
+            _check_log_schema(act, seat)
             if fields.get("table") != self.table_id:
                 raise TableError("wrong-table", "the message names another table", seat)
             if fields.get("seat") != seat:
@@ -221,19 +249,21 @@ class HostTable:
         self._accept(seat)
         out = [self._append(R.COMMIT, {"act": act, "asig": asig})]
         if self.round.commitments_complete:
-            out.append(
-                self._append(
-                    R.COMMITMENTS,
-                    {
-                        "hand": self.hand_no,
-                        "dealer": self.match.dealer,
-                        "minimums": self.match.minimums(),
-                        "commitments": self.round.commitment_list(),
-                    },
-                )
-            )
-            self.phase = TablePhase.REVEALING
+            out.append(self._write_commitments())
         return out
+
+    def _write_commitments(self) -> RecordInfo:
+        assert self.round is not None
+        self.phase = TablePhase.REVEALING
+        return self._append(
+            R.COMMITMENTS,
+            {
+                "hand": self.hand_no,
+                "dealer": self.match.dealer,
+                "minimums": self.match.minimums(),
+                "commitments": self.round.commitment_list(),
+            },
+        )
 
     def _reveal(
         self, seat: int, fields: dict[str, Any], act: bytes, asig: bytes, seed: bytes | None
@@ -408,8 +438,125 @@ class HostTable:
         self.phase = TablePhase.OVER
         return out
 
-    def head_hash(self) -> bytes:
-        return self.writer.head
+    def rekey(self, seat: int, key: bytes) -> list[RecordInfo]:
+        """From now on ``seat`` signs with ``key`` (a stand-in bot, or the player reclaiming)."""
+        if self.seats[seat].key == key:
+            return []
+        self.seats[seat] = SeatEntry(self.seats[seat].name, key, self.seats[seat].bot)
+        return [self._append(SEAT_KEY_KIND, {"rekey": {"seat": seat, "key": key}})]
+
+    def needs(self, seat: int) -> str:
+        """What the table waits for from ``seat``: commit, reveal, act, checkpoint or wait."""
+        if self.phase is TablePhase.COMMITTING:
+            assert self.round is not None
+            return "commit" if seat in self.round.missing_commitments() else "wait"
+        if self.phase is TablePhase.REVEALING:
+            assert self.round is not None
+            return "reveal" if seat in self.round.missing_reveals() else "wait"
+        if self.phase is TablePhase.PLAYING:
+            assert self.state is not None
+            return "act" if self.state.to_move == seat else "wait"
+        if self.phase is TablePhase.CHECKPOINTING:
+            return "wait" if seat in self.checkpoint_sigs else "checkpoint"
+        return "wait"
+
+    # ------------------------------------------------------------------ resuming after a crash
+    @classmethod
+    def resume(
+        cls,
+        file: BinaryIO,
+        host_identity: Identity,
+        *,
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        fsync: bool = True,
+    ) -> HostTable:
+        """Rebuild the table exactly from its own log and continue writing it.
+
+        The host's log holds every private payload, so every hand's deck is known from the
+        seats' reveals: the current hand is restored at the very record the host last wrote.
+        """
+        from .log_replay import Replayer  # the replayer imports this module's neighbours
+
+        writer = LogWriter.resume(file, host_identity, fsync=fsync)
+        report = writer.resumed_from
+        assert report is not None
+        header = report.header
+        file.seek(0)
+        data = file.read(report.valid_length)
+        file.seek(report.valid_length)
+        replayer = Replayer(header)
+        verifier = LogVerifier()
+        verifier.set_header(header)
+        history: list[RecordInfo] = []
+        for record in iter_records(data):
+            verifier.feed(record)
+            replayer.feed(record)
+            stored = data[record.offset : record.offset + record.size]
+            history.append(RecordInfo(record.seq, record.kind, record.hash, record.body, stored))
+        rules = replayer.rules
+        seats = [
+            SeatEntry(s.name, key, s.bot)
+            for s, key in zip(header.seats, verifier.seat_keys, strict=True)
+        ]
+        table = cls(
+            rules,
+            header.table,
+            seats,
+            writer,
+            host_seat=header.host,
+            deal_mode=header.deal,
+            insecure=header.insecure,
+            random_bytes=random_bytes,
+            write_header=False,
+        )
+        table.match = replayer.match
+        table.history = history
+        table.known_heads = {info.hash for info in history}
+        table.next_aseq = [verifier.last_aseq.get(s, -1) + 1 for s in range(rules.players)]
+        table.hand_numbers = HandNumbers(header.table, range(replayer.hand_no))
+        table.hand_no = replayer.hand_no
+        if replayer.over:
+            table.phase = TablePhase.OVER
+            return table
+        table.round = table.hand_numbers.start_round(replayer.hand_no, rules.players)
+        for seat, value in sorted(replayer.commits.items()):
+            table.round.add_commitment(seat, value)
+        if replayer.seeds_published:
+            table.state = replayer.current.state if replayer.current else None
+            for seat, seed in sorted(replayer.seeds.items()):
+                table.round.add_reveal(seat, seed)
+            hand_end = next(i for i in reversed(history) if i.kind == R.HAND_END)
+            table.checkpoint_msg = R.pack(
+                {
+                    "table": table.table_id,
+                    "hand": table.hand_no,
+                    "head": history[-1].hash,
+                    "result": {"hand_end": hand_end.hash, "totals": list(table.match.scores)},
+                }
+            )
+            table.phase = TablePhase.CHECKPOINTING
+        elif replayer.current is not None and replayer.current.state is not None:
+            for seat, seed in sorted(replayer.seeds.items()):
+                table.round.add_reveal(seat, seed)
+            table.state = replayer.current.state
+            table.phase = TablePhase.PLAYING
+            if table.state.is_over:  # crashed between the last action and the hand's end
+                table.match.hand_scores.pop()  # the replayer scored it; _end_hand scores again
+                table.match.scores = [
+                    sum(h[t].total for h in table.match.hand_scores) for t in range(rules.teams)
+                ]
+                table._end_hand()
+        elif replayer.commitments is not None:
+            for seat, seed in sorted(replayer.seeds.items()):
+                table.round.add_reveal(seat, seed)
+            table.phase = TablePhase.REVEALING
+            if not table.round.missing_reveals():  # crashed before writing the deal
+                table._deal()
+        else:
+            table.phase = TablePhase.COMMITTING
+            if table.round.commitments_complete:  # crashed before writing the list
+                table._write_commitments()
+        return table
 
 
 __all__ = ["HostTable", "SeatEntry", "TableError", "TablePhase", "header_fields", "record_hash"]

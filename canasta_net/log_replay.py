@@ -21,7 +21,7 @@ from . import records as R
 from .actions import parse_action
 from .commit_reveal import DealError, verify_deal
 from .errors import ActionParseError, IllegalAction
-from .eventlog import Header, LogSource, StoredRecord, Truncation, iter_verified
+from .eventlog import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
 from .match import Match, MatchResult
 from .rules import RuleSet, RuleSetError
 from .scoring import TeamScore
@@ -145,11 +145,15 @@ class Replayer:
             R.FORFEIT: self._on_forfeit,
             R.MATCH_END: self._on_match_end,
             R.CHAT: self._on_chat,
+            SEAT_KEY_KIND: self._on_seat_key,
         }.get(kind)
         if handler is None:
             self._fail(record, "unknown-kind", f"unknown record kind {kind!r}")
             return
         handler(record)
+
+    def _on_seat_key(self, record: StoredRecord) -> None:
+        """A stand-in took over a seat, or its player reclaimed it: the verifier switched keys."""
 
     def _on_chat(self, record: StoredRecord) -> None:
         act = record.action
@@ -283,7 +287,7 @@ class Replayer:
             self._fail(record, "bad-effects", "red threes claimed where none were laid")
         new = [c for c in state.hands[actor] if c not in before]
         payload = record.private.get(actor)
-        if new and "priv" in record.fields and actor not in record.fields["priv"]:
+        if new and actor not in record.fields.get("priv", {}):
             self._fail(record, "bad-effects", "new cards with no private payload for their owner")
         if payload is not None:
             try:
@@ -305,6 +309,7 @@ class Replayer:
         scores = self.match.record_hand(state)
         self.current.scores = scores
         self.hand_over = True
+        self._hand_end_hash = record.hash
         f = record.fields
         if (
             f.get("hand") != self.hand_no
@@ -356,6 +361,7 @@ class Replayer:
         if (
             cp["head"] != self._seeds_hash
             or not isinstance(result, dict)
+            or result.get("hand_end") != self._hand_end_hash
             or result.get("totals") != self.match.scores
         ):
             self._fail(record, "bad-checkpoint", "the checkpoint's result is not the engine's")
@@ -417,9 +423,10 @@ def replay_log(source: LogSource) -> ReplayResult:
         if verifier.header is None:
             assert stream.header is not None
             verifier.set_header(stream.header)
-            replayer = Replayer(stream.header)
         verifier.feed(record)
-        assert replayer is not None
+        if replayer is None:  # only once the header's signature has verified
+            assert verifier.header is not None
+            replayer = Replayer(verifier.header)
         replayer.feed(record)
     assert replayer is not None and verifier.header is not None
     return ReplayResult(
