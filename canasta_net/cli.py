@@ -5,15 +5,28 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import click
+from twisted.internet.defer import Deferred
 
 from . import __version__
+from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
 from .eventlog import open_log_for_writing
+from .host_table import HostTable
+from .identity import Identity, IdentityError, default_identity_path
+from .known_hosts import KnownHosts
 from .local_table import recorded_match
+from .net_host import ServiceEvents, TableConfig
+from .net_peer import PeerSession, describe_record
+from .players import TerminalPlayer
 from .rules import PRESETS, RuleSet, RuleSetError, preset
 from .simulate import simulate
+
+DEFAULT_PORT = 47475
+DISCOVERY_PORT = 47474
 
 
 def _rules_or_fail(variant: str) -> RuleSet:
@@ -126,3 +139,482 @@ def _simulate_to_log(
             f"{path}: {data['hands']} hands of {rules.name}, {data['records']} records, "
             f"{data['bytes']} bytes in {data['seconds']} s; " + outcome
         )
+
+
+# --------------------------------------------------------------------------- the table commands
+def _identity(path: Path | None) -> Identity:
+    target = path or default_identity_path()
+    try:
+        return Identity.load_or_create(target)
+    except IdentityError as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _run(main_coroutine: Callable[[Any], Coroutine[Any, Any, int]]) -> None:
+    """Run an async main under the Twisted reactor and exit with its status."""
+    from twisted.internet import defer, task
+
+    def runner(reactor: Any) -> Deferred[int]:
+        return defer.ensureDeferred(main_coroutine(reactor))
+
+    task.react(runner)
+
+
+_identity_option = click.option(
+    "--identity",
+    "identity_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Identity key file (created on first use). Default: ~/.config/canasta-net/identity.pem",
+)
+
+
+def _print_event(line: str) -> None:
+    click.echo(line)
+
+
+def _watch_events(service_names: Callable[[], list[str]]) -> ServiceEvents:
+    from .eventlog import parse_stored_record
+
+    header: list[Any] = []
+
+    def on_record(info: Any) -> None:
+        from .eventlog import parse_header
+
+        record = parse_stored_record(info.stored, info.seq, header[0] if header else None)
+        if info.seq == 0:
+            header.append(parse_header(record))
+            return
+        line = describe_record(record, service_names())
+        if line:
+            click.echo(line)
+
+    return ServiceEvents(on_record=on_record)
+
+
+async def _serve(
+    reactor: Any,
+    config: TableConfig,
+    identity: Identity,
+    *,
+    bind: str,
+    port: int,
+    log_path: Path,
+    resume: bool,
+    play_locally: bool,
+    watch: bool,
+    name: str,
+    announce_to: tuple[str, int] | None,
+) -> int:
+    from twisted.internet.defer import Deferred
+
+    done: Deferred[None] = Deferred()
+    names: list[str] = []
+    events = _watch_events(lambda: names) if watch else ServiceEvents()
+    previous_finished = events.on_finished
+
+    def finished(table: HostTable) -> None:
+        if previous_finished:
+            previous_finished(table)
+        result = table.match.result
+        click.echo(f"match over: {result.describe() if result else 'stopped'}")
+        click.echo(f"log: {log_path}")
+        if not done.called:
+            reactor.callLater(0.2, done.callback, None)
+
+    events.on_finished = finished
+    try:
+        hosted = await start_host(
+            reactor,
+            config,
+            identity,
+            bind=bind,
+            port=port,
+            log_path=log_path,
+            resume=resume,
+            events=events,
+        )
+    except (OSError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    names[:] = [s.name for s in hosted.service.slots]
+    host, actual_port = hosted.address
+    click.echo(
+        f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
+        f"host fingerprint {identity.fingerprint}"
+    )
+    click.echo(f"log: {log_path}", err=True)
+    announcer = None
+    if announce_to is not None:
+        announcer = _start_announcer(reactor, hosted, identity, announce_to)
+    if play_locally:
+        session_box: list[PeerSession] = []
+        terminal = TerminalPlayer(
+            on_chat=lambda text: _send_chat(session_box, connection_box, text),
+            on_quit=lambda: _fire(done),
+        )
+        session = PeerSession(identity, terminal, name=name)
+        session_box.append(session)
+        connection_box: list[Any] = []
+        from twisted.internet import stdio
+
+        stdio.StandardIO(terminal)
+        local_host = "127.0.0.1" if bind in ("0.0.0.0", "") else bind
+        connection_box.append(
+            join_table(
+                reactor,
+                local_host,
+                actual_port,
+                session,
+                identity,
+                fingerprint=identity.fingerprint,
+            )
+        )
+    await done
+    if announcer is not None:
+        stopped = announcer.stopListening()
+        if stopped is not None:
+            await stopped
+    stopping = hosted.port.stopListening()
+    if stopping is not None:
+        await stopping
+    hosted.log_file.close()
+    return 0
+
+
+def _fire(done: Deferred[None]) -> None:
+    if not done.called:
+        done.callback(None)
+
+
+def _send_chat(sessions: list[PeerSession], connections: list[Any], text: str) -> None:
+    if not sessions or not connections or sessions[0].signer is None:
+        return
+    session = sessions[0]
+    assert session.signer is not None
+    act, sig = session.signer.chat(max(0, int(session.view.get("hand_no", 0))), text[:500])
+    d = connections[0].whenConnected()
+    d.addCallback(lambda proto: proto.send({"t": "act", "act": act, "asig": sig}))
+
+
+def _start_announcer(
+    reactor: Any, hosted: HostedTable, identity: Identity, target: tuple[str, int]
+) -> Any:
+    from .discovery import Beacon, start_announcing
+
+    service = hosted.service
+
+    def beacon() -> Beacon | None:
+        if service.finished:
+            return None
+        return Beacon(
+            table_name=service.config.name[:40] or "canasta",
+            variant=service.config.rules.name,
+            seats=service.config.rules.players,
+            free_seats=service.free_seats,
+            port=hosted.address[1],
+            host_fingerprint=identity.fingerprint,
+            table_id=service.table_id.hex(),
+        )
+
+    return start_announcing(reactor, beacon, target=target)
+
+
+@main.command()
+@click.option("--variant", default="classic", show_default=True)
+@click.option(
+    "--bots",
+    type=click.IntRange(0),
+    default=None,
+    help="Bot seats (default: every seat but yours). As many bots as seats: watch a bot match.",
+)
+@click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--name", default="you", show_default=True, help="Your name at the table.")
+@click.option("--delay", default=None, type=float, help="Seconds between bot moves.")
+@_identity_option
+def play(
+    variant: str,
+    bots: int | None,
+    hands: int | None,
+    log_path: Path | None,
+    name: str,
+    delay: float | None,
+    identity_path: Path | None,
+) -> None:
+    """Play at a local table on 127.0.0.1: you against bots (no LAN announcement)."""
+    rules = _rules_or_fail(variant)
+    bot_count = rules.players - 1 if bots is None else min(bots, rules.players)
+    watch = bot_count >= rules.players
+    identity = _identity(identity_path)
+    config = TableConfig.simple(
+        "local table",
+        rules,
+        rules.players - bot_count if not watch else 1,
+        host_plays=not watch,
+        bot_delay=(0.0 if watch else 0.3) if delay is None else delay,
+        max_hands=hands,
+    )
+    if not watch:
+        config.seats[0].name = name
+    path = log_path or default_log_path("host", "local")
+
+    async def main_(reactor: Any) -> int:
+        return await _serve(
+            reactor,
+            config,
+            identity,
+            bind="127.0.0.1",
+            port=0,
+            log_path=path,
+            resume=False,
+            play_locally=not watch,
+            watch=watch,
+            name=name,
+            announce_to=None,
+        )
+
+    _run(main_)
+
+
+def _address(text: str, default_port: int) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host:
+        return text, default_port
+    try:
+        return host.strip("[]"), int(port)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not HOST:PORT") from None
+
+
+@main.command()
+@click.option("--bind", default="0.0.0.0", show_default=True, help="Address to listen on.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--name", "table_name", default="canasta", show_default=True, help="Table name.")
+@click.option("--variant", default="classic", show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(1),
+    default=None,
+    help="People at the table, you included (default: every seat); bots take the other seats.",
+)
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--resume",
+    "resume_path",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Resume a crashed table from its host log.",
+)
+@click.option("--announce/--no-announce", default=True, show_default=True)
+@click.option(
+    "--announce-to",
+    default=f"255.255.255.255:{DISCOVERY_PORT}",
+    show_default=True,
+    help="Where beacons go (HOST:PORT).",
+)
+@click.option("--password", default=None, help="Table password.")
+@click.option("--hold", default=60.0, show_default=True, help="Seconds a dropped seat is held.")
+@click.option("--host-bot", is_flag=True, help="A bot plays the host's seat (a headless host).")
+@click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option("--delay", default=0.0, show_default=True, help="Seconds between bot moves.")
+@click.option("--player-name", default="host", show_default=True, help="Your name at the table.")
+@click.option("--insecure-seed", type=int, default=None, hidden=True)
+@_identity_option
+def host(
+    bind: str,
+    port: int,
+    table_name: str,
+    variant: str,
+    players: int | None,
+    log_path: Path | None,
+    resume_path: Path | None,
+    announce: bool,
+    announce_to: str,
+    password: str | None,
+    hold: float,
+    host_bot: bool,
+    hands: int | None,
+    delay: float,
+    player_name: str,
+    insecure_seed: int | None,
+    identity_path: Path | None,
+) -> None:
+    """Host a table on the LAN: you play seat 0, others join, bots fill the rest."""
+    rules = _rules_or_fail(variant)
+    identity = _identity(identity_path)
+    people = rules.players if players is None else min(players, rules.players)
+    config = TableConfig.simple(
+        table_name,
+        rules,
+        max(1, people),
+        host_plays=not host_bot,
+        password=password,
+        hold_seconds=hold,
+        bot_delay=delay,
+        max_hands=hands,
+        insecure_seed=insecure_seed,
+    )
+    config.seats[0].name = player_name
+    resume = resume_path is not None
+    path = resume_path or log_path or default_log_path("host", table_name)
+    target = _address(announce_to, DISCOVERY_PORT) if announce else None
+
+    async def main_(reactor: Any) -> int:
+        return await _serve(
+            reactor,
+            config,
+            identity,
+            bind=bind,
+            port=port,
+            log_path=path,
+            resume=resume,
+            play_locally=not host_bot,
+            watch=host_bot,
+            name=player_name,
+            announce_to=target,
+        )
+
+    _run(main_)
+
+
+@main.command()
+@click.argument("address", required=False)
+@click.option("--fingerprint", default=None, help="The host's fingerprint, as the host shows it.")
+@click.option("--name", default="", help="Your name at the table.")
+@click.option("--bot", "bot_kind", default=None, help="Let a bot play this seat (random, greedy).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--password", default=None)
+@click.option("--listen-port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
+@click.option(
+    "--known-hosts",
+    "known_hosts_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Pinned host fingerprints (default: ~/.config/canasta-net/known_hosts).",
+)
+@_identity_option
+def join(
+    address: str | None,
+    fingerprint: str | None,
+    name: str,
+    bot_kind: str | None,
+    log_path: Path | None,
+    password: str | None,
+    listen_port: int,
+    known_hosts_path: Path | None,
+    identity_path: Path | None,
+) -> None:
+    """Join a table: ADDRESS is HOST:PORT, or a name from 'canasta tables' (listens for beacons)."""
+    identity = _identity(identity_path)
+    known = KnownHosts(known_hosts_path) if known_hosts_path else KnownHosts()
+
+    async def main_(reactor: Any) -> int:
+        nonlocal fingerprint
+        if address is None or ":" not in address:
+            entry = await _pick_from_beacons(reactor, listen_port, address)
+            host_, port_ = entry.endpoint
+            fingerprint = fingerprint or entry.fingerprint
+        else:
+            host_, port_ = _address(address, DEFAULT_PORT)
+        where = f"{host_}:{port_}"
+        pinned = known.lookup(where)
+        if fingerprint is not None and pinned is not None and pinned != fingerprint:
+            raise click.ClickException(
+                f"{where} was pinned with fingerprint {pinned}, but {fingerprint} was given: "
+                "refusing to connect (edit the known_hosts file if the host's key changed)"
+            )
+        expected = fingerprint or pinned
+
+        def decide(seen: str) -> bool:
+            if not sys.stdin.isatty():
+                click.echo(
+                    f"unknown host {where} with fingerprint {seen}: pass --fingerprint", err=True
+                )
+                return False
+            ok = click.confirm(
+                f"The host at {where} has fingerprint\n  {seen}\nIs that what the host shows?",
+                default=False,
+            )
+            if ok:
+                known.pin(where, seen)
+            return ok
+
+        done: Deferred[None] = Deferred()
+        box: list[PeerSession] = []
+        path = log_path or default_log_path("seat", where.replace(":", "-"))
+        log_file = open_new_log(path)
+        if bot_kind:
+            player: Any = bot_player(box, bot_kind, None)
+            player.out = sys.stdout
+        else:
+            player = TerminalPlayer(
+                on_chat=lambda text: _send_chat(box, conn_box, text),
+                on_quit=lambda: _fire(done),
+            )
+        original_finished = player.finished
+
+        def finished(reason: str) -> None:
+            original_finished(reason)
+            if not done.called:
+                reactor.callLater(0.1, done.callback, None)
+
+        player.finished = finished
+        session = PeerSession(
+            identity,
+            player,
+            name=name or ("bot" if bot_kind else "player"),
+            bot=bool(bot_kind),
+            password=password,
+            log_file=log_file,
+        )
+        box.append(session)
+        if not bot_kind:
+            from twisted.internet import stdio
+
+            stdio.StandardIO(player)
+        conn_box: list[Any] = []
+        service = join_table(
+            reactor,
+            host_,
+            port_,
+            session,
+            identity,
+            fingerprint=expected,
+            decide=None if expected else decide,
+        )
+        conn_box.append(service)
+        await done
+        await service.stopService()
+        log_file.close()
+        click.echo(f"log: {path}", err=True)
+        return 0 if session.problem is None else 1
+
+    _run(main_)
+
+
+async def _pick_from_beacons(reactor: Any, port: int, choice: str | None) -> Any:
+    from .discovery import TableChoiceError, format_tables, listen_for_tables, pick_table
+
+    entries = await listen_for_tables(reactor, port, 3.0)
+    if not entries:
+        raise click.ClickException("no tables heard; give HOST:PORT")
+    if choice is None and len(entries) > 1:
+        click.echo(format_tables(entries))
+        choice = click.prompt("Which table (number or name)?")
+    try:
+        return pick_table(entries, choice or "1")
+    except TableChoiceError as e:
+        raise click.ClickException(str(e)) from None
+
+
+@main.command()
+@click.option("--port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
+@click.option("--seconds", default=3.0, show_default=True, help="How long to listen.")
+@click.option("--interface", default="", help="Address to listen on (default: all).")
+def tables(port: int, seconds: float, interface: str) -> None:
+    """List the tables announcing themselves on the LAN."""
+    from .discovery import format_tables, listen_for_tables
+
+    async def main_(reactor: Any) -> int:
+        entries = await listen_for_tables(reactor, port, seconds, interface=interface)
+        click.echo(format_tables(entries) if entries else "no tables heard")
+        return 0
+
+    _run(main_)

@@ -136,6 +136,7 @@ class HostTable:
         self.rules = rules
         self.table_id = table_id
         self.seats = list(seats)
+        self.header_keys = [s.key for s in seats]  # the keys the header lists, before any stand-in
         self.writer = writer
         self.random_bytes = random_bytes
         self.match = Match(rules, first_dealer)
@@ -509,6 +510,7 @@ class HostTable:
             random_bytes=random_bytes,
             write_header=False,
         )
+        table.header_keys = [s.key for s in header.seats]
         table.match = replayer.match
         table.history = history
         table.known_heads = {info.hash for info in history}

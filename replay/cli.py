@@ -1,13 +1,411 @@
-"""The ``canasta-replay`` command."""
+"""The ``canasta-replay`` command: audit, show, annotate and export canasta-net game logs.
+
+This module only wires options to the modules that do the work; docs/replay.md describes every
+command, its output and its exit statuses.
+"""
 
 from __future__ import annotations
+
+import getpass
+import json
+import os
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 from canasta_net import __version__
+
+from .annotations import (
+    AnnotationSet,
+    load_annotations,
+    make_annotation,
+    parse_cards,
+    parse_glyph,
+    save_annotations,
+    sidecar_path,
+)
+from .audit import AUDIT_FORMAT, AuditReport
+from .audit_runner import audit_paths
+from .errors import ReplayToolError, UnreadableLog
+from .export_html import render_html
+from .export_json import build_export, visible_annotations
+from .export_text import render_text
+from .locate import FORMS, locate
+from .render import render_annotation, render_step
+from .stepper import HELP, Stepper
+from .timeline import Timeline, load_timeline
+from .views import ALL, PUBLIC, SEAT, Perspective
+from .whatif import play_line, split_line
+from .wording import count
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="canasta-replay")
 def main() -> None:
     """Audit, step through, annotate and export canasta-net game logs."""
+
+
+def _fail(error: ReplayToolError) -> NoReturn:
+    click.echo(f"Error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+def _load(path: Path) -> Timeline:
+    try:
+        with open(path, "rb") as log_file:
+            return load_timeline(log_file)
+    except OSError as e:
+        _fail(UnreadableLog(f"The file {path} cannot be read: {e.strerror or e}."))
+    except ReplayToolError as e:
+        _fail(e)
+
+
+def _warn_if_invalid(timeline: Timeline) -> None:
+    failure = timeline.failure
+    if failure is not None:
+        click.echo(
+            f"Warning: the log fails at record {failure.record} [{failure.code}]: "
+            f"{failure.reason} Only the records before it are shown.",
+            err=True,
+        )
+
+
+def _perspective_options(function: F) -> F:
+    function = click.option("--all", "face_up", is_flag=True, help="Every card face up.")(function)
+    function = click.option("--public", is_flag=True, help="What a spectator sees.")(function)
+    function = click.option(
+        "--seat", type=click.IntRange(0), help="What this seat could see (its hand only)."
+    )(function)
+    return function
+
+
+def _perspective(
+    timeline: Timeline, seat: int | None, public: bool, face_up: bool, default: str
+) -> Perspective:
+    if sum((seat is not None, public, face_up)) > 1:
+        raise click.UsageError("Choose one of --seat, --public and --all.")
+    if seat is not None:
+        if seat >= len(timeline.header.seats):
+            raise click.BadParameter(
+                f"this table has seats 0 to {len(timeline.header.seats) - 1}", param_hint="--seat"
+            )
+        return Perspective(SEAT, seat)
+    if public:
+        return Perspective(PUBLIC)
+    if face_up:
+        return Perspective(ALL)
+    if default == SEAT and len(timeline.payload_seats) == 1:
+        # a seat's own copy of the log: show it through that seat's eyes
+        return Perspective(SEAT, next(iter(timeline.payload_seats)))
+    return Perspective(ALL) if default == ALL else Perspective(PUBLIC)
+
+
+_annotations_option = click.option(
+    "--annotations",
+    "annotations_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The annotation file (default: FILE.annotations.json).",
+)
+
+
+def _annotations(
+    timeline: Timeline, log_path: Path, path: Path | None, *, must_exist: bool = False
+) -> tuple[Path, AnnotationSet]:
+    where = path if path is not None else sidecar_path(log_path)
+    try:
+        return where, load_annotations(where, timeline, must_exist=must_exist)
+    except ReplayToolError as e:
+        _fail(e)
+
+
+def _locate(timeline: Timeline, text: str) -> int:
+    try:
+        return locate(timeline, text)
+    except ReplayToolError as e:
+        _fail(e)
+
+
+# --------------------------------------------------------------------------- audit
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
+@click.option(
+    "--jobs",
+    "-j",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Audit this many files at once, in worker processes.",
+)
+@click.option(
+    "--require-complete",
+    is_flag=True,
+    help="Treat a log that stops before the match's end as a failure (exit status 1).",
+)
+def audit(files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bool) -> None:
+    """Re-check whole games: signatures, chain, deal, every card, action and score.
+
+    Exit status: 0 if every log is valid (or incomplete but valid as far as it goes), 1 if any log
+    is invalid, 2 if any file is not a log this program can read (the highest wins).
+    """
+    paths = list(files)
+    if sys.stderr.isatty() and not as_json and len(paths) > 1:
+        with click.progressbar(length=len(paths), label="auditing", file=sys.stderr) as bar:
+            reports = audit_paths(paths, jobs, lambda report: bar.update(1))
+    else:
+        reports = audit_paths(paths, jobs)
+    codes = [_exit_code(report, require_complete) for report in reports]
+    status = max(codes, default=0)
+    if as_json:
+        data = {
+            "format": AUDIT_FORMAT,
+            "exit_code": status,
+            "files": [report.to_dict() for report in reports],
+        }
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        for report in reports:
+            click.echo(_audit_text(report))
+    sys.exit(status)
+
+
+def _exit_code(report: AuditReport, require_complete: bool) -> int:
+    if require_complete and report.verdict == "incomplete":
+        return 1
+    return report.exit_code
+
+
+def _audit_text(report: AuditReport) -> str:
+    lines = [f"{report.file}: {report.verdict.upper()}. {report.summary}"]
+    header = report.header
+    if header is not None and report.failure is None:
+        copy = report.copy.get("kind")
+        whose = {
+            "host": "the host's copy (every private payload)",
+            "seat": f"seat {report.copy.get('payload_seats', ['?'])[0]}'s own copy",
+            "public": "a copy without private payloads",
+        }.get(str(copy), f"a copy with the payloads of seats {report.copy.get('payload_seats')}")
+        finished = sum(1 for hand in report.hands if hand["checkpoint_signers"])
+        lines.append(
+            f"  {header.variant}, {report.records} records, {whose}; "
+            f"{count(finished, 'hand')} closed, each checkpoint signed by every seat."
+        )
+    failure = report.failure
+    if failure is not None and not failure.unreadable and header is not None:
+        if failure.seat is not None:
+            lines.append(f"  Seat concerned: seat {failure.seat} ({_seat(header, failure.seat)}).")
+        lines.append(f"  Responsibility: {failure.responsibility}")
+    for warning in report.warnings:
+        lines.append(f"  Warning: {warning}")
+    return "\n".join(lines)
+
+
+def _seat(header: Any, seat: int) -> str:
+    return str(header.seats[seat].name) if 0 <= seat < len(header.seats) else "unknown"
+
+
+# --------------------------------------------------------------------------- show
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_perspective_options
+@click.option("--at", "at", help=f"Show the table at this position: {FORMS}.")
+@_annotations_option
+def show(
+    file: Path,
+    seat: int | None,
+    public: bool,
+    face_up: bool,
+    at: str | None,
+    annotations_path: Path | None,
+) -> None:
+    """Step through a game, or print the table at one position (--at).
+
+    Without --at, on a terminal, an interactive stepper starts (type ? for its commands).
+    """
+    timeline = _load(file)
+    perspective = _perspective(timeline, seat, public, face_up, SEAT)
+    _, annotation_set = _annotations(timeline, file, annotations_path)
+    shown, _ = visible_annotations(timeline, annotation_set, perspective)
+    _warn_if_invalid(timeline)
+    if at is not None:
+        step = timeline.steps[_locate(timeline, at)]
+        click.echo(render_step(timeline, step, perspective, shown))
+        return
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        click.echo(render_step(timeline, timeline.steps[-1], perspective, shown))
+        return
+    stepper = Stepper(timeline, perspective, shown)
+    click.echo(stepper.render())
+    click.echo("(type ? for help, q to quit)")
+    while True:
+        try:
+            line = input("replay> ")
+        except EOFError:
+            break
+        reply = stepper.execute(line)
+        if reply.quit:
+            break
+        click.echo(reply.text)
+
+
+show.help = (show.help or "") + "\n\n\b\n" + HELP
+
+
+# --------------------------------------------------------------------------- annotate
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--at", "at", help=f"The record to annotate: {FORMS}.")
+@click.option("--comment", default="", help="The comment.")
+@click.option("--glyph", help="!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6).")
+@click.option("--line", "line", help='A what-if line from this position: "ACTION; ACTION; ...".')
+@click.option("--cards", help='Cards to highlight: "KH QS".')
+@click.option("--author", help="Your name (default: your user name).")
+@click.option("--remove", "remove_id", help="Remove the annotation with this id instead.")
+@_annotations_option
+def annotate(
+    file: Path,
+    at: str | None,
+    comment: str,
+    glyph: str | None,
+    line: str | None,
+    cards: str | None,
+    author: str | None,
+    remove_id: str | None,
+    annotations_path: Path | None,
+) -> None:
+    """Annotate a record of a game: a comment, a glyph, cards, a what-if line checked by the
+    engine. The annotations are kept beside the log, bound to it by hashes."""
+    timeline = _load(file)
+    where, annotation_set = _annotations(timeline, file, annotations_path)
+    try:
+        if remove_id is not None:
+            if at is not None or comment or glyph or line or cards:
+                raise click.UsageError("--remove takes no other annotation option.")
+            removed = annotation_set.remove(remove_id)
+            save_annotations(where, annotation_set)
+            click.echo(f"Removed annotation {removed.id} (record {removed.record}) from {where}.")
+            return
+        if at is None:
+            raise click.UsageError("Say which record to annotate with --at (or use --remove).")
+        record = locate(timeline, at)
+        what_if = play_line(timeline, record, split_line(line)) if line is not None else None
+        annotation = make_annotation(
+            timeline,
+            record,
+            author=author if author is not None else _user_name(),
+            created=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            comment=comment,
+            glyph=None if glyph is None else parse_glyph(glyph),
+            cards=() if cards is None else parse_cards(cards),
+            line=what_if,
+        )
+        annotation_set.add(annotation)
+        save_annotations(where, annotation_set)
+    except ReplayToolError as e:
+        _fail(e)
+    except OSError as e:
+        _fail(ReplayToolError(f"The annotation file {where} cannot be written: {e.strerror}."))
+    click.echo(f"Added annotation {annotation.id} to record {record} in {where}.")
+    if what_if is not None:
+        click.echo(f"  What-if: {what_if.outcome['summary']}")
+
+
+def _user_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return os.environ.get("USER", "anonymous")
+
+
+@main.command(name="annotations")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the annotation file's JSON.")
+@_annotations_option
+def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -> None:
+    """List a game's annotations (after checking that they belong to this log)."""
+    timeline = _load(file)
+    where, annotation_set = _annotations(timeline, file, annotations_path)
+    if as_json:
+        click.echo(json.dumps(annotation_set.to_dict(), indent=2, ensure_ascii=False))
+        return
+    if not annotation_set.annotations:
+        click.echo(f"No annotations ({where}).")
+        return
+    for annotation in annotation_set.annotations:
+        step = timeline.steps[annotation.record]
+        place = f"record {annotation.record}"
+        if step.hand is not None:
+            place += f", hand {step.hand}" + (f" turn {step.turn}" if step.turn is not None else "")
+        click.echo(f"{place} ({step.kind}):")
+        click.echo("\n".join(render_annotation(annotation)))
+
+
+# --------------------------------------------------------------------------- export
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "html"]),
+    default="text",
+    show_default=True,
+    help="text: a hand history; json: the data; html: a page that replays it.",
+)
+@_perspective_options
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here instead of to standard output.",
+)
+@click.option("--no-annotations", is_flag=True, help="Leave the annotations out.")
+@_annotations_option
+def export(
+    file: Path,
+    fmt: str,
+    seat: int | None,
+    public: bool,
+    face_up: bool,
+    output: Path | None,
+    no_annotations: bool,
+    annotations_path: Path | None,
+) -> None:
+    """Export a whole game: a readable history, its data as JSON, or one self-contained web page.
+
+    By default every card is face up; --seat S exports only what seat S could see.
+    """
+    timeline = _load(file)
+    perspective = _perspective(timeline, seat, public, face_up, ALL)
+    annotation_set = None
+    if not no_annotations:
+        _, annotation_set = _annotations(timeline, file, annotations_path)
+    _warn_if_invalid(timeline)
+    data = build_export(timeline, perspective, annotation_set)
+    if fmt == "json":
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    elif fmt == "html":
+        text = render_html(data)
+    else:
+        text = render_text(data)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as e:
+        _fail(ReplayToolError(f"{output} cannot be written: {e.strerror}."))
+    click.echo(f"Wrote {output} ({fmt}, {perspective.describe(timeline.header)}).", err=True)

@@ -1,0 +1,99 @@
+"""Wiring for the commands: a hosted table on a TLS port, and a seat that joins one."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from twisted.internet.endpoints import SSL4ClientEndpoint, SSL4ServerEndpoint
+from twisted.internet.interfaces import IListeningPort
+
+from .bots import make_bot
+from .eventlog import open_log_for_writing
+from .host_table import HostTable
+from .identity import Identity
+from .net_host import HostFactory, ServiceEvents, TableConfig, TableService
+from .net_peer import PeerSession, Player, connect_with_retry
+from .players import BotPlayer
+from .tls import client_context_factory, server_context_factory, verified_peer_key
+
+
+def default_log_path(kind: str, name: str) -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:40]
+    return Path(base) / "canasta-net" / "games" / f"{stamp}-{safe}-{kind}.cnlog"
+
+
+def open_new_log(path: Path) -> BinaryIO:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return open_log_for_writing(path)
+
+
+@dataclass
+class HostedTable:
+    service: TableService
+    port: IListeningPort
+    log_path: Path
+    log_file: BinaryIO
+
+    @property
+    def address(self) -> tuple[str, int]:
+        addr: Any = self.port.getHost()
+        return str(addr.host), int(addr.port)
+
+
+async def start_host(
+    reactor: Any,
+    config: TableConfig,
+    identity: Identity,
+    *,
+    bind: str,
+    port: int,
+    log_path: Path,
+    resume: bool = False,
+    events: ServiceEvents | None = None,
+    fsync: bool = True,
+) -> HostedTable:
+    """Open (or resume) the log, then listen with TLS on ``bind:port``."""
+    table: HostTable | None = None
+    if resume:
+        log_file = open_log_for_writing(log_path, resume=True)
+        table = HostTable.resume(log_file, identity, fsync=fsync)
+        config.rules = table.rules
+    else:
+        log_file = open_new_log(log_path)
+    service = TableService(
+        config, identity, reactor, log_file, table=table, fsync=fsync, events=events
+    )
+    endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
+    listening = await endpoint.listen(HostFactory(service, verified_peer_key))
+    return HostedTable(service, listening, log_path, log_file)
+
+
+def join_table(
+    reactor: Any,
+    host: str,
+    port: int,
+    session: PeerSession,
+    identity: Identity,
+    *,
+    fingerprint: str | None,
+    decide: Callable[[str], bool] | None = None,
+) -> Any:
+    """Connect a seat (reconnecting with backoff) to a host, checking its fingerprint."""
+    creator = client_context_factory(identity, fingerprint, decide=decide)
+    endpoint = SSL4ClientEndpoint(reactor, host, port, creator)
+    return connect_with_retry(reactor, endpoint, session)
+
+
+def bot_player(session_holder: list[PeerSession], kind: str, seed: int | None) -> Player:
+    rng = random.Random(seed)
+    return BotPlayer(
+        make_bot(kind, rng), lambda: session_holder[0].rules if session_holder else None
+    )

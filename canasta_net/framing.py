@@ -1,0 +1,53 @@
+"""Frames on a stream: a 4-byte length, then one msgpack message (Twisted's Int32StringReceiver).
+
+The length is checked against ``wire.MAX_FRAME`` before the body is buffered. A frame that breaks
+its schema gets an ``error`` reply and the connection lives; a frame that is too long or not
+msgpack at all drops this connection only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from twisted.logger import Logger
+from twisted.protocols.basic import Int32StringReceiver
+
+from . import wire
+
+
+class FrameProtocol(Int32StringReceiver):
+    """Subclasses implement :meth:`message_received`."""
+
+    MAX_LENGTH = wire.MAX_FRAME
+    log = Logger()
+
+    def stringReceived(self, frame: bytes) -> None:  # Twisted's name
+        try:
+            message = wire.decode(frame)
+        except wire.FramingError as e:
+            self.log.info("dropping a connection: {reason}", reason=str(e))
+            self.drop()
+            return
+        except wire.WireError as e:
+            self.send_error(e.code, str(e))
+            return
+        self.message_received(message)
+
+    def lengthLimitExceeded(self, length: int) -> None:  # Twisted's name
+        self.log.info("dropping a connection: a frame of {length} bytes", length=length)
+        self.drop()
+
+    def message_received(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def drop(self) -> None:
+        """Close this connection (broken framing, or the peer is refused)."""
+        if self.transport is not None:
+            self.transport.loseConnection()
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.sendString(wire.encode(message))
+
+    def send_error(self, code: str, text: str) -> None:
+        self.send({"t": "error", "code": code, "message": text})

@@ -1,0 +1,600 @@
+"""The host's network side: seats, connections, stand-in bots, prompts (Twisted, thin).
+
+``TableService`` owns the lobby and, once every seat is taken, the authoritative
+:class:`~canasta_net.host_table.HostTable`. Everything the table writes is on disk before this
+module sends it: ``HostTable.submit`` returns only records the writer has flushed. Each seat gets
+its own redacted copy of every record, its own view, and a prompt when the table waits for it.
+
+Seat 0 is always the host's own identity (the host's player, or a bot signing with the host key).
+Bots sign with keys derived from the host's key, so a resumed host can sign for them again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Literal
+
+from cryptography.hazmat.primitives import serialization
+from twisted.internet.interfaces import IDelayedCall
+from twisted.internet.protocol import Factory
+from twisted.logger import Logger
+
+from . import wire
+from .bots import Bot, make_bot
+from .eventlog import LogWriter, RecordInfo, redact_for_seat
+from .framing import FrameProtocol
+from .host_table import HostTable, SeatEntry, TableError, TablePhase
+from .identity import Identity
+from .position import seat_view
+from .rules import RuleSet
+from .seat import SeatSigner
+
+SlotKind = Literal["host", "player", "bot"]
+log = Logger()
+
+
+@dataclass
+class SeatPlan:
+    kind: SlotKind
+    name: str
+
+
+@dataclass
+class TableConfig:
+    name: str
+    rules: RuleSet
+    seats: list[SeatPlan]
+    password: str | None = None
+    hold_seconds: float = 60.0
+    bot_delay: float = 0.0
+    bot_kind: str = "greedy"
+    host_plays: bool = True
+    insecure_seed: int | None = None  # deterministic seeds, for tests; marked insecure
+    max_hands: int | None = None  # stop after this many hands (the log then ends mid-match)
+
+    @classmethod
+    def simple(
+        cls, name: str, rules: RuleSet, players: int, *, host_plays: bool = True, **kw: Any
+    ) -> TableConfig:
+        """Seat 0 the host; then ``players - 1`` remote players; bots for the rest."""
+        plans = [SeatPlan("host", "host")]
+        for seat in range(1, rules.players):
+            kind: SlotKind = "player" if seat < players else "bot"
+            plans.append(SeatPlan(kind, f"{kind}-{seat}" if kind == "bot" else ""))
+        return cls(name, rules, plans, host_plays=host_plays, **kw)
+
+
+def derived_identity(host: Identity, table_id: bytes, seat: int, generation: int) -> Identity:
+    """A bot's key, derived from the host's key so that a resumed host can sign for it again."""
+    secret = host.private_key.private_bytes(
+        serialization.Encoding.Raw,
+        serialization.PrivateFormat.Raw,
+        serialization.NoEncryption(),
+    )
+    seed = hmac.new(
+        secret, b"canasta-net bot key\x00" + table_id + bytes([seat, generation]), hashlib.sha256
+    )
+    return Identity.from_seed(seed.digest())
+
+
+@dataclass
+class LocalSeat:
+    """A seat played inside the host process: a bot with its own signer."""
+
+    identity: Identity
+    bot: Bot
+    signer: SeatSigner | None = None
+
+
+@dataclass
+class Slot:
+    seat: int
+    plan: SeatPlan
+    name: str
+    key: bytes | None = None
+    conn: HostConnection | None = None
+    local: LocalSeat | None = None
+    player_key: bytes | None = None  # the key of the person whose seat a stand-in holds
+    hold: IDelayedCall | None = None
+    generation: int = 0
+    prompted: tuple[Any, ...] = ()
+    wants_back: bool = False
+
+    @property
+    def is_bot(self) -> bool:
+        return self.local is not None
+
+
+@dataclass
+class ServiceEvents:
+    """Hooks for the embedding program (the CLI prints; tests count)."""
+
+    on_record: Callable[[RecordInfo], None] | None = None
+    on_finished: Callable[[HostTable], None] | None = None
+    on_started: Callable[[HostTable], None] | None = None
+
+
+class TableService:
+    """Lobby, seats and the authoritative table for one match."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        identity: Identity,
+        reactor: Any,
+        log_file: BinaryIO,
+        *,
+        table: HostTable | None = None,
+        fsync: bool = True,
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        events: ServiceEvents | None = None,
+        table_id: bytes | None = None,
+    ) -> None:
+        self.config = config
+        self.identity = identity
+        self.reactor = reactor
+        self.log_file = log_file
+        self.fsync = fsync
+        self.random_bytes = random_bytes
+        self.events = events or ServiceEvents()
+        self.table = table
+        self.table_id = table.table_id if table else (table_id or random_bytes(16))
+        self.rng = random.Random(self.table_id)
+        self.slots = [Slot(s, plan, plan.name) for s, plan in enumerate(config.seats)]
+        self._pump_call: IDelayedCall | None = None
+        self.finished = False
+        self._setup_slots()
+        if table is not None:
+            self._adopt_resumed_table(table)
+            self._schedule_pump()
+        elif all(s.key is not None for s in self.slots):
+            reactor.callLater(0, self._start)  # nobody to wait for: bots only
+
+    # ------------------------------------------------------------------ seats
+    def _bot(self) -> Bot:
+        return make_bot(self.config.bot_kind, random.Random(self.rng.getrandbits(64)))
+
+    def _setup_slots(self) -> None:
+        for slot in self.slots:
+            if slot.plan.kind == "host":
+                slot.key = self.identity.public_key
+                slot.name = slot.name or "host"
+                if not self.config.host_plays:
+                    slot.local = LocalSeat(self.identity, self._bot())
+                    slot.name = "host (bot)"
+            elif slot.plan.kind == "bot":
+                ident = derived_identity(self.identity, self.table_id, slot.seat, 0)
+                slot.key = ident.public_key
+                slot.local = LocalSeat(ident, self._bot())
+                slot.name = slot.name or f"bot-{slot.seat}"
+
+    def _adopt_resumed_table(self, table: HostTable) -> None:
+        for slot, entry in zip(self.slots, table.seats, strict=True):
+            slot.name = entry.name
+            if slot.local is not None:
+                ident = self._local_identity_for(slot.seat, entry.key)
+                if ident is None:
+                    raise ValueError(f"cannot sign for seat {slot.seat} after resuming")
+                slot.local = LocalSeat(ident, slot.local.bot)
+                slot.key = entry.key
+            else:
+                original = table.header_keys[slot.seat]
+                slot.key = original
+                if entry.key != original:  # a stand-in held the seat when the host stopped
+                    ident = self._local_identity_for(slot.seat, entry.key)
+                    if ident is not None:
+                        slot.local = LocalSeat(ident, self._bot())
+                        slot.player_key = original
+                        slot.wants_back = False
+            if slot.local is not None:
+                slot.local.signer = self._signer_for(slot.seat, slot.local.identity)
+
+    def _local_identity_for(self, seat: int, key: bytes) -> Identity | None:
+        if key == self.identity.public_key:
+            return self.identity
+        for generation in range(16):
+            ident = derived_identity(self.identity, self.table_id, seat, generation)
+            if ident.public_key == key:
+                return ident
+        return None
+
+    def _signer_for(self, seat: int, identity: Identity) -> SeatSigner:
+        assert self.table is not None
+        return SeatSigner(
+            identity,
+            seat,
+            self.table_id,
+            self.table.head,
+            random_bytes=self.random_bytes,
+            insecure_seed_value=self.config.insecure_seed,
+            aseq=self.table.next_aseq[seat],
+        )
+
+    def seat_summary(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s.seat,
+                "name": s.name or "(open)",
+                "bot": s.is_bot,
+                "connected": s.conn is not None or s.is_bot,
+                "taken": s.key is not None,
+            }
+            for s in self.slots
+        ]
+
+    @property
+    def free_seats(self) -> int:
+        return sum(1 for s in self.slots if s.key is None)
+
+    # ------------------------------------------------------------------ connections
+    def hello(self, conn: HostConnection, message: dict[str, Any]) -> None:
+        if conn.seat is not None:
+            raise TableError("already-seated", "this connection already has a seat")
+        version = wire.negotiate(message["min"], message["max"])
+        password = self.config.password
+        if password is not None and not hmac.compare_digest(
+            str(message.get("password", "")).encode(), password.encode()
+        ):
+            raise TableError("bad-password", "wrong table password")
+        key = conn.peer_key()
+        slot = next((s for s in self.slots if s.key == key or s.player_key == key), None)
+        if slot is None:
+            if self.table is not None:
+                raise TableError("table-full", "the match has started and this key has no seat")
+            slot = next((s for s in self.slots if s.key is None), None)
+            if slot is None:
+                raise TableError("table-full", "every seat is taken")
+            slot.key = key
+            slot.name = message["name"][: wire.MAX_NAME] or f"player-{slot.seat}"
+        if slot.local is not None and slot.player_key != key and slot.key == key:
+            raise TableError("seat-is-local", "that key's seat is played by the host")
+        if slot.conn is not None and slot.conn is not conn:
+            slot.conn.send({"t": "bye", "reason": "the same identity connected again"})
+            slot.conn.drop()
+            slot.conn.seat = None
+        slot.conn = conn
+        conn.seat = slot.seat
+        if slot.hold is not None and slot.hold.active():
+            slot.hold.cancel()
+        slot.hold = None
+        slot.prompted = ()
+        if slot.player_key == key:
+            slot.wants_back = True
+            self._try_reclaims()
+        conn.send(
+            {
+                "t": "welcome",
+                "version": version,
+                "seat": slot.seat,
+                "table": self.table_info(),
+                "aseq": self.table.next_aseq[slot.seat] if self.table else 0,
+                "head": self.table.head if self.table else bytes(32),
+            }
+        )
+        if self.table is not None:
+            resume = message.get("resume", -1)
+            for info in self.table.history[max(0, resume + 1) :]:
+                conn.send(
+                    {
+                        "t": "record",
+                        "seq": info.seq,
+                        "data": redact_for_seat(info.stored, slot.seat),
+                    }
+                )
+            self._send_view(slot)
+        self._broadcast_seats()
+        if self.table is None and all(s.key is not None for s in self.slots):
+            self._start()
+        self._schedule_pump()
+
+    def table_info(self) -> dict[str, Any]:
+        return {
+            "name": self.config.name,
+            "variant": self.config.rules.name,
+            "rules": self.config.rules.to_dict(),
+            "table_id": self.table_id,
+            "seats": self.seat_summary(),
+        }
+
+    def connection_lost(self, conn: HostConnection) -> None:
+        if conn.seat is None:
+            return
+        slot = self.slots[conn.seat]
+        conn.seat = None
+        if slot.conn is not conn:
+            return
+        slot.conn = None
+        if self.table is None:
+            if slot.plan.kind == "player":
+                slot.key = None
+                slot.name = ""
+            self._broadcast_seats()
+            return
+        if self.table.phase is not TablePhase.OVER and slot.local is None:
+            slot.hold = self.reactor.callLater(self.config.hold_seconds, self._stand_in, slot)
+        self._broadcast_seats()
+
+    def _stand_in(self, slot: Slot) -> None:
+        """The held seat's time ran out: a bot takes it (or, mid-deal, the player forfeits)."""
+        slot.hold = None
+        table = self.table
+        if table is None or table.phase is TablePhase.OVER or slot.conn is not None:
+            return
+        if table.needs(slot.seat) == "reveal":
+            self._publish(table.forfeit(slot.seat, "the player left before revealing a seed"))
+            return
+        slot.generation += 1
+        ident = derived_identity(self.identity, self.table_id, slot.seat, slot.generation)
+        slot.player_key = slot.key
+        slot.local = LocalSeat(ident, self._bot())
+        infos = table.rekey(slot.seat, ident.public_key)
+        slot.local.signer = self._signer_for(slot.seat, ident)
+        slot.name = f"{slot.name} (bot stand-in)"
+        self._publish(infos)
+
+    def _try_reclaims(self) -> None:
+        table = self.table
+        if table is None:
+            return
+        for slot in self.slots:
+            if not slot.wants_back or slot.local is None or slot.player_key is None:
+                continue
+            if table.phase is TablePhase.REVEALING:
+                continue  # the stand-in committed this hand's seed: it reveals it first
+            infos = table.rekey(slot.seat, slot.player_key)
+            slot.local = None
+            slot.key = slot.player_key
+            slot.player_key = None
+            slot.wants_back = False
+            slot.name = slot.name.removesuffix(" (bot stand-in)")
+            self._publish(infos)
+            if slot.conn is not None:
+                slot.conn.send(
+                    {
+                        "t": "welcome",
+                        "version": wire.PROTOCOL_MAX,
+                        "seat": slot.seat,
+                        "table": self.table_info(),
+                        "aseq": table.next_aseq[slot.seat],
+                        "head": table.head,
+                    }
+                )
+
+    # ------------------------------------------------------------------ starting
+    def _start(self) -> None:
+        keys = [s.key for s in self.slots]
+        assert all(k is not None for k in keys)
+        writer = LogWriter(self.log_file, self.identity, fsync=self.fsync)
+        entries = [
+            SeatEntry(s.name, s.key, s.is_bot)  # type: ignore[arg-type]
+            for s in self.slots
+        ]
+        self.table = HostTable(
+            self.config.rules,
+            self.table_id,
+            entries,
+            writer,
+            host_seat=0,
+            insecure=self.config.insecure_seed is not None,
+            created=int(self.reactor.seconds()),
+            random_bytes=self.random_bytes,
+        )
+        for slot in self.slots:
+            if slot.local is not None:
+                slot.local.signer = self._signer_for(slot.seat, slot.local.identity)
+        if self.events.on_started:
+            self.events.on_started(self.table)
+        self._publish(list(self.table.history))
+
+    # ------------------------------------------------------------------ records out
+    def _publish(self, infos: Sequence[RecordInfo]) -> None:
+        """Send each seat its copy of records already on disk, then fresh views."""
+        for info in infos:
+            if self.events.on_record:
+                self.events.on_record(info)
+            for slot in self.slots:
+                if slot.local is not None and slot.local.signer is not None:
+                    slot.local.signer.observe(info.hash)
+                if slot.conn is not None:
+                    data = redact_for_seat(info.stored, slot.seat)
+                    slot.conn.send({"t": "record", "seq": info.seq, "data": data})
+        if infos:
+            for slot in self.slots:
+                self._send_view(slot)
+            self._try_reclaims()
+        self._schedule_pump()
+
+    def _send_view(self, slot: Slot) -> None:
+        if slot.conn is None or self.table is None:
+            return
+        slot.conn.send({"t": "view", "view": self.view_for(slot.seat)})
+
+    def view_for(self, seat: int) -> dict[str, Any]:
+        table = self.table
+        assert table is not None
+        return {
+            "table": self.config.name,
+            "phase": table.phase.value,
+            "hand_no": table.hand_no,
+            "scores": list(table.match.scores),
+            "seats": self.seat_summary(),
+            "state": None if table.state is None else seat_view(table.state, seat),
+        }
+
+    def _broadcast_seats(self) -> None:
+        summary = self.seat_summary()
+        for slot in self.slots:
+            if slot.conn is not None:
+                slot.conn.send({"t": "seats", "seats": summary})
+
+    # ------------------------------------------------------------------ who acts next
+    def _schedule_pump(self) -> None:
+        if self._pump_call is None or not self._pump_call.active():
+            self._pump_call = self.reactor.callLater(0, self._pump)
+
+    def _pump(self) -> None:
+        self._pump_call = None
+        table = self.table
+        if table is None:
+            return
+        if table.phase is TablePhase.OVER or (
+            self.config.max_hands is not None
+            and table.phase is TablePhase.COMMITTING
+            and table.match.hands_played >= self.config.max_hands
+        ):
+            self._finish()
+            return
+        for slot in self.slots:
+            need = table.needs(slot.seat)
+            if need == "wait":
+                continue
+            if slot.local is not None:
+                self.reactor.callLater(self.config.bot_delay, self._local_turn, slot, need)
+                return
+            if slot.conn is not None:
+                # re-prompt only once the seat's own last message was taken (or refused)
+                marker = (need, table.hand_no, table.next_aseq[slot.seat])
+                if slot.prompted != marker:
+                    slot.prompted = marker
+                    slot.conn.send(self._prompt(slot.seat, need))
+
+    def _prompt(self, seat: int, need: str) -> dict[str, Any]:
+        table = self.table
+        assert table is not None
+        message: dict[str, Any] = {
+            "t": "turn",
+            "need": need,
+            "hand": table.hand_no,
+            "aseq": table.next_aseq[seat],
+        }
+        if need == "act":
+            assert table.state is not None
+            message["legal"] = [str(a) for a in table.state.legal_actions()]
+        if need == "checkpoint":
+            message["msg"] = table.checkpoint_msg
+        return message
+
+    def _local_turn(self, slot: Slot, need: str) -> None:
+        table = self.table
+        if table is None or slot.local is None or table.needs(slot.seat) != need:
+            self._schedule_pump()
+            return
+        signer = slot.local.signer
+        assert signer is not None
+        hand = table.hand_no
+        try:
+            if need == "commit":
+                infos = table.submit(slot.seat, *signer.commit(hand))
+            elif need == "reveal":
+                act, sig, seed = signer.reveal(hand)
+                infos = table.submit(slot.seat, act, sig, seed)
+            elif need == "act":
+                state = table.state
+                assert state is not None
+                legal = state.legal_actions()
+                action = slot.local.bot.choose(legal, state.hand_faces(slot.seat), state.rules)
+                infos = table.submit(slot.seat, *signer.action(hand, str(action)))
+            else:
+                infos = table.submit_checkpoint(
+                    slot.seat, signer.sign_checkpoint(table.checkpoint_msg)
+                )
+        except TableError as e:  # a bug, not a player's doing: say so loudly, keep serving
+            log.failure("a local seat's message was refused: {code}", code=e.code)
+            return
+        self._publish(infos)
+
+    def _finish(self) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        for slot in self.slots:
+            if slot.conn is not None:
+                slot.conn.send({"t": "bye", "reason": "the match is over"})
+        if self.events.on_finished and self.table is not None:
+            self.events.on_finished(self.table)
+
+    # ------------------------------------------------------------------ messages from seats
+    def handle(self, conn: HostConnection, message: dict[str, Any]) -> None:
+        t = message["t"]
+        try:
+            if t == "hello":
+                self.hello(conn, message)
+                return
+            if t not in wire.PEER_TO_HOST:
+                raise TableError("unexpected-message", f"a host does not accept {t!r}")
+            if conn.seat is None:
+                raise TableError("no-seat", "say hello first")
+            slot = self.slots[conn.seat]
+            if slot.local is not None:
+                raise TableError("seat-is-local", "a stand-in holds this seat for now")
+            table = self.table
+            if table is None:
+                raise TableError("not-started", "the match has not started")
+            if t == "checkpoint":
+                if message["hand"] != table.hand_no:
+                    raise TableError("wrong-hand", "a checkpoint for another hand")
+                infos = table.submit_checkpoint(conn.seat, message["sig"])
+            elif t == "reveal":
+                infos = table.submit(conn.seat, message["act"], message["asig"], message["seed"])
+            else:
+                infos = table.submit(conn.seat, message["act"], message["asig"])
+        except (TableError, wire.WireError) as e:
+            conn.send_error(e.code, str(e))
+            if isinstance(e, TableError) and e.code in (
+                "bad-password",
+                "table-full",
+                "version-mismatch",
+            ):
+                conn.drop()
+            if isinstance(e, wire.WireError) and e.code == "version-mismatch":
+                conn.drop()
+            slot_seat = conn.seat
+            if slot_seat is not None:
+                self.slots[slot_seat].prompted = ()
+                self._schedule_pump()
+            return
+        self._publish(infos)
+
+
+class HostConnection(FrameProtocol):
+    """One peer's connection to the host."""
+
+    def __init__(self, service: TableService, key_source: Callable[[Any], bytes]) -> None:
+        self.service = service
+        self.key_source = key_source
+        self.seat: int | None = None
+
+    def peer_key(self) -> bytes:
+        return self.key_source(self.transport)
+
+    def message_received(self, message: dict[str, Any]) -> None:
+        self.service.handle(self, message)
+
+    def connectionLost(self, reason: Any = None) -> None:  # Twisted's name
+        self.service.connection_lost(self)
+
+
+class HostFactory(Factory):
+    def __init__(self, service: TableService, key_source: Callable[[Any], bytes]) -> None:
+        self.service = service
+        self.key_source = key_source
+
+    def buildProtocol(self, addr: Any) -> HostConnection:  # Twisted's name
+        protocol = HostConnection(self.service, self.key_source)
+        protocol.factory = self
+        return protocol
+
+
+__all__ = [
+    "HostConnection",
+    "HostFactory",
+    "SeatPlan",
+    "TableConfig",
+    "TableService",
+    "derived_identity",
+]

@@ -1,0 +1,318 @@
+"""A seat's network side: keep an own verified copy of the log, answer the host's prompts.
+
+``PeerSession`` is sans-io: it takes host messages and returns the messages to send. It checks
+every record the host sends (host signature, chain, and the game itself through the replayer as
+each hand's seeds are published), journals it to the seat's own ``.cnlog``, reveals its seed only
+after seeing its commitment in the host's signed list, and signs a hand's checkpoint only if its
+own replay of the hand agrees. ``PeerProtocol`` and ``PeerClient`` are the thin Twisted layer:
+framing, and reconnection with backoff through ``ClientService``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, BinaryIO, Protocol
+
+from twisted.application.internet import ClientService, backoffPolicy
+from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.protocol import Factory
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from . import records as R
+from . import wire
+from .eventlog import (
+    Header,
+    LogError,
+    LogVerifier,
+    StoredRecord,
+    parse_header,
+    parse_stored_record,
+)
+from .framing import FrameProtocol
+from .identity import Identity
+from .log_replay import Replayer, ReplayError
+from .rules import RuleSet, RuleSetError
+from .seat import SeatSigner
+
+log = Logger()
+
+
+class Player(Protocol):
+    """Who sits at the seat: a person at a terminal, or a bot."""
+
+    def show(self, view: dict[str, Any]) -> None: ...
+
+    def event(self, text: str) -> None: ...
+
+    def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str] | str: ...
+
+    def finished(self, reason: str) -> None: ...
+
+
+def describe_record(record: StoredRecord, names: list[str]) -> str | None:
+    """A line for people: what a record says happened (None for bookkeeping records)."""
+    f = record.fields
+    act = record.action
+
+    def who(s: int) -> str:
+        return f"{names[s]} (seat {s})" if 0 <= s < len(names) else f"seat {s}"
+
+    kind = record.kind
+    if kind == R.ACTION and act is not None:
+        return f"{who(act['seat'])}: {act.get('action')}"
+    if kind == R.CHAT and act is not None:
+        return f"{who(act['seat'])} says: {act.get('text')}"
+    if kind == R.DEAL:
+        return f"hand {f.get('hand', 0) + 1} is dealt"
+    if kind == R.HAND_END:
+        went = f.get("went_out")
+        how = f"{who(went)} went out" if isinstance(went, int) else str(f.get("reason"))
+        return f"hand {f.get('hand', 0) + 1} over: {how}; totals {f.get('totals')}"
+    if kind == R.MATCH_END:
+        return f"match over: winner team {f.get('winner')}, totals {f.get('totals')}"
+    if kind == R.FORFEIT:
+        return f"{who(f.get('seat', -1))} forfeits: {f.get('reason')}"
+    if kind == "seat-key":
+        return f"seat {f['rekey']['seat']} changes hands (stand-in or reclaim)"
+    return None
+
+
+class PeerSession:
+    """One seat's side of the table protocol (no I/O)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        player: Player,
+        *,
+        name: str = "",
+        bot: bool = False,
+        password: str | None = None,
+        log_file: BinaryIO | None = None,
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        insecure_seed: int | None = None,
+    ) -> None:
+        self.identity = identity
+        self.player = player
+        self.name = name
+        self.bot = bot
+        self.password = password
+        self.log_file = log_file
+        self.random_bytes = random_bytes
+        self.insecure_seed = insecure_seed
+        self.seat: int | None = None
+        self.signer: SeatSigner | None = None
+        self.header: Header | None = None
+        self.verifier = LogVerifier()
+        self.replayer: Replayer | None = None
+        self.rules: RuleSet | None = None
+        self.last_seq = -1
+        self.view: dict[str, Any] = {}
+        self.names: list[str] = []
+        self.done = False
+        self.problem: str | None = None  # set when the host was caught misbehaving
+
+    # ------------------------------------------------------------------ outgoing
+    def hello(self) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "t": "hello",
+            "min": wire.PROTOCOL_MIN,
+            "max": wire.PROTOCOL_MAX,
+            "name": self.name[: wire.MAX_NAME],
+            "bot": self.bot,
+            "resume": self.last_seq,
+        }
+        if self.password is not None:
+            message["password"] = self.password
+        return message
+
+    # ------------------------------------------------------------------ incoming
+    def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        t = message["t"]
+        if t == "welcome":
+            self._welcome(message)
+        elif t == "record":
+            self._record(message)
+        elif t == "view":
+            self.view = message["view"]
+            self.player.show(self.view)
+        elif t == "turn":
+            self._turn(message, send)
+        elif t == "seats":
+            self.names = [s["name"] for s in message["seats"]]
+            taken = sum(1 for s in message["seats"] if s["taken"])
+            self.player.event(f"seats taken: {taken} of {len(message['seats'])}")
+        elif t == "error":
+            self.player.event(f"refused ({message['code']}): {message['message']}")
+        elif t == "bye":
+            self.done = True
+            self.player.finished(message["reason"])
+
+    def _welcome(self, message: dict[str, Any]) -> None:
+        table = message["table"]
+        try:
+            self.rules = RuleSet.from_dict(table["rules"])
+        except (RuleSetError, TypeError, KeyError) as e:
+            self._misbehaving(f"the host's rules are unusable: {e}")
+            return
+        seat = message["seat"]
+        self.names = [s.get("name", "") for s in table.get("seats", [])]
+        if self.signer is None or self.seat != seat:
+            self.seat = seat
+            self.signer = SeatSigner(
+                self.identity,
+                seat,
+                table["table_id"],
+                message["head"],
+                random_bytes=self.random_bytes,
+                insecure_seed_value=self.insecure_seed,
+                aseq=message["aseq"],
+            )
+        else:
+            self.signer.aseq = message["aseq"]  # a stand-in may have acted for this seat
+        self.player.event(
+            f"seated at {table.get('name')!r} as seat {seat} ({table.get('variant')})"
+        )
+
+    def _misbehaving(self, text: str) -> None:
+        self.problem = text
+        self.player.event(f"the host misbehaved: {text}")
+
+    def _record(self, message: dict[str, Any]) -> None:
+        seq, data = message["seq"], message["data"]
+        if seq <= self.last_seq:
+            return  # already have it (a resend after reconnecting)
+        if seq != self.last_seq + 1:
+            self._misbehaving(f"record {seq} arrived after {self.last_seq}")
+            return
+        try:
+            record = parse_stored_record(data, seq, self.header)
+            if seq == 0:
+                self.header = parse_header(record)
+                self.verifier.set_header(self.header)
+                self.replayer = Replayer(self.header)
+                self.names = [s.name for s in self.header.seats]
+            self.verifier.feed(record)
+        except (LogError, ReplayError) as e:
+            self._misbehaving(f"record {seq} fails verification: {e}")
+            return
+        if self.log_file is not None:
+            self.log_file.write(data)
+            self.log_file.flush()
+        self.last_seq = seq
+        if self.signer is not None:
+            self.signer.observe(record.hash)
+        if self.replayer is not None and self.problem is None:
+            try:
+                self.replayer.feed(record)
+            except ReplayError as e:
+                self._misbehaving(f"record {seq}: {e.reason}")
+        line = describe_record(record, self.names)
+        if line:
+            self.player.event(line)
+
+    def _turn(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        signer = self.signer
+        need, hand = message["need"], message["hand"]
+        if signer is None or self.problem is not None:
+            return
+        signer.aseq = message["aseq"]  # the host numbers what it has taken from this seat
+        if need == "commit":
+            act, sig = signer.commit(hand)
+            send({"t": "commit", "act": act, "asig": sig})
+        elif need == "reveal":
+            listed = self.replayer.commitments if self.replayer else None
+            mine = signer.secret(hand).commitment
+            if not listed or not signer.secret(hand).is_published_in(listed):
+                self._misbehaving("asked to reveal before the signed list holds my commitment")
+                return
+            assert mine in listed
+            act, sig, seed = signer.reveal(hand)
+            send({"t": "reveal", "act": act, "asig": sig, "seed": seed})
+        elif need == "act":
+            legal = [str(x) for x in message.get("legal", [])]
+            d = maybeDeferred(self.player.choose, legal, self.view)
+
+            def chosen(text: str) -> None:
+                if self.signer is None or self.done:
+                    return
+                act, sig = self.signer.action(hand, text)
+                send({"t": "act", "act": act, "asig": sig})
+
+            def failed(failure: Failure) -> None:
+                log.failure("choosing an action failed", failure)
+
+            d.addCallbacks(chosen, failed)
+        elif need == "checkpoint":
+            msg = message.get("msg", b"")
+            reason = self._checkpoint_problem(msg, hand)
+            if reason:
+                self._misbehaving(f"refusing to sign hand {hand}: {reason}")
+                return
+            send({"t": "checkpoint", "hand": hand, "sig": signer.sign_checkpoint(msg)})
+
+    def _checkpoint_problem(self, msg: bytes, hand: int) -> str | None:
+        """Why this seat will not sign the checkpoint, or None: its own replay must agree."""
+        replayer = self.replayer
+        if replayer is None:
+            return "no log yet"
+        try:
+            fields = R.unpack_map(msg, "checkpoint")
+        except R.MessageError as e:
+            return str(e)
+        result = fields.get("result")
+        if fields.get("hand") != hand or not replayer.seeds_published:
+            return "the hand is not finished in my log"
+        if fields.get("head") != self.verifier.last_hash:
+            return "it names another log head"
+        if not isinstance(result, dict) or result.get("totals") != replayer.match.scores:
+            return "its totals differ from my replay"
+        return None
+
+
+class PeerProtocol(FrameProtocol):
+    def __init__(self, session: PeerSession) -> None:
+        self.session = session
+
+    def connectionMade(self) -> None:  # Twisted's name
+        self.send(self.session.hello())
+
+    def message_received(self, message: dict[str, Any]) -> None:
+        self.session.handle(message, self.send)
+        if self.session.done:
+            self.drop()
+
+
+class PeerFactory(Factory):
+    def __init__(self, session: PeerSession) -> None:
+        self.session = session
+
+    def buildProtocol(self, addr: Any) -> PeerProtocol:  # Twisted's name
+        protocol = PeerProtocol(self.session)
+        protocol.factory = self
+        return protocol
+
+
+def connect_with_retry(
+    reactor: Any, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0
+) -> ClientService:
+    """Connect, and reconnect with exponential backoff until the match is over."""
+    service = ClientService(
+        endpoint,
+        PeerFactory(session),
+        retryPolicy=backoffPolicy(initialDelay=0.3, maxDelay=max_delay),
+    )
+    service.startService()
+    return service
+
+
+__all__ = [
+    "PeerFactory",
+    "PeerProtocol",
+    "PeerSession",
+    "Player",
+    "connect_with_retry",
+    "describe_record",
+]

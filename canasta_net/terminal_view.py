@@ -1,0 +1,68 @@
+"""The table drawn as text for a person at a terminal (pure functions, tested as strings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+HELP = """\
+Actions (cards as KH, 10S or TS, JK):
+  draw                      draw from the stock
+  take-pile QS QD           take the pile, melding its top card with these two cards
+  take-pile                 take the pile, adding its top card to your team's meld of its rank
+  meld KH KS 2C             lay a new meld
+  add 0 KH                  add cards to your team's meld number 0 (numbers as shown)
+  discard 7D                discard (your last card: going out)
+  ask-go-out                ask your partner "may I go out?" (after drawing, before melding)
+  answer yes | answer no    answer your partner
+Other commands: hint (legal moves), view (the table), say TEXT (chat), help, quit"""
+
+
+def _cards(cards: list[str]) -> str:
+    return " ".join(cards) if cards else "-"
+
+
+def render_view(view: dict[str, Any]) -> str:
+    """One seat's table: scores, seats, melds, pile, stock and the seat's own hand."""
+    lines: list[str] = []
+    seats = view.get("seats") or []
+    scores = view.get("scores") or []
+    state = view.get("state")
+    title = f"== {view.get('table', 'table')} == hand {int(view.get('hand_no', 0)) + 1}"
+    lines.append(f"{title}   scores: " + "  ".join(f"team {t}: {s}" for t, s in enumerate(scores)))
+    if state is None:
+        lines.append(f"({view.get('phase', 'waiting')})")
+        return "\n".join(lines)
+    me = state["seat"]
+    teams = len(state["melds"])
+    for s, info in enumerate(seats):
+        marks = []
+        if info.get("bot"):
+            marks.append("bot")
+        if not info.get("connected", True):
+            marks.append("away")
+        if s == me:
+            marks.append("you")
+        turn = "  <- to move" if state.get("to_move") == s else ""
+        lines.append(
+            f"  seat {s} {info.get('name', '')} (team {s % teams})"
+            f"{' [' + ', '.join(marks) + ']' if marks else ''}: "
+            f"{state['hand_sizes'][s]} cards, red threes {_cards(state['red_threes'][s])}{turn}"
+        )
+    for team, melds in enumerate(state["melds"]):
+        opened = "opened" if state["opened"][team] else f"needs {state['minimums'][team]}"
+        lines.append(f"  team {team} melds ({opened}):")
+        for i, m in enumerate(melds):
+            kind = f" [{m['canasta']} canasta]" if m.get("canasta") else ""
+            lines.append(f"    {i}: {_cards(m['cards'])}{kind}")
+    frozen = " FROZEN" if state["pile_frozen"] else ""
+    lines.append(
+        f"  pile: {state['pile_top'] or '(empty)'} ({state['pile_size']} cards){frozen}   "
+        f"stock: {state['stock_size']}"
+    )
+    lines.append(f"  your hand: {_cards(state['hand'])}")
+    ts = state.get("turn_state") or {}
+    if ts.get("initial_points"):
+        lines.append(f"  laid toward the initial meld this turn: {ts['initial_points']}")
+    if ts.get("permission") is not None:
+        lines.append(f"  partner said: {'yes' if ts['permission'] else 'no'}")
+    return "\n".join(lines)

@@ -1,0 +1,271 @@
+"""Audit a whole game log: a verdict, and for a bad log the first bad record and who is to blame.
+
+The audit is the container verification and the engine's replay (``LogCheck``) plus what only a
+whole-log view can say: whether the match finished or the log stops part-way (and where), whether
+every finished hand's checkpoint carries every seat's signature (checked as each checkpoint is
+read), the truncation notice, whose copy of the log this is, and a warning for insecure deals.
+
+Verdicts and exit statuses: ``valid`` (0) the match finished and everything checks; ``incomplete``
+(0) everything checks as far as the log goes but it stops before the match's end; ``invalid`` (1)
+a record fails; ``unreadable`` or ``unsupported`` (2) the file is not a log this program can check.
+The JSON form is documented in ``docs/replay.md`` (format ``canasta-replay/audit/1``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from canasta_net.eventlog import Header, LogSource
+from canasta_net.identity import fingerprint
+from canasta_net.log_replay import HandReplay, Replayer
+
+from .checking import LogCheck
+from .findings import Failure, io_failure
+from .wording import seat_name, team_name
+
+AUDIT_FORMAT: Final = "canasta-replay/audit/1"
+
+VALID: Final = "valid"
+INCOMPLETE: Final = "incomplete"
+INVALID: Final = "invalid"
+UNREADABLE: Final = "unreadable"
+UNSUPPORTED: Final = "unsupported"
+
+EXIT_CODES: Final = {VALID: 0, INCOMPLETE: 0, INVALID: 1, UNREADABLE: 2, UNSUPPORTED: 2}
+
+INSECURE_WARNING: Final = (
+    "The deal used deterministic test seeds (the header says insecure): anyone can reproduce "
+    "it, so this game proves nothing about the fairness of its deals."
+)
+
+
+@dataclass
+class AuditReport:
+    """The outcome of auditing one log file; :meth:`to_dict` is its documented JSON form."""
+
+    file: str
+    verdict: str
+    summary: str
+    header: Header | None = None
+    header_hash: bytes = b""
+    records: int = 0
+    bytes: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+    copy: dict[str, Any] = field(default_factory=dict)
+    hands: list[dict[str, Any]] = field(default_factory=list)
+    match: dict[str, Any] = field(default_factory=dict)
+    incomplete: dict[str, Any] | None = None
+    truncated: dict[str, int] | None = None
+    warnings: list[str] = field(default_factory=list)
+    failure: Failure | None = None
+    seconds: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        header = self.header
+        return {
+            "file": self.file,
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "summary": self.summary,
+            "log": None if header is None else _header_dict(header, self.header_hash),
+            "copy": self.copy or None,
+            "records": self.records,
+            "bytes": self.bytes,
+            "kinds": self.kinds,
+            "hands": self.hands,
+            "match": self.match or None,
+            "incomplete": self.incomplete,
+            "truncated": self.truncated,
+            "warnings": self.warnings,
+            "failure": None if self.failure is None else self.failure.to_dict(header),
+            "seconds": round(self.seconds, 4),
+        }
+
+
+def _header_dict(header: Header, header_hash: bytes) -> dict[str, Any]:
+    return {
+        "format": header.format,
+        "software": header.software,
+        "table": header.table.hex(),
+        "header_hash": header_hash.hex(),
+        "variant": header.variant,
+        "host": header.host,
+        "insecure": header.insecure,
+        "created": header.created,
+        "seats": [
+            {"seat": n, "name": s.name, "bot": s.bot, "fingerprint": fingerprint(s.key)}
+            for n, s in enumerate(header.seats)
+        ],
+    }
+
+
+def unreadable_report(file: str, reason: str) -> AuditReport:
+    """The report for a file that cannot even be opened or read."""
+    return AuditReport(file, UNREADABLE, reason, failure=io_failure(reason))
+
+
+def audit_source(source: LogSource, file: str = "") -> AuditReport:
+    """Audit one log (a file object, bytes or chunks); never raises for a bad log."""
+    start = time.perf_counter()
+    check = LogCheck(source).run()
+    report = _report(check, file)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def audit_path(path: str) -> AuditReport:
+    """Audit the log file at ``path`` (what each worker of ``audit --jobs`` runs)."""
+    try:
+        with open(path, "rb") as log_file:
+            return audit_source(log_file, path)
+    except OSError as e:
+        return unreadable_report(path, f"The file {path} cannot be read: {e.strerror or e}.")
+
+
+def _report(check: LogCheck, file: str) -> AuditReport:
+    header, failure, replayer = check.header, check.failure, check.replayer
+    report = AuditReport(file, VALID, "", header, check.header_hash, check.records, check.bytes)
+    report.kinds = check.kinds
+    if check.truncated is not None:
+        t = check.truncated
+        report.truncated = {"record": t.record_no, "offset": t.offset, "length": t.length}
+    if header is not None and header.insecure:
+        report.warnings.append(INSECURE_WARNING)
+    if header is not None:
+        report.copy = _copy_kind(check.payload_seats, len(header.seats))
+    if replayer is not None:
+        report.hands = [_hand_dict(hand) for hand in replayer.hands]
+        report.match = _match_dict(replayer)
+    if failure is not None:
+        report.failure = failure
+        if failure.unreadable:
+            report.verdict = (
+                UNSUPPORTED
+                if failure.code in ("bad-version", "bad-rules", "unsupported-deal")
+                else UNREADABLE
+            )
+            report.summary = failure.reason
+        else:
+            report.verdict = INVALID
+            report.summary = (
+                f"Invalid at record {failure.record} [{failure.code}]: {failure.reason}"
+            )
+        return report
+    assert replayer is not None and header is not None
+    if replayer.over:
+        report.summary = "Valid: " + _result_text(replayer)
+    else:
+        report.verdict = INCOMPLETE
+        report.incomplete = _where_it_stops(replayer)
+        report.summary = "Incomplete (valid as far as it goes): " + report.incomplete["reason"]
+    if check.truncated is not None:
+        report.summary += (
+            f" The file ends inside record {check.truncated.record_no} "
+            f"({check.truncated.length} bytes at offset {check.truncated.offset}), as a crash "
+            "while writing would leave it; the complete records before it were checked."
+        )
+    return report
+
+
+def _copy_kind(payload_seats: frozenset[int], seats: int) -> dict[str, Any]:
+    """Whose copy of the log this is, judged by the private payloads it holds."""
+    held = sorted(payload_seats)
+    if len(held) == seats:
+        kind = "host"
+    elif len(held) == 1:
+        kind = "seat"
+    elif not held:
+        kind = "public"
+    else:
+        kind = "partial"
+    return {"kind": kind, "payload_seats": held}
+
+
+def _hand_dict(hand: HandReplay) -> dict[str, Any]:
+    state = hand.state
+    end = None if state is None else state.end
+    return {
+        "hand": hand.hand_no,
+        "dealer": hand.dealer,
+        "actions": hand.actions,
+        "end": None if end is None else {"reason": end.reason.value, "went_out": end.went_out},
+        "scores": [s.to_dict() for s in hand.scores] or None,
+        "checkpoint_signers": sorted(hand.checkpoint_signers) or None,
+    }
+
+
+def _match_dict(replayer: Replayer) -> dict[str, Any]:
+    result = replayer.result
+    return {
+        "finished": replayer.over,
+        "hands_played": replayer.match.hands_played,
+        "totals": list(replayer.match.scores),
+        "result": None
+        if result is None
+        else {
+            "winner": result.winner,
+            "totals": list(result.scores),
+            "hands": result.hands,
+            "text": _result_text(replayer),
+        },
+        "forfeit": None
+        if replayer.forfeit is None
+        else {"seat": replayer.forfeit[0], "reason": replayer.forfeit[1]},
+    }
+
+
+def _result_text(replayer: Replayer) -> str:
+    result = replayer.result
+    rules = replayer.rules
+    names = [team_name(rules, t) for t in range(rules.teams)]
+    text = "the match ended" if result is None else result.describe(names)
+    if replayer.forfeit is not None:
+        seat, why = replayer.forfeit
+        text = f"{seat_name(replayer.header, seat)} forfeited ({why}); {text}"
+    return text[0].upper() + text[1:] + "."
+
+
+def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
+    """Where an unfinished log stops, in words, and how much of it could not be checked."""
+    hand, players = replayer.hand_no, replayer.rules.players
+    current = replayer.current
+    pending = replayer.pending
+    if replayer.forfeit is not None:
+        stage, reason = "forfeit", "a seat forfeited but the log has no match-end record."
+    elif replayer.commitments is None:
+        if not replayer.commits:
+            stage = "between-hands"
+            reason = f"the log stops after hand {hand - 1}'s checkpoint, before hand {hand}."
+            if hand == 0:
+                reason = "the log stops before the first hand."
+        else:
+            stage = "committing"
+            reason = (
+                f"the log stops while hand {hand} is being dealt "
+                f"({len(replayer.commits)} of {players} commitments)."
+            )
+    elif current is None or (current.state is None and not pending):
+        stage = "revealing"
+        reason = f"the log stops while hand {hand}'s seeds are being revealed."
+    elif pending:
+        stage = "playing"
+        reason = (
+            f"the log stops during hand {hand}; its last {pending} records cannot be checked in "
+            "this copy until the hand's seeds are published."
+        )
+    elif current.state is not None and not current.state.is_over:
+        stage = "playing"
+        reason = f"the log stops during hand {hand}, at turn {current.state.turn_no}."
+    elif not replayer.seeds_published:
+        stage = "hand-over"
+        reason = f"the log stops after hand {hand} ended, before its seeds were published."
+    else:
+        stage = "checkpointing"
+        reason = f"the log stops before hand {hand}'s checkpoint was signed."
+    return {"hand": hand, "stage": stage, "unverified_records": pending, "reason": reason}

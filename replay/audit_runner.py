@@ -1,0 +1,39 @@
+"""Audit many log files, in parallel worker processes when asked, reporting progress as each ends.
+
+Auditing is CPU-bound (signature checks and the engine's replay), so ``--jobs N`` runs up to N
+worker processes; the reports come back in the order the files were given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+
+from .audit import AuditReport, audit_path
+
+
+def audit_paths(
+    paths: Sequence[str],
+    jobs: int = 1,
+    on_done: Callable[[AuditReport], None] | None = None,
+) -> list[AuditReport]:
+    """Audit every file; ``on_done`` is called once per file as its audit finishes."""
+    if jobs <= 1 or len(paths) <= 1:
+        reports = []
+        for path in paths:
+            report = audit_path(path)
+            if on_done is not None:
+                on_done(report)
+            reports.append(report)
+        return reports
+    results: dict[int, AuditReport] = {}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+        futures: dict[Future[AuditReport], int] = {
+            pool.submit(audit_path, path): n for n, path in enumerate(paths)
+        }
+        for future in as_completed(futures):
+            report = future.result()
+            results[futures[future]] = report
+            if on_done is not None:
+                on_done(report)
+    return [results[n] for n in range(len(paths))]

@@ -1,0 +1,150 @@
+"""The whole game as one JSON document (format ``canasta-replay/export/1``, see docs/replay.md).
+
+Every step's table is built by ``views.table_view`` for the chosen perspective, and every sentence
+by ``describe.describe_step`` for it, so a per-seat export holds exactly what that seat could see:
+its own hand and draws, and the public table. Annotations on a hand whose cards are not public yet
+(its seeds are not in the log) are withheld from per-seat and public exports, since an annotator
+working from the host's log may have written about hidden cards.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from canasta_net import __version__
+from canasta_net.identity import fingerprint
+
+from .annotations import Annotation, AnnotationSet
+from .describe import describe_step
+from .timeline import Timeline
+from .views import ALL, Perspective, table_view
+from .wording import team_name, team_seats
+
+EXPORT_FORMAT: Final = "canasta-replay/export/1"
+
+
+def validity(timeline: Timeline) -> dict[str, Any]:
+    """Whether the log checked out, as far as it goes, in the audit's words."""
+    failure = timeline.failure
+    if failure is not None:
+        return {
+            "verdict": "invalid",
+            "summary": f"The log fails at record {failure.record} [{failure.code}]: "
+            f"{failure.reason} Only the records before it are shown.",
+            "failure": failure.to_dict(timeline.header),
+        }
+    if timeline.over:
+        return {"verdict": "valid", "summary": "Every record checks out.", "failure": None}
+    return {
+        "verdict": "incomplete",
+        "summary": "Every record checks out, but the log stops before the end of the match.",
+        "failure": None,
+    }
+
+
+def visible_annotations(
+    timeline: Timeline, annotations: AnnotationSet | None, perspective: Perspective
+) -> tuple[list[Annotation], int]:
+    """The annotations this perspective may be shown, and how many were withheld."""
+    if annotations is None:
+        return [], 0
+    shown: list[Annotation] = []
+    withheld = 0
+    for annotation in annotations.annotations:
+        hand = timeline.steps[annotation.record].hand
+        info = None if hand is None else timeline.hand(hand)
+        if perspective.kind != ALL and info is not None and not info.seeds_public:
+            withheld += 1
+        else:
+            shown.append(annotation)
+    return shown, withheld
+
+
+def build_export(
+    timeline: Timeline, perspective: Perspective, annotations: AnnotationSet | None = None
+) -> dict[str, Any]:
+    header, rules = timeline.header, timeline.rules
+    shown, withheld = visible_annotations(timeline, annotations, perspective)
+    steps = []
+    for step in timeline.steps:
+        steps.append(
+            {
+                "record": step.record,
+                "hash": step.hash.hex(),
+                "kind": step.kind,
+                "hand": step.hand,
+                "turn": step.turn,
+                "action_turn": step.action_turn,
+                "seat": step.author,
+                "action": step.action,
+                "text": describe_step(timeline, step, perspective),
+                "totals": list(step.totals),
+                "pending": step.pending,
+                "view": None if step.state is None else table_view(step.state, perspective),
+            }
+        )
+    result = timeline.result
+    names = [team_name(rules, t) for t in range(rules.teams)]
+    return {
+        "format": EXPORT_FORMAT,
+        "generator": f"canasta-replay {__version__}",
+        "log": {
+            "software": header.software,
+            "table": header.table.hex(),
+            "header_hash": timeline.header_hash.hex(),
+            "variant": header.variant,
+            "rules": header.rules,
+            "host": header.host,
+            "insecure": header.insecure,
+            "created": header.created,
+            "records": len(timeline.steps),
+            "truncated": None
+            if timeline.truncated is None
+            else {
+                "record": timeline.truncated.record_no,
+                "offset": timeline.truncated.offset,
+                "length": timeline.truncated.length,
+            },
+        },
+        "perspective": perspective.to_dict(),
+        "validity": validity(timeline),
+        "seats": [
+            {
+                "seat": n,
+                "name": seat.name,
+                "bot": seat.bot,
+                "team": rules.team_of(n),
+                "fingerprint": fingerprint(seat.key),
+            }
+            for n, seat in enumerate(header.seats)
+        ],
+        "teams": [
+            {"team": t, "name": names[t], "seats": team_seats(rules, t)} for t in range(rules.teams)
+        ],
+        "hands": [
+            {
+                "hand": info.hand,
+                "dealer": info.dealer,
+                "minimums": info.minimums,
+                "deal_record": info.deal_record,
+                "end_record": info.end_record,
+                "checkpoint_record": info.checkpoint_record,
+                "end": info.end,
+                "scores": [s.to_dict() for s in info.scores] or None,
+                "totals": info.totals,
+                "checkpoint_signers": info.checkpoint_signers or None,
+            }
+            for info in timeline.hands
+        ],
+        "steps": steps,
+        "result": None
+        if result is None
+        else {
+            "winner": result.winner,
+            "totals": list(result.scores),
+            "hands": result.hands,
+            "text": result.describe(names),
+        },
+        "annotations": [{**a.to_dict(), "hand": timeline.steps[a.record].hand} for a in shown],
+        "withheld_annotations": withheld,
+    }

@@ -1,0 +1,147 @@
+"""The game as a readable hand history with a score sheet, built from the JSON export.
+
+Working from ``export_json.build_export`` means the text holds nothing the JSON export for the same
+perspective does not: a per-seat history names only that seat's hidden cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from canasta_net import records as R
+
+# Protocol records that a hand history leaves out (the audit covers them).
+_QUIET = frozenset({R.COMMIT, R.REVEAL, R.COMMITMENTS, R.SEEDS})
+
+_SCORE_PARTS = (
+    ("melds", "melds", 1),
+    ("canasta_bonus", "canastas", 1),
+    ("red_threes", "red threes", 1),
+    ("going_out", "going out", 1),
+    ("cards_in_hand", "in hand", -1),
+)
+
+
+def render_text(export: dict[str, Any]) -> str:
+    lines: list[str] = []
+    _preamble(export, lines)
+    notes = _annotations_by_record(export["annotations"])
+    seat_names = {s["seat"]: f"seat {s['seat']} ({s['name']})" for s in export["seats"]}
+    hands = {h["hand"]: h for h in export["hands"]}
+    for step in export["steps"]:
+        kind = step["kind"]
+        if kind == R.DEAL:
+            hand = hands.get(step["hand"], {})
+            minimums = "/".join(str(m) for m in hand.get("minimums") or [])
+            lines.append("")
+            lines.append(
+                f"== Hand {step['hand']} · dealer {seat_names.get(hand.get('dealer'), '?')} · "
+                f"minimums {minimums} =="
+            )
+            lines.append(f"[{step['record']:>5}] {step['text']}")
+            view = step["view"]
+            if view is not None and "hands" in view:
+                for seat, cards in enumerate(view["hands"]):
+                    lines.append(f"        {seat_names[seat]}: {' '.join(cards)}")
+        elif kind in _QUIET or step["record"] == 0:
+            pass
+        elif kind == R.HAND_END:
+            lines.append(f"[{step['record']:>5}] {step['text']}")
+            hand = hands.get(step["hand"], {})
+            for team, score in enumerate(hand.get("scores") or []):
+                lines.append(f"        {export['teams'][team]['name']}: {_score_parts(score)}")
+        else:
+            acted = step["action_turn"]
+            turn = f"turn {acted:>3} " if acted is not None else ""
+            lines.append(f"[{step['record']:>5}] {turn}{step['text']}")
+        for note in notes.get(step["record"], []):
+            lines.extend(_annotation_lines(note))
+    lines.append("")
+    lines.extend(score_sheet(export))
+    if export["result"] is not None:
+        lines.append("")
+        lines.append(f"Result: {export['result']['text']}.")
+    return "\n".join(lines) + "\n"
+
+
+def _preamble(export: dict[str, Any], lines: list[str]) -> None:
+    log = export["log"]
+    created = datetime.fromtimestamp(log["created"], UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines.append(
+        f"canasta-net game: {log['variant']}, table {log['table'][:16]}, {log['records']} records"
+    )
+    lines.append(
+        f"Written by {log['software']} · created {created}"
+        + (
+            " · insecure test seeds (the deal proves nothing about fairness)"
+            if log["insecure"]
+            else ""
+        )
+    )
+    seats = []
+    for seat in export["seats"]:
+        roles = ["bot"] if seat["bot"] else []
+        if seat["seat"] == log["host"]:
+            roles.append("host")
+        seats.append(
+            f"seat {seat['seat']} {seat['name']}" + (f" ({', '.join(roles)})" if roles else "")
+        )
+    lines.append("Seats: " + " · ".join(seats))
+    lines.append("Teams: " + " · ".join(t["name"] for t in export["teams"]))
+    perspective = export["perspective"]
+    seen = {
+        "seat": f"seat {perspective['seat']}'s view",
+        "public": "the public view (a spectator's)",
+        "all": "every card face up",
+    }[perspective["kind"]]
+    lines.append(f"Seen as: {seen}")
+    lines.append(f"Validity: {export['validity']['verdict']}. {export['validity']['summary']}")
+    if export["withheld_annotations"]:
+        lines.append(
+            f"{export['withheld_annotations']} annotations on a hand whose cards are not public "
+            "yet are withheld from this view."
+        )
+
+
+def _score_parts(score: dict[str, int]) -> str:
+    parts = [f"{label} {sign * score[key]:+d}" for key, label, sign in _SCORE_PARTS]
+    return ", ".join(parts) + f" = {score['total']:+d}"
+
+
+def score_sheet(export: dict[str, Any]) -> list[str]:
+    """One row per finished hand: each team's score for the hand and its running total."""
+    teams = export["teams"]
+    width = max(20, *(len(t["name"]) for t in teams))
+    lines = ["Score sheet", " hand | " + " | ".join(f"{t['name']:>{width}}" for t in teams)]
+    lines.append("------+-" + "-+-".join("-" * width for _ in teams))
+    for hand in export["hands"]:
+        if not hand["scores"]:
+            continue
+        cells = [
+            f"{score['total']:>+7d} = {total:>{width - 10}d}"
+            for score, total in zip(hand["scores"], hand["totals"], strict=True)
+        ]
+        lines.append(f"{hand['hand']:>5} | " + " | ".join(cells))
+    return lines
+
+
+def _annotations_by_record(
+    annotations: Sequence[dict[str, Any]],
+) -> dict[int, list[dict[str, Any]]]:
+    by_record: dict[int, list[dict[str, Any]]] = {}
+    for annotation in annotations:
+        by_record.setdefault(annotation["record"], []).append(annotation)
+    return by_record
+
+
+def _annotation_lines(note: dict[str, Any]) -> list[str]:
+    glyph = f"{note['glyph']} " if note["glyph"] else ""
+    lines = [f"        {{{glyph}{note['author']}: {note['comment']}}}".replace(": }", "}")]
+    if note["cards"]:
+        lines.append(f"          cards: {' '.join(note['cards'])}")
+    if note["line"] is not None:
+        lines.append(f"          what-if: {'; '.join(note['line']['actions'])}")
+        lines.append(f"            -> {note['line']['outcome'].get('summary', '')}")
+    return lines

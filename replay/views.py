@@ -1,0 +1,69 @@
+"""Whose eyes the table is seen through: one seat, a spectator, or everything face up.
+
+Every view is built from the engine's ``position.seat_view``, which never holds another seat's
+hidden card; the public view drops the seat's own hand from it, and only the face-up view (``all``)
+adds every hand, the whole pile and the stock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from canasta_net.cards import face_text, sorted_faces
+from canasta_net.eventlog import Header
+from canasta_net.position import seat_view
+from canasta_net.state import HandState
+
+from .wording import seat_name
+
+SEAT: Final = "seat"
+PUBLIC: Final = "public"
+ALL: Final = "all"
+
+PerspectiveKind = Literal["seat", "public", "all"]
+
+
+@dataclass(frozen=True)
+class Perspective:
+    kind: PerspectiveKind
+    seat: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.kind == SEAT) != (self.seat is not None):
+            raise ValueError("a seat perspective names its seat, and only it does")
+
+    def sees_hand_of(self, seat: int) -> bool:
+        """Whether this perspective may see ``seat``'s hidden cards (its hand, its draws)."""
+        return self.kind == ALL or (self.kind == SEAT and self.seat == seat)
+
+    def describe(self, header: Header) -> str:
+        if self.kind == SEAT:
+            assert self.seat is not None
+            return f"{seat_name(header, self.seat)}'s view"
+        if self.kind == PUBLIC:
+            return "the public view (a spectator's)"
+        return "every card face up"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "seat": self.seat}
+
+
+def table_view(state: HandState, perspective: Perspective) -> dict[str, Any]:
+    """The table as ``perspective`` may see it (see ``docs/replay.md`` for the fields)."""
+    if perspective.kind == SEAT:
+        assert perspective.seat is not None
+        return seat_view(state, perspective.seat)
+    view = seat_view(state, 0)
+    del view["seat"], view["hand"]
+    if perspective.kind == ALL:
+        view["hands"] = [
+            [face_text(f) for f in sorted_faces(state.hand_faces(s))] for s in range(state.players)
+        ]
+        view["pile"] = state.faces_text(state.pile)
+        view["stock"] = state.faces_text(state.stock)
+    return view
+
+
+def public_view(state: HandState) -> dict[str, Any]:
+    return table_view(state, Perspective(PUBLIC))
