@@ -154,8 +154,12 @@ def _run(main_coroutine: Callable[[Any], Coroutine[Any, Any, int]]) -> None:
     """Run an async main under the Twisted reactor and exit with its status."""
     from twisted.internet import defer, task
 
-    def runner(reactor: Any) -> Deferred[int]:
-        return defer.ensureDeferred(main_coroutine(reactor))
+    def exit_with(code: int) -> None:
+        if code:
+            raise SystemExit(code)  # react() exits with a SystemExit's code
+
+    def runner(reactor: Any) -> Deferred[None]:
+        return defer.ensureDeferred(main_coroutine(reactor)).addCallback(exit_with)
 
     task.react(runner)
 
@@ -172,19 +176,16 @@ def _print_event(line: str) -> None:
     click.echo(line)
 
 
-def _watch_events(service_names: Callable[[], list[str]]) -> ServiceEvents:
+def _watch_events(service: Callable[[], Any]) -> ServiceEvents:
+    """Print what happens at the table (for a host whose seat a bot plays)."""
     from .eventlog import parse_stored_record
 
-    header: list[Any] = []
-
     def on_record(info: Any) -> None:
-        from .eventlog import parse_header
-
-        record = parse_stored_record(info.stored, info.seq, header[0] if header else None)
-        if info.seq == 0:
-            header.append(parse_header(record))
+        svc = service()
+        if svc is None or svc.table is None or info.seq == 0:
             return
-        line = describe_record(record, service_names())
+        record = parse_stored_record(info.stored, info.seq, svc.table.writer.header)
+        line = describe_record(record, [slot.name for slot in svc.slots])
         if line:
             click.echo(line)
 
@@ -208,8 +209,10 @@ async def _serve(
     from twisted.internet.defer import Deferred
 
     done: Deferred[None] = Deferred()
-    names: list[str] = []
-    events = _watch_events(lambda: names) if watch else ServiceEvents()
+    service_box: list[Any] = []
+    events = (
+        _watch_events(lambda: service_box[0] if service_box else None) if watch else ServiceEvents()
+    )
     previous_finished = events.on_finished
 
     def finished(table: HostTable) -> None:
@@ -235,7 +238,7 @@ async def _serve(
         )
     except (OSError, ValueError) as e:
         raise click.ClickException(str(e)) from None
-    names[:] = [s.name for s in hosted.service.slots]
+    service_box.append(hosted.service)
     host, actual_port = hosted.address
     click.echo(
         f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "

@@ -21,8 +21,11 @@ class FrameProtocol(Int32StringReceiver):
 
     MAX_LENGTH = wire.MAX_FRAME
     log = Logger()
+    dropped = False
 
     def stringReceived(self, frame: bytes) -> None:  # Twisted's name
+        if self.dropped:
+            return  # closing: frames that arrived in the same read as the bad one are ignored
         try:
             message = wire.decode(frame)
         except wire.FramingError as e:
@@ -43,6 +46,7 @@ class FrameProtocol(Int32StringReceiver):
 
     def drop(self) -> None:
         """Close this connection (broken framing, or the peer is refused)."""
+        self.dropped = True
         if self.transport is not None:
             self.transport.loseConnection()
 

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Protocol
 
 from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet.defer import Deferred, maybeDeferred
-from twisted.internet.protocol import Factory
+from twisted.internet.protocol import Factory, connectionDone
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -31,6 +31,7 @@ from .eventlog import (
     parse_stored_record,
 )
 from .framing import FrameProtocol
+from .tls import TLSIdentityError
 from .identity import Identity
 from .log_replay import Replayer, ReplayError
 from .rules import RuleSet, RuleSetError
@@ -283,6 +284,14 @@ class PeerProtocol(FrameProtocol):
         self.session.handle(message, self.send)
         if self.session.done:
             self.drop()
+
+    def connectionLost(self, reason: Failure = connectionDone) -> None:  # Twisted's name
+        if reason.check(TLSIdentityError) and not self.session.done:
+            # not the host we meant: retrying cannot help, so stop and say why
+            self.session.done = True
+            self.session.problem = str(reason.value)
+            self.session.player.event(f"refusing the host: {reason.value}")
+            self.session.player.finished(f"connection refused: {reason.value}")
 
 
 class PeerFactory(Factory):

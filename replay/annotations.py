@@ -115,7 +115,7 @@ class AnnotationSet:
         if any(a.id == annotation.id for a in self.annotations):
             raise AnnotationError(f"An identical annotation ({annotation.id}) already exists.")
         self.annotations.append(annotation)
-        self.annotations.sort(key=lambda a: (a.record, a.created, a.id))
+        self.annotations.sort(key=lambda a: a.record)  # stable: a record's notes keep their order
 
     def remove(self, wanted: str) -> Annotation:
         """Remove the annotation whose id is ``wanted`` (or begins with it, if only one does)."""

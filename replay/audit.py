@@ -22,7 +22,7 @@ from canasta_net.identity import fingerprint
 from canasta_net.log_replay import HandReplay, Replayer
 
 from .checking import LogCheck
-from .findings import Failure, io_failure
+from .findings import STAGE_FORMAT, UNSUPPORTED_CODES, Failure, io_failure
 from .wording import seat_name, team_name
 
 AUDIT_FORMAT: Final = "canasta-replay/audit/1"
@@ -48,8 +48,7 @@ class AuditReport:
     file: str
     verdict: str
     summary: str
-    header: Header | None = None
-    header_hash: bytes = b""
+    log: dict[str, Any] | None = None  # the header's facts (see _header_dict)
     records: int = 0
     bytes: int = 0
     kinds: dict[str, int] = field(default_factory=dict)
@@ -67,13 +66,12 @@ class AuditReport:
         return EXIT_CODES[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:
-        header = self.header
         return {
             "file": self.file,
             "verdict": self.verdict,
             "exit_code": self.exit_code,
             "summary": self.summary,
-            "log": None if header is None else _header_dict(header, self.header_hash),
+            "log": self.log,
             "copy": self.copy or None,
             "records": self.records,
             "bytes": self.bytes,
@@ -83,7 +81,7 @@ class AuditReport:
             "incomplete": self.incomplete,
             "truncated": self.truncated,
             "warnings": self.warnings,
-            "failure": None if self.failure is None else self.failure.to_dict(header),
+            "failure": None if self.failure is None else self.failure.to_dict(),
             "seconds": round(self.seconds, 4),
         }
 
@@ -130,7 +128,8 @@ def audit_path(path: str) -> AuditReport:
 
 def _report(check: LogCheck, file: str) -> AuditReport:
     header, failure, replayer = check.header, check.failure, check.replayer
-    report = AuditReport(file, VALID, "", header, check.header_hash, check.records, check.bytes)
+    log = None if header is None else _header_dict(header, check.header_hash)
+    report = AuditReport(file, VALID, "", log, check.records, check.bytes)
     report.kinds = check.kinds
     if check.truncated is not None:
         t = check.truncated
@@ -145,12 +144,10 @@ def _report(check: LogCheck, file: str) -> AuditReport:
     if failure is not None:
         report.failure = failure
         if failure.unreadable:
-            report.verdict = (
-                UNSUPPORTED
-                if failure.code in ("bad-version", "bad-rules", "unsupported-deal")
-                else UNREADABLE
-            )
+            report.verdict = UNSUPPORTED if failure.code in UNSUPPORTED_CODES else UNREADABLE
             report.summary = failure.reason
+            if failure.stage == STAGE_FORMAT and failure.code not in UNSUPPORTED_CODES:
+                report.summary = f"This is not a canasta-net log: {failure.reason}"
         else:
             report.verdict = INVALID
             report.summary = (

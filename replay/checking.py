@@ -100,6 +100,7 @@ class LogCheck:
                         None,
                         None,
                         "",
+                        unreadable=True,
                     )
                     return
                 self.replayer = self._replayer_type(header)

@@ -115,9 +115,12 @@ _annotations_option = click.option(
 
 
 def _annotations(
-    timeline: Timeline, log_path: Path, path: Path | None, *, must_exist: bool = False
+    timeline: Timeline, log_path: Path, path: Path | None, *, creating: bool = False
 ) -> tuple[Path, AnnotationSet]:
+    """The annotations for a log: its sidecar if there is one, or the file named (which must
+    exist unless it is about to be created)."""
     where = path if path is not None else sidecar_path(log_path)
+    must_exist = path is not None and not creating
     try:
         return where, load_annotations(where, timeline, must_exist=must_exist)
     except ReplayToolError as e:
@@ -157,7 +160,7 @@ def audit(files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bo
     is invalid, 2 if any file is not a log this program can read (the highest wins).
     """
     paths = list(files)
-    if sys.stderr.isatty() and not as_json and len(paths) > 1:
+    if sys.stderr.isatty() and len(paths) > 1:
         with click.progressbar(length=len(paths), label="auditing", file=sys.stderr) as bar:
             reports = audit_paths(paths, jobs, lambda report: bar.update(1))
     else:
@@ -185,8 +188,8 @@ def _exit_code(report: AuditReport, require_complete: bool) -> int:
 
 def _audit_text(report: AuditReport) -> str:
     lines = [f"{report.file}: {report.verdict.upper()}. {report.summary}"]
-    header = report.header
-    if header is not None and report.failure is None:
+    log = report.log
+    if log is not None and report.failure is None:
         copy = report.copy.get("kind")
         whose = {
             "host": "the host's copy (every private payload)",
@@ -195,21 +198,22 @@ def _audit_text(report: AuditReport) -> str:
         }.get(str(copy), f"a copy with the payloads of seats {report.copy.get('payload_seats')}")
         finished = sum(1 for hand in report.hands if hand["checkpoint_signers"])
         lines.append(
-            f"  {header.variant}, {report.records} records, {whose}; "
+            f"  {log['variant']}, {report.records} records, {whose}; "
             f"{count(finished, 'hand')} closed, each checkpoint signed by every seat."
         )
     failure = report.failure
-    if failure is not None and not failure.unreadable and header is not None:
+    if failure is not None and not failure.unreadable and log is not None:
         if failure.seat is not None:
-            lines.append(f"  Seat concerned: seat {failure.seat} ({_seat(header, failure.seat)}).")
+            lines.append(f"  Seat concerned: {_seat(log, failure.seat)}.")
         lines.append(f"  Responsibility: {failure.responsibility}")
     for warning in report.warnings:
         lines.append(f"  Warning: {warning}")
     return "\n".join(lines)
 
 
-def _seat(header: Any, seat: int) -> str:
-    return str(header.seats[seat].name) if 0 <= seat < len(header.seats) else "unknown"
+def _seat(log: dict[str, Any], seat: int) -> str:
+    seats = log["seats"]
+    return f"seat {seat} ({seats[seat]['name']})" if 0 <= seat < len(seats) else f"seat {seat}"
 
 
 # --------------------------------------------------------------------------- show
@@ -288,7 +292,7 @@ def annotate(
     """Annotate a record of a game: a comment, a glyph, cards, a what-if line checked by the
     engine. The annotations are kept beside the log, bound to it by hashes."""
     timeline = _load(file)
-    where, annotation_set = _annotations(timeline, file, annotations_path)
+    where, annotation_set = _annotations(timeline, file, annotations_path, creating=True)
     try:
         if remove_id is not None:
             if at is not None or comment or glyph or line or cards:
@@ -343,12 +347,16 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
     if not annotation_set.annotations:
         click.echo(f"No annotations ({where}).")
         return
+    previous = None
     for annotation in annotation_set.annotations:
-        step = timeline.steps[annotation.record]
-        place = f"record {annotation.record}"
-        if step.hand is not None:
-            place += f", hand {step.hand}" + (f" turn {step.turn}" if step.turn is not None else "")
-        click.echo(f"{place} ({step.kind}):")
+        if annotation.record != previous:
+            step = timeline.steps[annotation.record]
+            place = f"record {annotation.record}"
+            if step.hand is not None:
+                place += f", hand {step.hand}"
+                place += f" turn {step.turn}" if step.turn is not None else ""
+            click.echo(f"{place} ({step.kind}):")
+            previous = annotation.record
         click.echo("\n".join(render_annotation(annotation)))
 
 

@@ -31,7 +31,7 @@ def validity(timeline: Timeline) -> dict[str, Any]:
             "verdict": "invalid",
             "summary": f"The log fails at record {failure.record} [{failure.code}]: "
             f"{failure.reason} Only the records before it are shown.",
-            "failure": failure.to_dict(timeline.header),
+            "failure": failure.to_dict(),
         }
     if timeline.over:
         return {"verdict": "valid", "summary": "Every record checks out.", "failure": None}

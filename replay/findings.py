@@ -15,10 +15,10 @@ seat to blame only where the signatures allow it (``docs/log-format.md``, "Respo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from canasta_net.eventlog import Header, LogError, LogFormatError, LogVerificationError
+from canasta_net.eventlog import Header, LogError, LogVerificationError
 from canasta_net.log_replay import ReplayError
 
 from .wording import capital, seat_name, sentence
@@ -29,10 +29,8 @@ STAGE_GAME: Final = "game"
 STAGE_AUDIT: Final = "audit"
 STAGE_IO: Final = "io"
 
-#: Failures at record 0 that mean "not a log we can read" rather than "a log that lies".
-UNREADABLE_CODES: Final = frozenset(
-    {"missing-header", "bad-version", "bad-rules", "unsupported-deal", "io-error"}
-)
+#: Failures of a log that can be read but that this program cannot replay (exit status 2).
+UNSUPPORTED_CODES: Final = frozenset({"bad-version", "bad-rules", "unsupported-deal"})
 
 # Container codes about an author-signed action or checkpoint, checked only after the host's
 # signature on the record has verified.
@@ -85,17 +83,15 @@ class Failure:
     seat: int | None
     blame: int | None
     responsibility: str
-
-    @property
-    def unreadable(self) -> bool:
-        """True when the file is not a log this program can check at all (exit status 2)."""
-        return self.record == 0 and self.code in UNREADABLE_CODES
+    blame_name: str | None = None
+    #: The file is not a log this program can check at all (exit status 2).
+    unreadable: bool = False
 
     @property
     def exit_code(self) -> int:
         return 2 if self.unreadable else 1
 
-    def to_dict(self, header: Header | None) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "record": self.record,
             "code": self.code,
@@ -103,28 +99,29 @@ class Failure:
             "reason": self.reason,
             "seat": self.seat,
             "blame": self.blame,
-            "blame_name": None
-            if self.blame is None or header is None or self.blame >= len(header.seats)
-            else header.seats[self.blame].name,
+            "blame_name": self.blame_name,
             "responsibility": self.responsibility,
         }
 
-    def describe(self) -> str:
-        return f"record {self.record} [{self.code}]: {self.reason}"
-
 
 def io_failure(reason: str) -> Failure:
-    return Failure(0, "io-error", STAGE_IO, sentence(reason), None, None, "")
+    return Failure(0, "io-error", STAGE_IO, sentence(reason), None, None, "", unreadable=True)
 
 
 def failure_from_error(error: LogError | ReplayError, header: Header | None) -> Failure:
     """The :class:`Failure` for an exception of the verifier or the replayer."""
+    failure = _failure(error, header)
+    if failure.blame is not None and header is not None and failure.blame < len(header.seats):
+        return replace(failure, blame_name=header.seats[failure.blame].name)
+    return failure
+
+
+def _failure(error: LogError | ReplayError, header: Header | None) -> Failure:
     reason = sentence(error.reason)
-    if isinstance(error, LogFormatError) or (
-        isinstance(error, LogError) and not isinstance(error, LogVerificationError)
-    ):
-        if error.record_no == 0 and error.code in UNREADABLE_CODES:
-            return Failure(0, error.code, STAGE_FORMAT, reason, None, None, "")
+    if isinstance(error, LogError) and not isinstance(error, LogVerificationError):
+        # a format error (LogFormatError): the file cannot be read past this record
+        if error.record_no == 0:
+            return Failure(0, error.code, STAGE_FORMAT, reason, None, None, "", unreadable=True)
         return Failure(
             error.record_no,
             error.code,
@@ -167,7 +164,8 @@ def _game_failure(error: ReplayError, reason: str, header: Header | None) -> Fai
     code, seat = error.code, error.seat
     host = header.host if header is not None else None
     if error.record_no == 0 or host is None:
-        return Failure(error.record_no, code, STAGE_GAME, reason, seat, None, "")
+        # the header's rule set cannot be replayed by this program
+        return Failure(error.record_no, code, STAGE_GAME, reason, seat, None, "", unreadable=True)
     if code in _AUTHOR_SIGNED and seat is not None:
         text = (
             f"{capital(_name(header, seat))} signed this action, and its valid signature binds it"
@@ -199,4 +197,5 @@ def unsigned_checkpoint(record: int, hand: int, missing: list[int], header: Head
         header.host,
         f"The host, {_name(header, header.host)}, closed hand {hand} without every seat's "
         "signature, so the hand's result is not agreed by the whole table.",
+        header.seats[header.host].name,
     )

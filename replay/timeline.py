@@ -26,7 +26,7 @@ from canasta_net.state import HandState
 
 from .checking import LogCheck
 from .errors import UnreadableLog
-from .findings import Failure
+from .findings import STAGE_FORMAT, Failure
 
 _HAND_RECORDS = frozenset({R.DEAL, R.ACTION, R.HAND_END})
 _NEW_HAND_RECORDS = frozenset({R.COMMIT, R.COMMITMENTS, R.REVEAL, R.FORFEIT})
@@ -159,7 +159,10 @@ def load_timeline(source: LogSource) -> Timeline:
         raw.append((_without_payloads(record), item.hand))
     header = check.header
     if header is None or check.replayer is None or (check.failure and check.failure.unreadable):
-        reason = check.failure.reason if check.failure is not None else "The log is empty."
+        failure = check.failure
+        reason = failure.reason if failure is not None else "The log is empty."
+        if failure is not None and failure.stage == STAGE_FORMAT:
+            reason = f"This is not a canasta-net log that this program can read: {reason}"
         raise UnreadableLog(reason)
     replayer = cast(_SnapshotReplayer, check.replayer)
     hands = _hand_infos(replayer, raw)

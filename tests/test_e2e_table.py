@@ -1,0 +1,195 @@
+"""End to end: host and seats as separate processes on 127.0.0.1, TLS, real sockets.
+
+Each test starts ``canasta host`` (a bot in the host's seat, announcing off) and ``canasta join
+--bot`` processes, lets them play, and checks that every log verifies, replays through the engine
+and agrees with the others. Two tests kill a process mid-hand: a seat, which reconnects and
+reclaims its seat, and the host, which resumes from its own log while the seats reconnect.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from canasta_net.eventlog import iter_records, redact_for_seat
+from canasta_net.log_replay import replay_log
+
+CLI = [sys.executable, "-m", "canasta_net"]
+TIMEOUT = 120
+
+
+def _start(args: list[str], out: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen(
+        [*CLI, *args],
+        stdout=out.open("wb"),
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+
+
+def _wait_for(path: Path, pattern: str, proc: subprocess.Popen[bytes], seconds: float = 30) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        text = path.read_text(errors="replace") if path.exists() else ""
+        match = re.search(pattern, text)
+        if match:
+            return match.group(0)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError(f"{pattern!r} not seen in {path}:\n{path.read_text(errors='replace')}")
+
+
+def _host(
+    tmp: Path, *extra: str, port: int = 0, log: Path | None = None
+) -> tuple[subprocess.Popen[bytes], int, str, Path]:
+    out = tmp / f"host-{time.monotonic_ns()}.out"
+    log = log or tmp / "host.cnlog"
+    args = [
+        "host",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-announce",
+        "--host-bot",
+        "--identity",
+        str(tmp / "host.pem"),
+        *extra,
+    ]
+    if "--resume" not in extra:
+        args += ["--log", str(log)]
+    proc = _start(args, out)
+    line = _wait_for(out, r"listening on 127\.0\.0\.1:\d+; host fingerprint [a-z0-9-]+", proc)
+    port = int(re.search(r":(\d+);", line).group(1))  # type: ignore[union-attr]
+    fingerprint = line.rsplit(" ", 1)[1]
+    return proc, port, fingerprint, out
+
+
+def _join(
+    tmp: Path, name: str, port: int, fingerprint: str, log: Path
+) -> tuple[subprocess.Popen[bytes], Path]:
+    out = tmp / f"{name}-{time.monotonic_ns()}.out"
+    proc = _start(
+        [
+            "join",
+            f"127.0.0.1:{port}",
+            "--fingerprint",
+            fingerprint,
+            "--bot",
+            "greedy",
+            "--name",
+            name,
+            "--identity",
+            str(tmp / f"{name}.pem"),
+            "--log",
+            str(log),
+        ],
+        out,
+    )
+    return proc, out
+
+
+def _finish(*procs: subprocess.Popen[bytes]) -> None:
+    for p in procs:
+        try:
+            p.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise
+
+
+def _check_agree(host_log: Path, seat_logs: dict[int, Path]) -> None:
+    host = replay_log(host_log.read_bytes())
+    assert host.result is not None, "the match ran to its end"
+    host_records = [r for r in iter_records(host_log.read_bytes())]
+    for seat, path in seat_logs.items():
+        mine = replay_log(path.read_bytes())
+        assert mine.result == host.result
+        assert mine.match.scores == host.match.scores
+        # the seat's copy is the host's log, redacted for the seat, byte for byte
+        stored = host_log.read_bytes()
+        expected = b"".join(
+            redact_for_seat(stored[r.offset : r.offset + r.size], seat) for r in host_records
+        )
+        assert path.read_bytes() == expected
+    for hand in host.hands:
+        assert len(hand.checkpoint_signers) == 4
+
+
+def test_all_bot_match_across_processes(tmp_path: Path) -> None:
+    host, port, fingerprint, _ = _host(tmp_path, "--players", "3")
+    a, _ = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice.cnlog")
+    b, _ = _join(tmp_path, "bob", port, fingerprint, tmp_path / "bob.cnlog")
+    _finish(a, b, host)
+    assert a.returncode == b.returncode == host.returncode == 0
+    seats = {}
+    for path in (tmp_path / "alice.cnlog", tmp_path / "bob.cnlog"):
+        header = next(iter(iter_records(path.read_bytes())))
+        names = [s["name"] for s in header.fields["seats"]]
+        seats[names.index(path.stem)] = path
+    _check_agree(tmp_path / "host.cnlog", seats)
+    assert oct((tmp_path / "host.cnlog").stat().st_mode & 0o777) == "0o600"
+
+
+def test_wrong_fingerprint_is_refused(tmp_path: Path) -> None:
+    host, port, fingerprint, _ = _host(tmp_path, "--players", "2")
+    wrong = "aaaa-aaaa-aaaa-aaaa-aaaa-aaaa-aaaa-aaaa"
+    out = tmp_path / "mallory.out"
+    proc = _start(
+        [
+            "join",
+            f"127.0.0.1:{port}",
+            "--fingerprint",
+            wrong,
+            "--bot",
+            "random",
+            "--identity",
+            str(tmp_path / "m.pem"),
+            "--log",
+            str(tmp_path / "m.cnlog"),
+        ],
+        out,
+    )
+    _wait_for(out, "fingerprint mismatch", proc, seconds=20)
+    assert proc.wait(20) == 1, "a refused join exits with an error status"
+    host.kill()
+    host.wait()
+
+
+def test_seat_killed_mid_hand_reconnects_and_reclaims(tmp_path: Path) -> None:
+    host, port, fingerprint, _ = _host(
+        tmp_path, "--players", "2", "--delay", "0.02", "--hold", "60"
+    )
+    first, first_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-1.cnlog")
+    _wait_for(first_out, r"hand 1 is dealt", first)
+    time.sleep(0.5)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    second, _ = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-2.cnlog")
+    _finish(second, host)
+    assert second.returncode == host.returncode == 0
+    _check_agree(tmp_path / "host.cnlog", {1: tmp_path / "alice-2.cnlog"})
+
+
+def test_host_killed_mid_hand_resumes_from_its_log(tmp_path: Path) -> None:
+    log = tmp_path / "host.cnlog"
+    host, port, fingerprint, host_out = _host(tmp_path, "--players", "2", "--delay", "0.02")
+    seat, seat_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice.cnlog")
+    _wait_for(seat_out, r"hand 2 is dealt", seat)
+    time.sleep(0.3)
+    host.send_signal(signal.SIGKILL)
+    host.wait()
+    before = replay_log(log.read_bytes())
+    assert before.result is None and before.hands, "killed mid-match"
+    resumed, _, _, _ = _host(tmp_path, "--players", "2", "--resume", str(log), port=port)
+    _finish(seat, resumed)
+    assert seat.returncode == resumed.returncode == 0
+    _check_agree(log, {1: tmp_path / "alice.cnlog"})

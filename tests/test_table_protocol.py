@@ -1,0 +1,783 @@
+"""The table protocol end to end without sockets: a TableService on a Clock, peers on fake wires.
+
+Every connection is a ``HostConnection`` built by ``HostFactory`` on a ``StringTransport``; the
+peer's identity comes from the transport (what TLS gives the real host). Peers are ``PeerSession``
+objects with a ``BotPlayer`` (the real client code), or messages crafted by hand with a
+``SeatSigner``. Frames travel both ways through the real framing code (4-byte length + msgpack).
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import struct
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pytest
+from twisted.internet.error import ConnectionDone
+from twisted.internet.task import Clock
+from twisted.internet.testing import StringTransport
+from twisted.python.failure import Failure
+
+from canasta_net import records as R
+from canasta_net import wire
+from canasta_net.actions import parse_action
+from canasta_net.bots import make_bot
+from canasta_net.cards import face_text, parse_face
+from canasta_net.errors import IllegalAction
+from canasta_net.eventlog import (
+    SEAT_KEY_KIND,
+    iter_records,
+    open_log_for_writing,
+    parse_header,
+    parse_stored_record,
+    redact_for_seat,
+    verify_log,
+)
+from canasta_net.host_table import HostTable, TablePhase
+from canasta_net.identity import Identity
+from canasta_net.log_replay import ReplayResult, replay_log
+from canasta_net.net_host import HostConnection, HostFactory, TableConfig, TableService
+from canasta_net.net_peer import PeerSession
+from canasta_net.players import BotPlayer
+from canasta_net.rules import RuleSet, preset
+from canasta_net.seat import SeatSigner
+
+HOST = Identity.from_seed(b"protocol test host")
+TABLE_ID = bytes(range(16))
+HOST_SEED = 7  # the host's insecure seed; peers use others, so no seat can guess another's seed
+HOLD = 30.0
+Message = dict[str, Any]
+
+
+def classic(target: int = 5000) -> RuleSet:
+    return preset("classic").with_changes(target=target)
+
+
+def config(rules: RuleSet | None = None, players: int = 3, **kw: Any) -> TableConfig:
+    """Seat 0 a bot playing with the host's key, seats 1.. remote players, bots for the rest."""
+    return TableConfig.simple(
+        "test table",
+        rules or classic(),
+        players,
+        host_plays=False,
+        insecure_seed=HOST_SEED,
+        hold_seconds=HOLD,
+        **kw,
+    )
+
+
+def frame(message: Message) -> bytes:
+    return frame_bytes(wire.encode(message))
+
+
+def frame_bytes(data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + data
+
+
+def split_frames(buffer: bytearray) -> list[bytes]:
+    """Cut whole frames off the front of ``buffer``."""
+    out = []
+    while len(buffer) >= 4:
+        (length,) = struct.unpack(">I", buffer[:4])
+        if len(buffer) < 4 + length:
+            break
+        out.append(bytes(buffer[4 : 4 + length]))
+        del buffer[: 4 + length]
+    return out
+
+
+class Wire(StringTransport):
+    """A fake connection: the peer's key is what TLS would have proven; frames are checked (and
+    shown to ``watch``) as the host writes them, so a test can compare them with the host's state
+    at that very moment."""
+
+    def __init__(self, key: bytes) -> None:
+        super().__init__()
+        self.key = key
+        self.watch: Callable[[Message], None] | None = None
+        self._buffer = bytearray()
+        self.messages: list[Message] = []
+        self.frames: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        super().write(data)
+        self._buffer += data
+        for data_frame in split_frames(self._buffer):
+            message = wire.decode(data_frame)  # every frame the host sends is on-schema
+            assert message["t"] in wire.HOST_TO_PEER
+            self.messages.append(message)
+            self.frames.append(data_frame)
+            if self.watch is not None:
+                self.watch(message)
+
+
+def key_of(transport: Any) -> bytes:
+    assert isinstance(transport, Wire)
+    return transport.key
+
+
+class Remote:
+    """One peer: its identity, its connection (if any) and, usually, its PeerSession."""
+
+    def __init__(self, harness: Harness, name: str, *, auto: bool = True) -> None:
+        self.harness = harness
+        self.name = name
+        self.identity = Identity.from_seed(f"protocol test peer {name}".encode())
+        self.log = io.BytesIO()
+        self.auto = auto
+        seed = sum(name.encode())
+        self.session = PeerSession(
+            self.identity,
+            BotPlayer(make_bot("greedy", random.Random(seed)), lambda: self.session.rules),
+            name=name,
+            bot=True,
+            log_file=self.log,
+            insecure_seed=1000 + seed,
+        )
+        self.conn: HostConnection | None = None
+        self.transport: Wire | None = None
+        self.seen = 0  # messages of this connection already moved to ``pending``
+        self.pending: list[Message] = []  # received, not yet handled by the session
+        self.received: list[Message] = []  # everything the host sent, all connections
+        self.sent: list[Message] = []
+        self.watch: Callable[[Message], None] | None = None
+
+    def connect(self, *, hello: bool = True) -> None:
+        assert self.conn is None
+        self.transport = Wire(self.identity.public_key)
+        self.transport.watch = self.watch
+        self.seen = 0
+        conn = self.harness.factory.buildProtocol(None)
+        conn.makeConnection(self.transport)
+        self.conn = conn
+        if hello:
+            self.send(self.session.hello())
+
+    def send(self, message: Message) -> None:
+        self.sent.append(message)
+        self.raw(frame(message))
+
+    def raw(self, data: bytes) -> None:
+        assert self.conn is not None
+        self.conn.dataReceived(data)
+
+    def collect(self) -> list[Message]:
+        """Move what the host wrote since the last call to ``pending``; return it."""
+        if self.transport is None:
+            return []
+        new = self.transport.messages[self.seen :]
+        self.seen += len(new)
+        self.pending.extend(new)
+        self.received.extend(new)
+        return new
+
+    def replies(self) -> list[Message]:
+        """Messages from the host not yet looked at, taken off ``pending`` unhandled."""
+        self.collect()
+        out, self.pending = self.pending, []
+        return out
+
+    @property
+    def closing(self) -> bool:
+        return self.transport is not None and bool(self.transport.disconnecting)
+
+    def drop(self) -> None:
+        """The connection is gone (as TCP would report it after the host closed it, or not)."""
+        assert self.conn is not None
+        self.collect()
+        conn, self.conn = self.conn, None
+        conn.connectionLost(Failure(ConnectionDone()))
+
+    def errors(self) -> list[str]:
+        return [m["code"] for m in self.received if m["t"] == "error"]
+
+
+Stop = Callable[[Remote, Message], bool]
+
+
+class Harness:
+    def __init__(
+        self,
+        cfg: TableConfig,
+        *,
+        log_file: BinaryIO | None = None,
+        table: HostTable | None = None,
+    ) -> None:
+        self.clock = Clock()
+        self.log = log_file if log_file is not None else io.BytesIO()
+        self.cfg = cfg
+        self.service = TableService(
+            cfg,
+            HOST,
+            self.clock,
+            self.log,
+            table=table,
+            fsync=False,
+            random_bytes=random.Random(3).randbytes,
+            table_id=TABLE_ID,
+        )
+        self.factory = HostFactory(self.service, key_of)
+        self.remotes: list[Remote] = []
+
+    def remote(self, name: str, *, connect: bool = True, auto: bool = True) -> Remote:
+        peer = Remote(self, name, auto=auto)
+        self.remotes.append(peer)
+        if connect:
+            peer.connect()
+        return peer
+
+    @property
+    def table(self) -> HostTable:
+        assert self.service.table is not None
+        return self.service.table
+
+    def run(self, stop: Stop | None = None, limit: int = 200_000) -> tuple[Remote, Message] | None:
+        """Deliver messages both ways until nothing moves, or until ``stop`` picks a message a
+        peer is about to handle (returned, and left first in that peer's ``pending``)."""
+        for _ in range(limit):
+            self.clock.advance(0)
+            moved = False
+            for peer in self.remotes:
+                peer.collect()
+                outbox: list[Message] = []
+                while peer.pending:
+                    message = peer.pending[0]
+                    if stop is not None and stop(peer, message):
+                        return peer, message
+                    peer.pending.pop(0)
+                    if peer.auto:
+                        peer.session.handle(message, outbox.append)
+                if peer.conn is not None and peer.closing:
+                    peer.drop()
+                    moved = True
+                elif peer.conn is not None:
+                    for message in outbox:
+                        peer.send(message)
+                        moved = True
+            if not moved:
+                return None
+        raise AssertionError("the table never settled")
+
+    def run_to_end(self) -> None:
+        assert self.run() is None
+        assert self.service.finished, f"the table is stuck in {self.table.phase}"
+
+    def log_bytes(self) -> bytes:
+        if isinstance(self.log, io.BytesIO):
+            return self.log.getvalue()
+        self.log.flush()
+        return Path(self.log.name).read_bytes()
+
+
+def turn_for(need: str, peer: Remote | None = None) -> Stop:
+    def stop(who: Remote, message: Message) -> bool:
+        return message["t"] == "turn" and message["need"] == need and who is (peer or who)
+
+    return stop
+
+
+def seat_copy(host_log: bytes, seat: int) -> bytes:
+    return b"".join(redact_for_seat(record, seat) for record in iter_records(host_log))
+
+
+def same_result(a: ReplayResult, b: ReplayResult) -> None:
+    assert a.result == b.result
+    assert a.match.scores == b.match.scores
+    assert a.forfeit == b.forfeit
+    assert [h.scores for h in a.hands] == [h.scores for h in b.hands]
+
+
+def check_logs(h: Harness, *peers: Remote) -> ReplayResult:
+    """The host's log verifies and replays; each peer's log is its redacted copy and agrees."""
+    data = h.log_bytes()
+    verify_log(data)
+    result = replay_log(data)
+    for peer in peers:
+        seat = peer.session.seat
+        assert seat is not None
+        assert peer.session.problem is None, peer.session.problem
+        assert peer.log.getvalue() == seat_copy(data, seat)
+        report = verify_log(peer.log.getvalue())
+        assert report.payload_seats <= {seat}
+        same_result(replay_log(peer.log.getvalue()), result)
+    return result
+
+
+# --------------------------------------------------------------------------- a whole match
+
+
+def test_full_match_two_remote_bots_two_host_bots() -> None:
+    h = Harness(config())
+    a, b = h.remote("alice"), h.remote("bob")
+    h.run_to_end()
+    table = h.table
+    assert table.phase is TablePhase.OVER
+    assert table.match.result is not None
+    assert (a.session.seat, b.session.seat) == (1, 2)
+    result = check_logs(h, a, b)
+    assert result.result == table.match.result
+    assert len(result.hands) == table.match.hands_played >= 1
+    for peer in (a, b):
+        assert peer.session.done and peer.received[-1] == {
+            "t": "bye",
+            "reason": "the match is over",
+        }
+        assert peer.errors() == []
+        # each peer got every record exactly once, in order, the same bytes as its log
+        records = [m for m in peer.received if m["t"] == "record"]
+        assert [m["seq"] for m in records] == list(range(len(table.history)))
+        assert b"".join(m["data"] for m in records) == peer.log.getvalue()
+
+
+# --------------------------------------------------------------------------- hidden cards
+
+
+def view_faces(value: Any, key: str = "") -> list[str]:
+    """Every card face written anywhere in a view (meld labels like "Ks" and names aside)."""
+    if key in ("label", "name"):
+        return []
+    if isinstance(value, dict):
+        return [f for k, v in value.items() for f in view_faces(v, str(k))]
+    if isinstance(value, list):
+        return [f for v in value for f in view_faces(v, key)]
+    if isinstance(value, str):
+        try:
+            return [face_text(parse_face(value))]
+        except ValueError:
+            return []
+    return []
+
+
+class SeatAuditor:
+    """Checks, as the host writes it, every frame meant for one seat against the host's state."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h = h
+        self.seat: int | None = None
+        self.header: Any = None
+        self.dealt: dict[int, list[int]] = {}  # this hand's dealt ids per seat (host's state)
+        self.counts: Counter[str] = Counter()
+
+    def __call__(self, message: Message) -> None:
+        self.counts[message["t"]] += 1
+        if message["t"] == "welcome":
+            self.seat = message["seat"]
+            assert set(message) == {"t", "version", "seat", "table", "aseq", "head"}
+            return
+        seat = self.seat
+        table = self.h.service.table
+        if message["t"] == "record":
+            assert seat is not None and table is not None
+            self.record(seat, table, message)
+        elif message["t"] == "view":
+            assert seat is not None and table is not None
+            self.view(seat, table, message["view"])
+        elif message["t"] == "turn":
+            assert seat is not None and table is not None
+            assert table.needs(seat) == message["need"]
+            if "legal" in message:
+                assert message["need"] == "act"
+                assert table.state is not None and table.state.to_move == seat
+                legal = [str(a) for a in table.state.legal_actions()]
+                assert message["legal"] == legal
+            else:
+                assert message["need"] != "act"
+
+    def record(self, seat: int, table: HostTable, message: Message) -> None:
+        record = parse_stored_record(message["data"], message["seq"], self.header)
+        if record.index == 0:
+            self.header = parse_header(record)
+        assert set(record.private) <= {seat}, "another seat's private payload was sent"
+        state = table.state
+        if record.kind == R.DEAL:
+            assert state is not None
+            self.dealt = {s: sorted(state.hands[s]) for s in range(state.players)}
+        payload = record.private.get(seat)
+        if payload is None:
+            return
+        data = R.read_private(payload)
+        others: set[int] = set()
+        if state is not None:
+            others = {c for s in range(state.players) if s != seat for c in state.hands[s]}
+        dealt_to_others = {c for s, cards in self.dealt.items() if s != seat for c in cards}
+        if record.kind == R.DEAL:
+            assert data["hand"] == self.dealt[seat]
+            assert not set(data["hand"]) & dealt_to_others
+        elif record.kind == R.ACTION:
+            assert not set(data["drawn"]) & dealt_to_others  # from the stock: dealt to nobody
+            assert not set(data["drawn"] + data["picked_up"]) & others
+        else:
+            assert record.kind == R.REVEAL and set(data) == {"salt", "seed"}
+
+    def view(self, seat: int, table: HostTable, view: Message) -> None:
+        state = table.state
+        if state is None:
+            assert view["state"] is None
+            assert view_faces(view) == []
+            return
+        mine = view["state"]
+        assert mine["seat"] == seat
+        assert mine["hand"] == [face_text(f) for f in sorted(state.hand_faces(seat))] or Counter(
+            mine["hand"]
+        ) == Counter(face_text(f) for f in state.hand_faces(seat))
+        assert mine["hand_sizes"] == [len(cards) for cards in state.hands]
+        public = [c for team in state.melds for m in team for c in m.cards]
+        public += [c for reds in state.red_threes for c in reds]
+        public += state.pile[-1:]
+        expected = Counter(face_text(f) for f in state.faces(public))
+        expected.update(face_text(f) for f in state.hand_faces(seat))
+        # every face a view shows is the seat's own or public: none from a hidden hand
+        assert Counter(view_faces(view)) == expected
+
+
+def test_no_seat_sees_another_seats_hidden_cards() -> None:
+    h = Harness(config(classic(3000)))
+    a, b = h.remote("alice", connect=False), h.remote("bob", connect=False)
+    auditors = {}
+    for peer in (a, b):
+        auditors[peer.name] = peer.watch = SeatAuditor(h)
+        peer.connect()
+    h.run_to_end()
+    check_logs(h, a, b)
+    data = h.log_bytes()
+    seeds = {r.fields["hand"]: r.fields["seeds"] for r in iter_records(data) if r.kind == R.SEEDS}
+    assert len(seeds) >= 2
+    for peer in (a, b):
+        seat = peer.session.seat
+        assert seat is not None
+        counts = auditors[peer.name].counts
+        assert counts["record"] == len(h.table.history) and counts["view"] > 100
+        assert counts["turn"] > 50
+        # no other seat's seed crosses this seat's wire before the hand's seeds record
+        assert peer.transport is not None
+        published = -1
+        header = auditors[peer.name].header
+        for raw, message in zip(peer.transport.frames, peer.transport.messages, strict=True):
+            if message["t"] == "record" and message["seq"] > 0:
+                record = parse_stored_record(message["data"], message["seq"], header)
+                if record.kind == R.SEEDS:
+                    published = record.fields["hand"]
+            for hand, hand_seeds in seeds.items():
+                if hand > published:
+                    for other, seed in enumerate(hand_seeds):
+                        assert other == seat or seed not in raw, (hand, other)
+
+
+# --------------------------------------------------------------------------- bad input
+
+STRANGER = Identity.from_seed(b"protocol test stranger")
+
+
+def short_match(**kw: Any) -> tuple[Harness, Remote, Remote]:
+    """Seat 0 a host bot, alice seat 1, bob seat 2, a bot seat 3; a match of a hand or two."""
+    h = Harness(config(classic(100), **kw))
+    return h, h.remote("alice"), h.remote("bob")
+
+
+def inject(h: Harness, peer: Remote, message: Message | bytes) -> list[Message]:
+    """Send one message (or raw bytes) on ``peer``'s connection; return the host's answers.
+
+    The answers stay queued for the peer's session too (it is told of its refusals and sees any
+    new prompt). The clock runs the calls the refusal scheduled (a re-prompt)."""
+    assert peer.transport is not None
+    before = len(peer.transport.messages)
+    if isinstance(message, bytes):
+        peer.raw(message)
+    else:
+        peer.send(message)
+    h.clock.advance(0)
+    return peer.transport.messages[before:]
+
+
+def only_error(answers: list[Message], code: str) -> Message:
+    errors = [m for m in answers if m["t"] == "error"]
+    assert [e["code"] for e in errors] == [code], answers
+    assert set(errors[0]) == {"t", "code", "message"} and errors[0]["message"]
+    return errors[0]
+
+
+def refused(
+    h: Harness, peer: Remote, message: Message | bytes, code: str, *, reprompt: bool = True
+) -> Message:
+    """``message`` is refused with ``code``; the connection lives and nothing is written.
+
+    A refusal by the table (not a schema error) prompts the seat again if the table waits for it:
+    the new prompt replaces the one the peer holds (its answer would now come twice)."""
+    records, aseq = len(h.table.history), list(h.table.next_aseq)
+    held = peer.pending[0] if peer.pending else None
+    answers = inject(h, peer, message)
+    error = only_error(answers, code)
+    assert not peer.closing
+    assert len(h.table.history) == records and h.table.next_aseq == aseq
+    prompts = [m for m in answers if m["t"] == "turn"]
+    if held is not None and held["t"] == "turn":
+        if reprompt:
+            assert prompts == [held]
+            peer.pending.pop(0)
+        else:
+            assert prompts == []
+    return error
+
+
+def signer_for(h: Harness, peer: Remote, identity: Identity | None = None) -> SeatSigner:
+    """Signs ``peer``'s next message as the peer would (or with another key)."""
+    session = peer.session
+    assert session.seat is not None and session.signer is not None
+    return SeatSigner(
+        identity or peer.identity,
+        session.seat,
+        TABLE_ID,
+        session.signer.head,
+        aseq=h.table.next_aseq[session.seat],
+    )
+
+
+def act_message(act: bytes, asig: bytes) -> Message:
+    return {"t": "act", "act": act, "asig": asig}
+
+
+def reconnect(peer: Remote) -> None:
+    """The peer comes back on a new connection (same identity, same session, resume)."""
+    if peer.conn is not None:
+        peer.drop()
+    peer.pending.clear()  # what the old connection still held is lost with it
+    peer.connect()
+
+
+def finish_and_check(h: Harness, *peers: Remote) -> None:
+    verify_log(h.log_bytes())
+    for peer in peers:
+        if peer.conn is None:
+            reconnect(peer)
+    h.run_to_end()
+    check_logs(h, *peers)
+
+
+def stopped(result: tuple[Remote, Message] | None) -> Message:
+    assert result is not None, "the table finished before the test could interfere"
+    return result[1]
+
+
+def test_overlong_frame_drops_only_that_connection() -> None:
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    records = len(h.table.history)
+    bob.raw(struct.pack(">I", wire.MAX_FRAME + 1) + b"\x00" * 64)
+    assert bob.closing and not alice.closing
+    assert bob.transport is not None and bob.transport.messages[-1]["t"] == "turn"  # no reply
+    bob.drop()
+    assert len(h.table.history) == records
+    verify_log(h.log_bytes())
+    reconnect(bob)  # within the hold time: bob's seat is still his
+    finish_and_check(h, alice, bob)
+    assert SEAT_KEY_KIND not in {info.kind for info in h.table.history}
+
+
+def test_a_frame_at_the_limit_is_read_not_dropped() -> None:
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    body = wire.encode({"t": "bye", "reason": "x" * (wire.MAX_TEXT - 10)})
+    padding = b"\x00" * (wire.MAX_FRAME - len(body))  # msgpack with trailing bytes: not a frame
+    answers = inject(h, bob, frame_bytes(body + padding))
+    assert answers == [] and bob.closing  # read whole (the length was allowed), then refused
+    bob.drop()
+    finish_and_check(h, alice, bob)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"\xc1",  # a byte msgpack never uses
+        b"",  # an empty frame
+        b"\x93\x01",  # an array cut short
+        b"\x92\x01\x02",  # a msgpack array, not a map
+        b"\xa5hello",  # a msgpack str
+        b"\x81\xa1t\xa3act\x00",  # a map followed by extra bytes
+    ],
+)
+def test_bytes_that_are_not_a_msgpack_map_drop_only_that_connection(body: bytes) -> None:
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    aseq = h.table.next_aseq[2]
+    act, asig = signer_for(h, bob).action(h.table.hand_no, "draw")
+    # the garbage frame and a valid action in one read: nothing after the garbage is taken
+    answers = inject(h, bob, frame_bytes(body) + frame(act_message(act, asig)))
+    assert answers == [] and bob.closing and not alice.closing
+    assert h.table.next_aseq[2] == aseq
+    bob.drop()
+    verify_log(h.log_bytes())
+    finish_and_check(h, alice, bob)
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ({"t": "fly"}, "unknown-message"),
+        ({"t": 3}, "unknown-message"),
+        ({"x": 1}, "unknown-message"),
+        ({"t": "act", "act": b"x"}, "bad-message"),  # no asig
+        ({"t": "act", "act": "text", "asig": b"s" * 64}, "bad-message"),  # str, not bin
+        ({"t": "act", "act": b"x", "asig": b"s" * 65}, "bad-message"),  # too long
+        ({"t": "checkpoint", "hand": True, "sig": b"s" * 64}, "bad-message"),  # a bool
+        ({"t": "reveal", "act": b"x", "asig": b"s"}, "bad-message"),  # no seed
+        ({"t": "welcome", "version": 1, "seat": 1, "table": {}, "aseq": 0, "head": b""}, None),
+        ({"t": "bye", "reason": "I am the host now"}, None),
+    ],
+)
+def test_off_schema_messages_get_an_error_and_the_connection_lives(
+    message: Message, code: str | None
+) -> None:
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    records = len(h.table.history)
+    # a schema error is answered by the framing layer (the prompt bob holds stays good); a
+    # well-formed message of the wrong direction is refused by the table, which prompts again
+    refused(h, bob, message, code or "unexpected-message", reprompt=code is None)
+    assert not alice.closing
+    h.run()
+    assert len(h.table.history) > records
+    finish_and_check(h, alice, bob)
+    assert bob.errors() == [code or "unexpected-message"]
+
+
+def signed(identity: Identity, fields: Message) -> Message:
+    """An ``act`` message of arbitrary fields, properly signed by ``identity``."""
+    act = R.pack(fields)
+    return act_message(act, identity.sign("seat-action", act))
+
+
+def bad_acts(h: Harness, bob: Remote, prompt: Message) -> list[tuple[str, Message]]:
+    """Messages bob might send at his ``act`` prompt, each refused, with the expected code."""
+    hand, legal = prompt["hand"], prompt["legal"]
+    state = h.table.state
+    assert state is not None
+    me = signer_for(h, bob)
+    base = {
+        "table": TABLE_ID,
+        "hand": hand,
+        "seat": 2,
+        "aseq": prompt["aseq"],
+        "head": me.head,
+        "type": "action",
+        "action": legal[0],
+    }
+    illegal = next(
+        text
+        for text in ("discard JK", "meld 4C 4D 4H", "add 0 KH", "take-pile", "answer yes")
+        if text not in legal
+    )
+    try:
+        state.check(parse_action(illegal), 2)
+        raise AssertionError(f"{illegal!r} is legal")
+    except IllegalAction as e:
+        engine_code = e.code
+    other_table = SeatSigner(bob.identity, 2, bytes(16), me.head, aseq=prompt["aseq"])
+    seed = bob.session.signer.secret(hand).seed if bob.session.signer else b""
+    return [
+        ("bad-signature", act_message(*signer_for(h, bob, STRANGER).action(hand, legal[0]))),
+        ("wrong-table", act_message(*other_table.action(hand, legal[0]))),
+        ("wrong-seat", signed(bob.identity, base | {"seat": 1})),
+        ("bad-aseq", signed(bob.identity, base | {"aseq": prompt["aseq"] + 1})),
+        ("bad-message", signed(bob.identity, base | {"aseq": True})),
+        ("bad-message", signed(bob.identity, base | {"hand": -1})),
+        ("bad-message", signed(bob.identity, base | {"type": "dance"})),
+        ("bad-message", signed(bob.identity, base | {"type": ["action"]})),
+        ("bad-message", signed(bob.identity, base | {"action": 7})),
+        ("bad-message", act_message(b"\xc1", bob.identity.sign("seat-action", b"\xc1"))),
+        ("bad-message", act_message(b"\x93\x01\x02\x03", b"s" * 64)),
+        ("unknown-head", signed(bob.identity, base | {"head": bytes(32)})),
+        ("unknown-head", signed(bob.identity, base | {"head": [1, 2]})),
+        ("unknown-head", signed(bob.identity, base | {"head": {"a": 1}})),
+        ("wrong-hand", signed(bob.identity, base | {"hand": hand + 1})),
+        ("bad-action", signed(bob.identity, base | {"action": "fly away"})),
+        ("bad-action", signed(bob.identity, base | {"action": "add ² KH"})),
+        ("no-such-meld", signed(bob.identity, base | {"action": "add 99 KH KS"})),
+        (engine_code, act_message(*signer_for(h, bob).action(hand, illegal))),
+        ("wrong-phase", act_message(*signer_for(h, bob).commit(hand))),
+        (
+            "wrong-phase",
+            {
+                "t": "reveal",
+                "act": signer_for(h, bob).reveal(hand)[0],
+                "asig": signer_for(h, bob).reveal(hand)[1],
+                "seed": seed,
+            },
+        ),
+        ("wrong-phase", {"t": "checkpoint", "hand": hand, "sig": b"s" * 64}),
+        ("wrong-hand", {"t": "checkpoint", "hand": hand + 1, "sig": b"s" * 64}),
+        ("bad-message", signed(bob.identity, base | {"type": "chat", "text": "x" * 501})),
+    ]
+
+
+def test_refused_actions_change_nothing_and_the_seat_plays_on() -> None:
+    h, alice, bob = short_match()
+    prompt = stopped(h.run(turn_for("act", bob)))
+    expected = []
+    for code, message in bad_acts(h, bob, prompt):
+        refused(h, bob, message, code)
+        expected.append(code)
+        verify_log(h.log_bytes())
+    # a chat is accepted at any time, even on another seat's turn
+    refused_before = len(h.table.history)
+    inject(h, bob, act_message(*signer_for(h, bob).chat(prompt["hand"], "gl hf")))
+    assert h.table.history[-1].kind == R.CHAT and len(h.table.history) == refused_before + 1
+    finish_and_check(h, alice, bob)
+    assert bob.errors() == expected
+
+
+def test_a_replayed_message_is_refused_as_bad_aseq() -> None:
+    h, alice, bob = short_match()
+    stopped(
+        h.run(lambda p, m: turn_for("act", bob)(p, m) and any(s["t"] == "act" for s in bob.sent))
+    )
+    last_act = [m for m in bob.sent if m["t"] == "act"][-1]
+    refused(h, bob, last_act, "bad-aseq")
+    first_commit = next(m for m in bob.sent if m["t"] == "commit")
+    refused(h, bob, first_commit, "bad-aseq")
+    finish_and_check(h, alice, bob)
+
+
+def test_out_of_turn_actions_get_the_engines_codes() -> None:
+    h, alice, bob = short_match()
+    prompt = stopped(h.run(turn_for("act", alice)))
+    hand = prompt["hand"]
+    h.run(lambda p, m: p is bob)  # bob's session catches up with the records alice has seen
+    refused(h, bob, act_message(*signer_for(h, bob).action(hand, "draw")), "not-your-turn")
+    refused(
+        h, bob, act_message(*signer_for(h, bob).action(hand, prompt["legal"][0])), "not-your-turn"
+    )
+    # in the middle of the deal, an action is in the wrong phase
+    stopped(h.run(turn_for("checkpoint", bob)))
+    refused(
+        h, bob, act_message(*signer_for(h, bob).action(hand, "draw")), "wrong-phase", reprompt=False
+    )
+    refused(h, bob, {"t": "checkpoint", "hand": hand, "sig": b"\x00" * 64}, "bad-signature")
+    sig = STRANGER.sign("checkpoint", h.table.checkpoint_msg)
+    refused(h, bob, {"t": "checkpoint", "hand": hand, "sig": sig}, "bad-signature")
+    finish_and_check(h, alice, bob)
+
+
+def test_bad_reveals_are_refused() -> None:
+    h, alice, bob = short_match()
+    prompt = stopped(h.run(turn_for("reveal", bob)))
+    hand = prompt["hand"]
+    signer = bob.session.signer
+    assert signer is not None
+    secret = signer.secret(hand)
+
+    def reveal(seed: bytes, *, t: str = "reveal") -> Message:
+        act, asig = signer_for(h, bob).reveal(hand)
+        return {"t": t, "act": act, "asig": asig, "seed": seed}
+
+    refused(h, bob, reveal(bytes(32)), "reveal-mismatch")
+    refused(h, bob, reveal(secret.seed[:31]), "seed-size")
+    refused(h, bob, reveal(b""), "seed-size")
+    act_only = reveal(secret.seed)
+    del act_only["seed"]
+    refused(h, bob, act_only | {"t": "act"}, "seed-size")
+    refused(h, bob, act_message(*signer_for(h, bob).commit(hand)), "duplicate-commitment")
+    finish_and_check(h, alice, bob)
