@@ -31,11 +31,11 @@ from .eventlog import (
     parse_stored_record,
 )
 from .framing import FrameProtocol
-from .tls import TLSIdentityError
 from .identity import Identity
 from .log_replay import Replayer, ReplayError
 from .rules import RuleSet, RuleSetError
 from .seat import SeatSigner
+from .tls import TLSIdentityError
 
 log = Logger()
 

@@ -140,7 +140,7 @@ def test_all_bot_match_across_processes(tmp_path: Path) -> None:
 
 
 def test_wrong_fingerprint_is_refused(tmp_path: Path) -> None:
-    host, port, fingerprint, _ = _host(tmp_path, "--players", "2")
+    host, port, _, _ = _host(tmp_path, "--players", "2")
     wrong = "aaaa-aaaa-aaaa-aaaa-aaaa-aaaa-aaaa-aaaa"
     out = tmp_path / "mallory.out"
     proc = _start(
@@ -181,7 +181,7 @@ def test_seat_killed_mid_hand_reconnects_and_reclaims(tmp_path: Path) -> None:
 
 def test_host_killed_mid_hand_resumes_from_its_log(tmp_path: Path) -> None:
     log = tmp_path / "host.cnlog"
-    host, port, fingerprint, host_out = _host(tmp_path, "--players", "2", "--delay", "0.02")
+    host, port, fingerprint, _ = _host(tmp_path, "--players", "2", "--delay", "0.02")
     seat, seat_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice.cnlog")
     _wait_for(seat_out, r"hand 2 is dealt", seat)
     time.sleep(0.3)
