@@ -24,7 +24,7 @@ from . import __version__
 from . import records as R
 from .actions import parse_action
 from .commit_reveal import DealError, DealRound, HandNumbers
-from .errors import ActionParseError, IllegalAction
+from .errors import IllegalAction
 from .eventlog import (
     SEAT_KEY_KIND,
     LogFormatError,
@@ -38,6 +38,7 @@ from .eventlog import _decode_map as decode_log_map
 from .identity import BadSignature, Identity, verify
 from .match import Match
 from .rules import RuleSet
+from .shuffle import SEED_SIZE
 from .shuffle import commitment as make_commitment
 from .state import HandState
 
@@ -203,10 +204,11 @@ class HostTable:
                     f"expected sequence number {self.next_aseq[seat]}, got {fields.get('aseq')!r}",
                     seat,
                 )
-            if fields.get("head") not in self.known_heads:
+            head = fields.get("head")
+            if not isinstance(head, bytes) or head not in self.known_heads:
                 raise TableError("unknown-head", "the message names an unknown log head", seat)
             type_ = fields.get("type")
-            if type_ not in R.ACT_TYPES:
+            if not isinstance(type_, str) or type_ not in R.ACT_TYPES:
                 raise TableError("bad-message", f"unknown message type {type_!r}", seat)
             if type_ != "chat" and fields.get("hand") != self.hand_no:
                 raise TableError(
@@ -271,7 +273,7 @@ class HostTable:
     ) -> list[RecordInfo]:
         self._require(TablePhase.REVEALING, seat)
         assert self.round is not None
-        if not isinstance(seed, bytes):
+        if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
             raise TableError("seed-size", "a reveal carries the 32-byte seed", seat)
         if R.typed(fields, "commitment", bytes, "reveal") != make_commitment(
             self.table_id, self.hand_no, seat, seed
@@ -323,10 +325,10 @@ class HostTable:
         try:
             action = parse_action(text)
             state.check(action, seat)
-        except ActionParseError as e:
-            raise TableError("bad-action", str(e), seat) from None
         except IllegalAction as e:
             raise TableError(e.code, e.message, seat) from None
+        except ValueError as e:  # ActionParseError, or int() on a digit like "²" in parse_action
+            raise TableError("bad-action", str(e), seat) from None
         actor = state.turn
         hand_before = set(state.hands[actor])
         reds_before = [len(r) for r in state.red_threes]
