@@ -446,6 +446,8 @@ class HostTable:
         if self.seats[seat].key == key:
             return []
         self.seats[seat] = SeatEntry(self.seats[seat].name, key, self.seats[seat].bot)
+        # the checkpoint record is verified with the new key: the new holder signs it again
+        self.checkpoint_sigs.pop(seat, None)
         return [self._append(SEAT_KEY_KIND, {"rekey": {"seat": seat, "key": key}})]
 
     def needs(self, seat: int) -> str:

@@ -264,8 +264,7 @@ class TableService:
         slot.hold = None
         slot.prompted = ()
         if slot.player_key == key:
-            slot.wants_back = True
-            self._try_reclaims()
+            slot.wants_back = True  # reclaimed below, once the player has every record
         conn.send(
             {
                 "t": "welcome",
@@ -287,6 +286,7 @@ class TableService:
                     }
                 )
             self._send_view(slot)
+            self._try_reclaims()  # after the resync: its seat-key record comes in order
         self._broadcast_seats()
         if self.table is None and all(s.key is not None for s in self.slots):
             self._start()
@@ -325,7 +325,9 @@ class TableService:
         table = self.table
         if table is None or table.phase is TablePhase.OVER or slot.conn is not None:
             return
-        if table.needs(slot.seat) == "reveal":
+        need = table.needs(slot.seat)
+        if need == "reveal" or (table.phase is TablePhase.COMMITTING and need == "wait"):
+            # only the player knows the seed committed to: no stand-in could reveal it
             self._publish(table.forfeit(slot.seat, "the player left before revealing a seed"))
             return
         slot.generation += 1
@@ -344,7 +346,9 @@ class TableService:
         for slot in self.slots:
             if not slot.wants_back or slot.local is None or slot.player_key is None:
                 continue
-            if table.phase is TablePhase.REVEALING:
+            if table.phase is TablePhase.REVEALING or (
+                table.phase is TablePhase.COMMITTING and table.needs(slot.seat) == "wait"
+            ):
                 continue  # the stand-in committed this hand's seed: it reveals it first
             infos = table.rekey(slot.seat, slot.player_key)
             slot.local = None

@@ -114,6 +114,7 @@ class PeerSession:
         self.names: list[str] = []
         self.done = False
         self.problem: str | None = None  # set when the host was caught misbehaving
+        self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
 
     # ------------------------------------------------------------------ outgoing
     def hello(self) -> dict[str, Any]:
@@ -203,6 +204,8 @@ class PeerSession:
             self.log_file.write(data)
             self.log_file.flush()
         self.last_seq = seq
+        if record.kind == R.SEEDS:
+            self.seeds_hash = record.hash
         if self.signer is not None:
             self.signer.observe(record.hash)
         if self.replayer is not None and self.problem is None:
@@ -266,7 +269,7 @@ class PeerSession:
         result = fields.get("result")
         if fields.get("hand") != hand or not replayer.seeds_published:
             return "the hand is not finished in my log"
-        if fields.get("head") != self.verifier.last_hash:
+        if fields.get("head") != self.seeds_hash:  # a chat or seat-key record may follow it
             return "it names another log head"
         if not isinstance(result, dict) or result.get("totals") != replayer.match.scores:
             return "its totals differ from my replay"

@@ -46,8 +46,7 @@ class HandCounts:
                     other += 1
             else:
                 naturals[r] += 1
-        values = [rules.card_value(r) for r in range(13)]  # face r is rank r of clubs
-        return cls(naturals, values, jokers, twos, black_threes, other)
+        return cls(naturals, rules.natural_values, jokers, twos, black_threes, other)
 
     @property
     def size(self) -> int:

@@ -128,6 +128,11 @@ class RuleSet:
     def card_value(self, face: int) -> int:
         return self._values[face]
 
+    @property
+    def natural_values(self) -> list[int]:
+        """The value of one card of each rank (index 0 ace .. 12 king): face r is rank r of clubs."""
+        return list(self._values[:13])
+
     def _value_of(self, face: int) -> int:
         if face == JOKER:
             return self.joker_value

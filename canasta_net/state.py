@@ -207,12 +207,28 @@ class HandState:
     @property
     def pile_frozen(self) -> bool:
         """Frozen by a wild card or red three in it (or a black three, with that knob)."""
+        return self._pile_counts()[0] > 0
+
+    def _pile_counts(self) -> tuple[int, int]:
+        """(freezing cards, red threes) in the pile; the pile list only ever grows by appending
+        or is replaced, so its identity and length key the cached answer."""
+        key = (id(self.pile), len(self.pile))
+        cached = self.__dict__.get("_pile_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]  # type: ignore[no-any-return]
         face = self.deck.face
         b3 = self.rules.black_three_freezes_pile
-        return any(
-            is_wild(face[c]) or is_red_three(face[c]) or (b3 and is_black_three(face[c]))
-            for c in self.pile
-        )
+        freezers = reds = 0
+        for c in self.pile:
+            f = face[c]
+            if is_red_three(f):
+                reds += 1
+                freezers += 1
+            elif is_wild(f) or (b3 and is_black_three(f)):
+                freezers += 1
+        counts = (freezers, reds)
+        self.__dict__["_pile_cache"] = (key, counts)
+        return counts
 
     def frozen_for(self, team: int) -> bool:
         return self.pile_frozen or not self.opened[team]
@@ -238,8 +254,11 @@ class HandState:
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: Action, seat: int | None = None) -> None:
-        """Perform ``action`` for the seat to move, or raise IllegalAction (state unchanged)."""
-        self._check(action, seat)
+        """Perform ``action`` for the seat to move, or raise IllegalAction (state unchanged).
+
+        Every ``_do_`` method validates completely before it changes anything.
+        """
+        self._check_turn(seat)
         self._perform(action)
 
     def is_legal(self, action: Action, seat: int | None = None) -> bool:
@@ -253,11 +272,14 @@ class HandState:
         """Raise IllegalAction if ``action`` is not legal now; change nothing."""
         self._check(action, seat)
 
-    def _check(self, action: Action, seat: int | None) -> None:
+    def _check_turn(self, seat: int | None) -> None:
         if self.phase is Phase.OVER:
             raise IllegalAction("hand-over", "The hand is over.")
         if seat is not None and seat != self.to_move:
             raise IllegalAction("not-your-turn", f"It is seat {self.to_move}'s turn, not {seat}'s.")
+
+    def _check(self, action: Action, seat: int | None) -> None:
+        self._check_turn(seat)
         if isinstance(action, Draw):
             self._check_draw()
         elif isinstance(action, TakePile):
@@ -278,6 +300,7 @@ class HandState:
 
     def _perform(self, action: Action) -> None:
         if isinstance(action, Draw):
+            self._check_draw()
             self._do_draw()
         elif isinstance(action, TakePile):
             self._do_take_pile(action)
@@ -288,10 +311,15 @@ class HandState:
         elif isinstance(action, Discard):
             self._do_discard(action)
         elif isinstance(action, AskGoOut):
+            self._check_ask()
             self.phase = Phase.ASKED
         elif isinstance(action, Answer):
+            if self.phase is not Phase.ASKED:
+                raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
             self.t.permission = action.yes
             self.phase = Phase.PLAY
+        else:
+            raise IllegalAction("wrong-phase", f"unknown action {action!r}")
 
     # ------------------------------------------------------------------ helpers for checks
     def _require_phase(self, *phases: Phase) -> None:
@@ -372,6 +400,11 @@ class HandState:
         ):
             raise IllegalAction("must-go-out", "Your partner said yes: you must go out this turn.")
         if not opened:
+            if not self._initial_possible():
+                raise IllegalAction(
+                    "initial-meld-unreachable",
+                    f"Your hand cannot reach the initial meld of {self.minimums[team]} this turn.",
+                )
             keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra_cards)
             reachable = points_after + best_lay_value(rules, counts, team_melds, keep)
             if reachable >= self.minimums[team]:
@@ -389,6 +422,31 @@ class HandState:
                 "initial-meld-unreachable",
                 f"After that lay the initial meld could no longer reach {self.minimums[team]}.",
             )
+
+    def _initial_possible(self) -> bool:
+        """Can the player to move still complete the team's initial meld this turn (or go out
+        concealed)? A property of the position, asked before any lay toward the initial meld;
+        cached because listing legal actions asks it once per candidate."""
+        seat = self.turn
+        key = (self.turn_no, id(self.t), len(self.hands[seat]), self.t.initial_points, self.phase)
+        cached = self.__dict__.get("_initial_cache")
+        if cached is not None and cached[0] == key:
+            return bool(cached[1])
+        rules, team = self.rules, self.team_of(seat)
+        counts = HandCounts.of(rules, self.hand_faces(seat))
+        melds = self._meld_counts(team, only_this_turn=True)
+        extra = self._pending_pile_to_hand()
+        keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra)
+        possible = self.t.initial_points + best_lay_value(
+            rules, counts, melds, keep
+        ) >= self.minimums[team] or (
+            self.phase is Phase.PLAY
+            and self.t.drew == "stock"
+            and self._could_go_concealed(seat)
+            and can_lay_out(rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out)
+        )
+        self.__dict__["_initial_cache"] = (key, possible)
+        return possible
 
     def _minimum_sentence(self, team: int) -> str:
         return (
@@ -485,7 +543,8 @@ class HandState:
             shape = group_shape(rules, melded)
         # consequences: the initial meld and the cards left afterwards
         rest = self.pile[:-1]
-        rest_to_hand = sum(1 for c in rest if not is_red_three(self.deck.face[c]))
+        top_is_red = is_red_three(top)  # never, in practice: a red three is never discarded
+        rest_to_hand = len(rest) - (self._pile_counts()[1] - top_is_red)
         hand_after = [c for c in self.hands[seat] if c not in used]
         points = self.t.initial_points + sum(rules.card_value(f) for f in melded)
         team_melds = self._meld_counts(team)
