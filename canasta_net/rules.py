@@ -130,7 +130,7 @@ class RuleSet:
 
     @property
     def natural_values(self) -> list[int]:
-        """The value of one card of each rank (index 0 ace .. 12 king): face r is rank r of clubs."""
+        """One card's value by rank (0 ace .. 12 king): face r is rank r of clubs."""
         return list(self._values[:13])
 
     def _value_of(self, face: int) -> int:
