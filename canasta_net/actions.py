@@ -6,6 +6,8 @@ text                   meaning
 ``draw``               draw from the stock (with an empty stock: end the hand)
 ``take-pile QS QD``    take the discard pile, melding its top card with these hand cards;
                        ``take-pile`` alone adds the top card to the team's meld of its rank
+                       (``take-pile onto 2``: to meld number 2, where several could take it)
+``take-top 2``         Samba: take the top card alone onto the team's sequence number 2
 ``meld KH KS 2C``      lay a new meld from the hand
 ``add 2 KH 2D``        add hand cards to the team's meld number 2 (0-based, as listed)
 ``discard 7D``         discard a card (the last card: going out)
@@ -34,9 +36,21 @@ class Draw:
 @dataclass(frozen=True, slots=True)
 class TakePile:
     cards: tuple[int, ...] = ()
+    meld: int | None = None  # the team meld the top card goes on (where several could)
 
     def __str__(self) -> str:
-        return f"take-pile {faces_text(self.cards)}".rstrip()
+        onto = f" onto {self.meld}" if self.meld is not None else ""
+        return f"take-pile {faces_text(self.cards)}".rstrip() + onto
+
+
+@dataclass(frozen=True, slots=True)
+class TakeTop:
+    """Samba: take only the pile's top card, to extend the team's sequence number ``meld``."""
+
+    meld: int
+
+    def __str__(self) -> str:
+        return f"take-top {self.meld}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +92,9 @@ class Answer:
         return "answer yes" if self.yes else "answer no"
 
 
-Action = Draw | TakePile | Meld | AddToMeld | Discard | AskGoOut | Answer
+Action = Draw | TakePile | TakeTop | Meld | AddToMeld | Discard | AskGoOut | Answer
 
-VERBS = ("draw", "take-pile", "meld", "add", "discard", "ask-go-out", "answer")
+VERBS = ("draw", "take-pile", "take-top", "meld", "add", "discard", "ask-go-out", "answer")
 
 
 def parse_action(text: str) -> Action:
@@ -93,7 +107,12 @@ def parse_action(text: str) -> Action:
         if verb == "draw" and not args:
             return Draw()
         if verb == "take-pile":
-            return TakePile(parse_faces(args))
+            meld = None
+            if len(args) >= 2 and args[-2].lower() == "onto" and args[-1].isdigit():
+                meld, args = int(args[-1]), args[:-2]
+            return TakePile(parse_faces(args), meld)
+        if verb == "take-top" and len(args) == 1 and args[0].isdigit():
+            return TakeTop(int(args[0]))
         if verb == "meld" and args:
             return Meld(parse_faces(args))
         if verb == "add" and len(args) >= 2 and args[0].isdigit():

@@ -324,11 +324,12 @@ class HostTable:
         text = R.typed(fields, "action", str, "action")
         try:
             action = parse_action(text)
+        except ValueError as e:  # ActionParseError, or int() on a digit like "²" in parse_action
+            raise TableError("bad-action", str(e), seat) from None
+        try:
             state.check(action, seat)
         except IllegalAction as e:
             raise TableError(e.code, e.message, seat) from None
-        except ValueError as e:  # ActionParseError, or int() on a digit like "²" in parse_action
-            raise TableError("bad-action", str(e), seat) from None
         actor = state.turn
         hand_before = set(state.hands[actor])
         reds_before = [len(r) for r in state.red_threes]

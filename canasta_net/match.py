@@ -69,8 +69,12 @@ class Match:
 
     @property
     def result(self) -> MatchResult | None:
-        """The outcome once a team has reached the target, else None (play another hand)."""
-        if max(self.scores) < self.rules.target:
+        """The outcome once a team has reached the target (or the match's hands are played),
+        else None (play another hand)."""
+        if self.rules.match_hands:
+            if self.hands_played < self.rules.match_hands:
+                return None
+        elif max(self.scores) < self.rules.target:
             return None
         best = max(self.scores)
         leaders = [t for t, s in enumerate(self.scores) if s == best]

@@ -1,7 +1,9 @@
-"""Melds on the table and the rules for forming and extending groups.
+"""Melds on the table and the rules for forming and extending them.
 
-A meld records its physical cards (ids) plus running counts of natural and wild cards, so the
-checks the engine makes on every candidate action need no recounting.
+Four kinds: a *group* of one rank (with wild cards), *black threes* (laid when going out, or at
+any time in Bolivia), a *sequence* of one suit (Samba, Bolivia), and a meld of *wild cards* only
+(Bolivia). A meld records its physical cards (ids) plus running counts of natural and wild cards
+and, for a sequence, its suit and ends, so the checks on every candidate action need no recounting.
 """
 
 from __future__ import annotations
@@ -10,43 +12,111 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .cards import RANK_NAMES, THREE, is_black_three, is_red_three, is_wild, rank_of
+from .cards import (
+    ACE,
+    RANK_NAMES,
+    SEVEN,
+    SUIT_NAMES,
+    THREE,
+    is_black_three,
+    is_red_three,
+    is_wild,
+    rank_of,
+    suit_of,
+)
 from .errors import IllegalAction
 from .rules import RuleSet
 
-__all__ = ["GroupShape", "MeldKind", "TableMeld", "check_addition", "group_shape", "is_wild"]
+__all__ = [
+    "GroupShape",
+    "MeldKind",
+    "TableMeld",
+    "canasta_bonus",
+    "check_addition",
+    "group_shape",
+    "is_wild",
+    "run_position",
+]
 
 
 class MeldKind(StrEnum):
     GROUP = "group"
     BLACK_THREES = "black-threes"
+    SEQUENCE = "sequence"
+    WILDS = "wilds"
+
+
+def run_position(rank: int) -> int:
+    """A rank's place in a sequence, 0 (four) .. 10 (ace, high only); -1 if it cannot run."""
+    if rank == ACE:
+        return 10
+    return rank - 3 if rank > THREE else -1
+
+
+def rank_at(position: int) -> int:
+    return ACE if position == 10 else position + 3
 
 
 @dataclass(slots=True)
 class TableMeld:
-    """One meld of a team: a group of one rank (or a meld of black threes)."""
+    """One meld of a team."""
 
     kind: MeldKind
-    rank: int
+    rank: int  # the group's rank; a sequence's lowest rank; -1 for wild cards only
     cards: list[int]
     naturals: int
     wilds: int
     laid_turn: int
     laid_by: int
     faces: list[int] = field(default_factory=list)
+    suit: int = -1  # a sequence's suit
+    low: int = 0  # a sequence's run positions, inclusive
+    high: int = 0
 
     @property
     def size(self) -> int:
         return len(self.cards)
 
     def is_canasta(self, rules: RuleSet) -> bool:
-        return self.kind is MeldKind.GROUP and len(self.cards) >= rules.canasta_size
+        return self.kind is not MeldKind.BLACK_THREES and len(self.cards) >= rules.canasta_size
 
     def is_natural(self) -> bool:
         return self.wilds == 0
 
+    def is_closed(self, rules: RuleSet) -> bool:
+        """Nothing more may be added (black threes; a full sequence; Bolivia's seven cards)."""
+        if self.kind is MeldKind.BLACK_THREES:
+            return True
+        if self.kind is MeldKind.SEQUENCE and self.size >= rules.sequence_max:
+            return True
+        return bool(rules.max_meld_size) and self.size >= rules.max_meld_size
+
     def label(self) -> str:
-        return "3s (black)" if self.kind is MeldKind.BLACK_THREES else RANK_NAMES[self.rank] + "s"
+        if self.kind is MeldKind.BLACK_THREES:
+            return "3s (black)"
+        if self.kind is MeldKind.WILDS:
+            return "wild cards"
+        if self.kind is MeldKind.SEQUENCE:
+            return (
+                f"{RANK_NAMES[rank_at(self.low)]}-{RANK_NAMES[rank_at(self.high)]}"
+                f"{SUIT_NAMES[self.suit]} run"
+            )
+        return RANK_NAMES[self.rank] + "s"
+
+
+def canasta_bonus(rules: RuleSet, meld: TableMeld) -> int:
+    """The bonus a canasta earns (0 for a meld that is not one)."""
+    if not meld.is_canasta(rules):
+        return 0
+    if meld.kind is MeldKind.WILDS:
+        return rules.wild_canasta_bonus or rules.mixed_canasta_bonus
+    if meld.kind is MeldKind.SEQUENCE:
+        return rules.sequence_canasta_bonus or rules.natural_canasta_bonus
+    if meld.rank == SEVEN:
+        bonus = rules.natural_sevens_bonus if meld.is_natural() else rules.mixed_sevens_bonus
+        if bonus:
+            return bonus
+    return rules.natural_canasta_bonus if meld.is_natural() else rules.mixed_canasta_bonus
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +127,34 @@ class GroupShape:
     rank: int
     naturals: int
     wilds: int
+    suit: int = -1
+    low: int = 0
+    high: int = 0
+
+
+def _sequence_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape | None:
+    """The faces as a sequence, or None if they are not one (Samba, Bolivia)."""
+    if not rules.sequences or len(faces) < rules.sequence_min or any(is_wild(f) for f in faces):
+        return None
+    suits = {suit_of(f) for f in faces}
+    positions = sorted(run_position(rank_of(f)) for f in faces)
+    if len(suits) != 1 or positions[0] < 0:
+        return None
+    if positions != list(range(positions[0], positions[0] + len(positions))):
+        return None
+    if len(faces) > rules.sequence_max:
+        raise IllegalAction(
+            "meld-too-large", f"A sequence holds at most {rules.sequence_max} cards."
+        )
+    return GroupShape(
+        MeldKind.SEQUENCE,
+        rank_at(positions[0]),
+        len(faces),
+        0,
+        suits.pop(),
+        positions[0],
+        positions[-1],
+    )
 
 
 def group_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape:
@@ -71,16 +169,36 @@ def group_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape:
             raise IllegalAction(
                 "not-meldable", "Black threes can only be melded together, with no other card."
             )
+        if len(faces) > 4:
+            raise IllegalAction("meld-too-large", "A meld of black threes holds three or four.")
         return GroupShape(MeldKind.BLACK_THREES, THREE, len(faces), 0)
+    sequence = _sequence_shape(rules, faces)
+    if sequence is not None:
+        return sequence
     naturals = [f for f in faces if not is_wild(f)]
     wilds = len(faces) - len(naturals)
+    _check_size(rules, len(faces))
     if not naturals:
-        raise IllegalAction("wild-only-meld", "Wild cards cannot form a meld on their own.")
+        if not rules.wild_melds:
+            raise IllegalAction("wild-only-meld", "Wild cards cannot form a meld on their own.")
+        return GroupShape(MeldKind.WILDS, -1, 0, wilds)
     rank = rank_of(naturals[0])
     if any(rank_of(f) != rank for f in naturals):
+        if rules.sequences and len({suit_of(f) for f in naturals}) == 1:
+            raise IllegalAction(
+                "not-a-sequence",
+                "A sequence is natural cards of one suit in a row, from 4 up to the ace.",
+            )
         raise IllegalAction("mixed-ranks", "All natural cards of a meld must have the same rank.")
     check_wild_balance(rules, len(naturals), wilds)
     return GroupShape(MeldKind.GROUP, rank, len(naturals), wilds)
+
+
+def _check_size(rules: RuleSet, size: int) -> None:
+    if rules.max_meld_size and size > rules.max_meld_size:
+        raise IllegalAction(
+            "meld-too-large", f"No meld may hold more than {rules.max_meld_size} cards."
+        )
 
 
 def check_wild_balance(rules: RuleSet, naturals: int, wilds: int) -> None:
@@ -97,12 +215,26 @@ def check_wild_balance(rules: RuleSet, naturals: int, wilds: int) -> None:
         )
 
 
-def check_addition(rules: RuleSet, meld: TableMeld, faces: Sequence[int]) -> tuple[int, int]:
-    """Check adding ``faces`` to ``meld``; return the (naturals, wilds) added."""
+def check_addition(
+    rules: RuleSet, meld: TableMeld, faces: Sequence[int]
+) -> tuple[int, int, int, int]:
+    """Check adding ``faces`` to ``meld``; return (naturals, wilds, new low, new high)."""
     if not faces:
         raise IllegalAction("too-few-cards", "Add at least one card.")
     if meld.kind is MeldKind.BLACK_THREES:
         raise IllegalAction("black-three-meld-closed", "Nothing may be added to black threes.")
+    if meld.is_closed(rules):
+        raise IllegalAction("meld-closed", f"The {meld.label()} is closed: nothing more goes on.")
+    _check_size(rules, meld.size + len(faces))
+    if meld.kind is MeldKind.SEQUENCE:
+        return _check_sequence_addition(rules, meld, faces)
+    wilds = sum(1 for f in faces if is_wild(f))
+    if wilds and not rules.wilds_on_canasta and meld.is_canasta(rules):
+        raise IllegalAction("wild-on-canasta", "Wild cards may not be added to a canasta.")
+    if meld.kind is MeldKind.WILDS:
+        if wilds != len(faces):
+            raise IllegalAction("wrong-rank", "Only wild cards go on a meld of wild cards.")
+        return 0, wilds, 0, 0
     naturals = 0
     for f in faces:
         if is_wild(f):
@@ -112,6 +244,34 @@ def check_addition(rules: RuleSet, meld: TableMeld, faces: Sequence[int]) -> tup
                 "wrong-rank", f"Only {RANK_NAMES[meld.rank]}s and wild cards go on that meld."
             )
         naturals += 1
-    wilds = len(faces) - naturals
     check_wild_balance(rules, meld.naturals + naturals, meld.wilds + wilds)
-    return naturals, wilds
+    return naturals, wilds, 0, 0
+
+
+def _check_sequence_addition(
+    rules: RuleSet, meld: TableMeld, faces: Sequence[int]
+) -> tuple[int, int, int, int]:
+    sentence = f"Only cards that continue the {meld.label()} at either end go on it."
+    if any(is_wild(f) or suit_of(f) != meld.suit for f in faces):
+        raise IllegalAction("not-a-sequence", sentence)
+    positions = sorted(run_position(rank_of(f)) for f in faces)
+    if positions[0] < 0 or len(set(positions)) != len(positions):
+        raise IllegalAction("not-a-sequence", sentence)
+    below = [p for p in positions if p < meld.low]
+    above = [p for p in positions if p > meld.high]
+    if len(below) + len(above) != len(positions):
+        raise IllegalAction("not-a-sequence", sentence)
+    low, high = meld.low, meld.high
+    if below:
+        if below != list(range(meld.low - len(below), meld.low)):
+            raise IllegalAction("not-a-sequence", sentence)
+        low = below[0]
+    if above:
+        if above != list(range(meld.high + 1, meld.high + 1 + len(above))):
+            raise IllegalAction("not-a-sequence", sentence)
+        high = above[-1]
+    if high - low + 1 > rules.sequence_max:
+        raise IllegalAction(
+            "meld-too-large", f"A sequence holds at most {rules.sequence_max} cards."
+        )
+    return len(faces), 0, low, high

@@ -27,11 +27,13 @@ class HandCounts:
     twos: int
     black_threes: int
     other: int  # cards that can never be laid (red threes)
+    runs: list[list[int]] | None = None  # by suit and run position (4 .. ace), with sequences
 
     @classmethod
     def of(cls, rules: RuleSet, faces: Sequence[int]) -> HandCounts:
         naturals = [0] * 13
         jokers = twos = black_threes = other = 0
+        runs = [[0] * 11 for _ in range(4)] if rules.sequences else None
         for f in faces:
             if f == JOKER:
                 jokers += 1
@@ -46,7 +48,9 @@ class HandCounts:
                     other += 1
             else:
                 naturals[r] += 1
-        return cls(naturals, rules.natural_values, jokers, twos, black_threes, other)
+                if runs is not None:
+                    runs[f // 13][10 if r == 0 else r - 3] += 1
+        return cls(naturals, rules.natural_values, jokers, twos, black_threes, other, runs)
 
     @property
     def size(self) -> int:
@@ -90,16 +94,32 @@ class MeldCounts:
     rank: int
     naturals: int
     wilds: int
+    room: int = 1 << 20  # how many more cards it may take
+    wild_room: int = 1 << 20  # how many more wild cards (0 on a canasta, in Samba)
 
     @property
     def size(self) -> int:
         return self.naturals + self.wilds
+
+    def capacity(self, rules: RuleSet, added_naturals: int) -> int:
+        """Wild cards it could still take after ``added_naturals`` more naturals."""
+        limit = rules.max_wilds(self.naturals + added_naturals) - self.wilds
+        return max(0, min(limit, self.wild_room, self.room - added_naturals))
 
 
 def _wild_values(rules: RuleSet, hand: HandCounts) -> list[int]:
     values = [rules.joker_value] * hand.jokers + [rules.two_value] * hand.twos
     values.sort(reverse=True)
     return values
+
+
+def _new_group_size(rules: RuleSet, n: int) -> int:
+    return min(n, rules.max_meld_size) if rules.max_meld_size else n
+
+
+def _new_group_capacity(rules: RuleSet, n: int) -> int:
+    room = rules.max_meld_size - n if rules.max_meld_size else 1 << 20
+    return max(0, min(rules.max_wilds(n), room))
 
 
 def _greedy_value(
@@ -111,20 +131,22 @@ def _greedy_value(
     pairs: list[int] = []
     for m in melds.values():
         if hand.naturals[m.rank] == 0:
-            capacity += max(0, rules.max_wilds(m.naturals) - m.wilds)
+            capacity += m.capacity(rules, 0)
     for r in MELDABLE_RANKS:
         n = hand.naturals[r]
         if not n:
             continue
         if r in melds:
             m = melds[r]
+            n = min(n, m.room)
             value += n * hand.natural_value[r]
             used += n
-            capacity += max(0, rules.max_wilds(m.naturals + n) - m.wilds)
+            capacity += m.capacity(rules, n)
         elif n >= max(3, rules.min_naturals_in_group):
+            n = _new_group_size(rules, n)
             value += n * hand.natural_value[r]
             used += n
-            capacity += max(0, rules.max_wilds(n))
+            capacity += _new_group_capacity(rules, n)
         elif n == 2 and rules.max_wilds(2) >= 1:
             pairs.append(2 * hand.natural_value[r])
     wilds = _wild_values(rules, hand)
@@ -136,14 +158,68 @@ def _greedy_value(
         value += pair_value + wilds[taken]
         used += 3
         taken += 1
-        capacity += rules.max_wilds(2) - 1
+        capacity += _new_group_capacity(rules, 2) - 1
     extra = min(capacity, len(wilds) - taken)
     value += sum(wilds[taken : taken + extra])
     used += extra
+    left = len(wilds) - taken - extra
+    if rules.wild_melds and left >= 3:  # Bolivia: the rest as melds of wild cards
+        value += sum(wilds[taken + extra :])
+        used += left
     return value, used
 
 
+def _without_runs(rules: RuleSet, hand: HandCounts) -> tuple[HandCounts, int, int, int]:
+    """The hand with its longest runs of a suit laid as sequences: (rest, value, cards,
+    closed sequences)."""
+    assert hand.runs is not None
+    rest = HandCounts(
+        list(hand.naturals),
+        hand.natural_value,
+        hand.jokers,
+        hand.twos,
+        hand.black_threes,
+        hand.other,
+    )
+    value = cards = closed = 0
+    for suit_runs in hand.runs:
+        p = 0
+        while p < 11:
+            if not suit_runs[p]:
+                p += 1
+                continue
+            q = p
+            while q < 11 and suit_runs[q]:
+                q += 1
+            length = q - p
+            while length >= rules.sequence_min:
+                take = min(length, rules.sequence_max)
+                for pos in range(p, p + take):
+                    rank = 0 if pos == 10 else pos + 3
+                    rest.naturals[rank] -= 1
+                    value += hand.natural_value[rank]
+                cards += take
+                closed += take >= rules.canasta_size
+                p += take
+                length -= take
+            p = q
+    return rest, value, cards, closed
+
+
 def best_lay_value(
+    rules: RuleSet, hand: HandCounts, melds: dict[int, MeldCounts], keep: int
+) -> int:
+    """The value of cards that can be laid from ``hand`` while keeping ``keep`` cards in it
+    (groups, and with sequences also a plan that lays the longest runs first)."""
+    best = _best_group_value(rules, hand, melds, keep)
+    if hand.runs is not None:
+        rest, value, cards, _ = _without_runs(rules, hand)
+        if cards and rest.size >= keep:
+            best = max(best, value + _best_group_value(rules, rest, melds, keep))
+    return best
+
+
+def _best_group_value(
     rules: RuleSet, hand: HandCounts, melds: dict[int, MeldCounts], keep: int
 ) -> int:
     """The value of cards that can be laid from ``hand`` while keeping ``keep`` cards in it.
@@ -157,7 +233,7 @@ def best_lay_value(
     for kind in hand.kinds():
         if kind == -3:
             continue
-        best = max(best, best_lay_value(rules, hand.without(kind), melds, keep - 1))
+        best = max(best, _best_group_value(rules, hand.without(kind), melds, keep - 1))
     return best
 
 
@@ -171,6 +247,10 @@ def can_lay_out(
 ) -> bool:
     """Can every card of ``hand`` but at most ``leftover`` (the discard) be laid, so that the
     team then holds ``canastas_needed`` canastas?  ``canastas`` is how many it holds now."""
+    if hand.runs is not None:
+        rest, _, cards, closed = _without_runs(rules, hand)
+        if cards and can_lay_out(rules, rest, melds, leftover, canastas + closed, canastas_needed):
+            return True
     stranded = hand.other + (hand.black_threes if hand.black_threes < 3 else 0)
     stranded += sum(1 for r in MELDABLE_RANKS if hand.naturals[r] == 1 and r not in melds)
     if stranded > leftover:
@@ -194,36 +274,39 @@ def _lays_out(
 ) -> bool:
     if hand.other:
         return False
-    if 0 < hand.black_threes < 3:  # black threes go out as a meld of three or four
+    if hand.black_threes in (1, 2, 5):  # black threes go out in melds of three or four
         return False
     size_caps: list[tuple[int, int, bool]] = []  # (size, wild capacity, was a canasta)
     pairs = 0
     for m in melds.values():
         n = hand.naturals[m.rank]
-        size_caps.append(
-            (
-                m.size + n,
-                max(0, rules.max_wilds(m.naturals + n) - m.wilds),
-                m.size >= rules.canasta_size,
-            )
-        )
+        if n > m.room:
+            return False
+        size_caps.append((m.size + n, m.capacity(rules, n), m.size >= rules.canasta_size))
     for r in MELDABLE_RANKS:
         n = hand.naturals[r]
         if not n or r in melds:
             continue
+        if rules.max_meld_size and n > rules.max_meld_size:
+            return False
         if n >= max(3, rules.min_naturals_in_group):
-            size_caps.append((n, max(0, rules.max_wilds(n)), False))
+            size_caps.append((n, _new_group_capacity(rules, n), False))
         elif n == 2 and rules.max_wilds(2) >= 1:
             pairs += 1
-            size_caps.append((3, rules.max_wilds(2) - 1, False))
+            size_caps.append((3, _new_group_capacity(rules, 2) - 1, False))
         else:
             return False
     wilds = hand.jokers + hand.twos
     if wilds < pairs:
         return False
     extra = wilds - pairs
-    if extra > sum(cap for _, cap, _ in size_caps):
-        return False
+    spare = extra - sum(cap for _, cap, _ in size_caps)
+    wild_meld_canastas = 0
+    if spare > 0:
+        if not rules.wild_melds or spare < 3:
+            return False
+        wild_meld_canastas = 1 if spare >= rules.canasta_size else 0
+        extra -= spare
     new_canastas = 0
     deficits: list[int] = []
     for size, cap, was in size_caps:
@@ -240,7 +323,7 @@ def _lays_out(
             break
         budget -= d
         new_canastas += 1
-    return canastas + new_canastas >= canastas_needed
+    return canastas + new_canastas + wild_meld_canastas >= canastas_needed
 
 
 def meld_counts(rank_naturals_wilds: Sequence[tuple[int, int, int]]) -> dict[int, MeldCounts]:

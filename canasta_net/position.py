@@ -51,6 +51,7 @@ def position_to_dict(state: HandState) -> dict[str, Any]:
         "red_threes": [_texts(state, r) for r in state.red_threes],
         "opened": list(state.opened),
         "has_melded": list(state.has_melded),
+        "canasta_bonus_given": state.canasta_bonus_given,
         "turn_state": {
             "drew": t.drew,
             "initial_points": t.initial_points,
@@ -140,6 +141,9 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
                         int(m.get("turn", -1)),
                         int(m.get("seat", team)),
                         faces,
+                        shape.suit,
+                        shape.low,
+                        shape.high,
                     )
                 )
         reds = data.get("red_threes", [[] for _ in range(n)])
@@ -150,6 +154,7 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         state.has_melded = [bool(x) for x in data.get("has_melded", [False] * n)]
         if len(state.opened) != teams or len(state.has_melded) != n:
             raise PositionError("'opened' needs one entry per team, 'has_melded' one per seat")
+        state.canasta_bonus_given = bool(data.get("canasta_bonus_given", False))
         state.turn = int(data.get("turn", state.turn)) % n
         state.turn_no = int(data.get("turn_no", 0))
         state.phase = Phase(data.get("phase", "draw"))

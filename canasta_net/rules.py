@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .cards import ACE, JOKER, KING, TWO, is_black_three, is_red_three, rank_of
+from .cards import ACE, JOKER, KING, SEVEN, TWO, is_black_three, is_red_three, rank_of
 
 WildRule = Literal["official", "naturals_outnumber", "naturals_at_least"]
 TiePolicy = Literal["draw", "play_on"]
-RedThreePositiveIf = Literal["melded", "canasta"]
+RedThreePositiveIf = Literal["melded", "canasta", "two_canastas", "special_canasta"]
 ThreePlayerMode = Literal["standard", "lone_hand"]
 
 WILD_RULES: tuple[WildRule, ...] = ("official", "naturals_outnumber", "naturals_at_least")
@@ -50,9 +50,20 @@ class RuleSet:
     max_wilds_in_group: int = 3
     canasta_size: int = 7
     black_threes_only_going_out: bool = True
+    one_group_per_rank: bool = True  # False: a team may hold several groups of a rank
+    sequences: bool = False  # runs of one suit, 4 up to ace (Samba, Bolivia)
+    sequence_min: int = 3
+    sequence_max: int = 7  # a sequence of this size is closed (a samba / escalera)
+    wild_melds: bool = False  # melds of wild cards only (Bolivia)
+    max_meld_size: int = 0  # 0: unlimited; Bolivia closes every canasta at 7
+    wilds_on_canasta: bool = True  # False: no wild card may be added to a canasta (Samba)
     # -- bonuses
     natural_canasta_bonus: int = 500
     mixed_canasta_bonus: int = 300
+    sequence_canasta_bonus: int = 0  # a samba / escalera
+    wild_canasta_bonus: int = 0  # a bolivia
+    natural_sevens_bonus: int = 0  # 0: as any natural canasta
+    mixed_sevens_bonus: int = 0  # 0: as any mixed canasta
     red_three_bonus: int = 100
     red_three_all_bonus: int = 800
     red_three_positive_if: RedThreePositiveIf = "melded"
@@ -63,6 +74,10 @@ class RuleSet:
     concealed_after_pile_take: bool = True
     # -- going out
     canastas_to_go_out: int = 1
+    going_out_allowed: bool = True  # False: the hand runs to the end of the stock (Bolivia)
+    first_canasta_bonus_cards: int = 0  # Bolivia: 11 cards from the stock to the first canasta
+    black_three_left_penalty: int = 0  # 0: a black three left in hand costs its value
+    seven_left_penalty: int = 0  # 0: a seven left in hand costs its value
     # -- the initial meld: (lowest cumulative score, minimum), ascending
     initial_minimums: tuple[tuple[int, int], ...] = (
         (-(10**9), 15),
@@ -77,8 +92,11 @@ class RuleSet:
     completed_canasta_blocks_pile: bool = False
     pile_take_with_wild: bool = True
     forced_pile_take_at_stock_end: bool = True
+    pile_always_frozen: bool = False  # Samba: only a natural pair takes the pile
+    take_top_to_sequence: bool = False  # Samba: the top card alone may extend a sequence
     # -- the match
     target: int = 5000
+    match_hands: int = 0  # >0: a match is this many hands, whatever the scores (Bolivia: 4)
     tie_policy: TiePolicy = "draw"
     three_player_mode: ThreePlayerMode = "standard"
     # derived tables, filled in __post_init__
@@ -105,6 +123,15 @@ class RuleSet:
             raise RuleSetError("not enough cards to deal")
         if self.draw_count < 1 or self.canasta_size < 3 or self.canastas_to_go_out < 1:
             raise RuleSetError("draw_count, canasta_size and canastas_to_go_out must be positive")
+        if self.target <= 0 and self.match_hands <= 0:
+            raise RuleSetError("a match needs a target score or a number of hands")
+        if self.red_three_positive_if not in (
+            "melded",
+            "canasta",
+            "two_canastas",
+            "special_canasta",
+        ):
+            raise RuleSetError(f"unknown red_three_positive_if {self.red_three_positive_if!r}")
         scores = [s for s, _ in self.initial_minimums]
         if not scores or scores != sorted(scores):
             raise RuleSetError("initial_minimums must be ascending by score")
@@ -126,6 +153,14 @@ class RuleSet:
         return self.decks * (52 + self.jokers_per_deck)
 
     def card_value(self, face: int) -> int:
+        return self._values[face]
+
+    def left_in_hand_cost(self, face: int) -> int:
+        """What a card left in a hand at the end costs (Bolivia charges black threes, sevens)."""
+        if self.black_three_left_penalty and is_black_three(face):
+            return self.black_three_left_penalty
+        if self.seven_left_penalty and face != JOKER and rank_of(face) == SEVEN:
+            return self.seven_left_penalty
         return self._values[face]
 
     @property
@@ -223,7 +258,72 @@ VIENNA = CLASSIC.with_changes(
     one_card_pile_rule=False,
 )
 
-PRESETS: dict[str, RuleSet] = {r.name: r for r in (CLASSIC, CLASSIC_2P, CLASSIC_3P, VIENNA)}
+SAMBA = CLASSIC.with_changes(
+    name="samba",
+    description="Samba: 162 cards, draw two, sequences (a samba: 1500), two canastas to go out",
+    decks=3,
+    jokers_per_deck=2,
+    hand_size=15,
+    draw_count=2,
+    wild_rule="naturals_outnumber",
+    max_wilds_in_group=2,
+    one_group_per_rank=False,
+    sequences=True,
+    wilds_on_canasta=False,
+    sequence_canasta_bonus=1500,
+    red_three_all_bonus=1000,
+    red_three_positive_if="two_canastas",
+    going_out_bonus=200,
+    concealed_bonus=200,
+    canastas_to_go_out=2,
+    initial_minimums=((-(10**9), 15), (0, 50), (1500, 90), (3000, 120), (7000, 150)),
+    pile_take_with_wild=False,
+    pile_always_frozen=True,
+    take_top_to_sequence=True,
+    one_card_pile_rule=False,
+    target=10000,
+)
+SAMBA_2P = SAMBA.with_changes(
+    name="samba-2p", description="Samba for 2, each for himself", players=2, partnerships=False
+)
+SAMBA_3P = SAMBA.with_changes(
+    name="samba-3p", description="Samba for 3, each for himself", players=3, partnerships=False
+)
+BOLIVIA = CLASSIC.with_changes(
+    name="bolivia",
+    description="Bolivia: 162 cards, escaleras and bolivias, no going out, a match of 4 hands",
+    decks=3,
+    jokers_per_deck=2,
+    hand_size=15,
+    draw_count=2,
+    wild_rule="naturals_outnumber",
+    max_wilds_in_group=2,
+    one_group_per_rank=False,
+    sequences=True,
+    wild_melds=True,
+    max_meld_size=7,
+    black_threes_only_going_out=False,
+    sequence_canasta_bonus=1500,
+    wild_canasta_bonus=2000,
+    natural_sevens_bonus=1500,
+    mixed_sevens_bonus=1000,
+    red_three_all_bonus=2000,
+    red_three_positive_if="special_canasta",
+    going_out_allowed=False,
+    first_canasta_bonus_cards=11,
+    black_three_left_penalty=200,
+    seven_left_penalty=500,
+    initial_minimums=((-(10**9), 60), (3500, 100), (7000, 140), (10500, 180)),
+    pile_take_with_wild=False,
+    forced_pile_take_at_stock_end=False,
+    one_card_pile_rule=False,
+    target=0,
+    match_hands=4,
+)
+
+PRESETS: dict[str, RuleSet] = {
+    r.name: r for r in (CLASSIC, CLASSIC_2P, CLASSIC_3P, VIENNA, SAMBA, SAMBA_2P, SAMBA_3P, BOLIVIA)
+}
 
 
 def preset(name: str) -> RuleSet:

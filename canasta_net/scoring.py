@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from .cards import SEVEN
+from .melds import MeldKind, canasta_bonus
 from .state import HandState
 
 
@@ -31,6 +33,19 @@ class TeamScore:
         return out
 
 
+def _special_canasta(state: HandState, team: int) -> bool:
+    """Bolivia: a bolivia, an escalera or a natural canasta of sevens."""
+    rules = state.rules
+    for m in state.melds[team]:
+        if not m.is_canasta(rules):
+            continue
+        if m.kind in (MeldKind.WILDS, MeldKind.SEQUENCE):
+            return True
+        if m.kind is MeldKind.GROUP and m.rank == SEVEN and m.is_natural():
+            return True
+    return False
+
+
 def red_three_score(state: HandState, team: int) -> int:
     rules = state.rules
     count = sum(len(state.red_threes[s]) for s in range(state.players) if state.team_of(s) == team)
@@ -41,8 +56,13 @@ def red_three_score(state: HandState, team: int) -> int:
         if count == state.deck.red_threes
         else count * rules.red_three_bonus
     )
-    if rules.red_three_positive_if == "canasta":
+    condition = rules.red_three_positive_if
+    if condition == "canasta":
         positive = state.canastas(team) >= 1
+    elif condition == "two_canastas":
+        positive = state.canastas(team) >= 2
+    elif condition == "special_canasta":
+        positive = _special_canasta(state, team)
     else:
         positive = bool(state.melds[team])
     return value if positive else -value
@@ -53,16 +73,17 @@ def score_hand(state: HandState) -> list[TeamScore]:
     rules = state.rules
     scores: list[TeamScore] = []
     for team in range(rules.teams):
-        meld_points = natural = mixed = 0
+        meld_points = natural = mixed = bonus = 0
         for m in state.melds[team]:
             meld_points += sum(rules.card_value(f) for f in m.faces)
             if m.is_canasta(rules):
+                bonus += canasta_bonus(rules, m)
                 if m.is_natural():
                     natural += 1
                 else:
                     mixed += 1
         in_hand = sum(
-            rules.card_value(f)
+            rules.left_in_hand_cost(f)
             for s in range(state.players)
             if state.team_of(s) == team
             for f in state.hand_faces(s)
@@ -76,8 +97,7 @@ def score_hand(state: HandState) -> list[TeamScore]:
         scores.append(
             TeamScore(
                 melds=meld_points,
-                canasta_bonus=natural * rules.natural_canasta_bonus
-                + mixed * rules.mixed_canasta_bonus,
+                canasta_bonus=bonus,
                 red_threes=red_three_score(state, team),
                 going_out=going_out,
                 cards_in_hand=in_hand,

@@ -13,7 +13,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, TakePile
+from .actions import (
+    Action,
+    AddToMeld,
+    Answer,
+    AskGoOut,
+    Discard,
+    Draw,
+    Meld,
+    TakePile,
+    TakeTop,
+)
 from .cards import (
     JOKER,
     RANK_NAMES,
@@ -22,11 +32,21 @@ from .cards import (
     face_text,
     is_black_three,
     is_red_three,
+    is_three,
     rank_of,
     sort_key,
 )
 from .errors import IllegalAction
-from .melds import GroupShape, MeldKind, TableMeld, check_addition, group_shape, is_wild
+from .melds import (
+    GroupShape,
+    MeldKind,
+    TableMeld,
+    check_addition,
+    group_shape,
+    is_wild,
+    rank_at,
+    run_position,
+)
 from .planner import HandCounts, MeldCounts, best_lay_value, can_lay_out
 from .rules import RuleSet
 
@@ -121,6 +141,7 @@ class HandState:
         self.phase = Phase.DRAW
         self.t = TurnState()
         self.end: HandEnd | None = None
+        self.canasta_bonus_given = False
 
     @classmethod
     def blank(
@@ -231,7 +252,7 @@ class HandState:
         return counts
 
     def frozen_for(self, team: int) -> bool:
-        return self.pile_frozen or not self.opened[team]
+        return self.rules.pile_always_frozen or self.pile_frozen or not self.opened[team]
 
     def canastas(self, team: int) -> int:
         return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
@@ -240,11 +261,23 @@ class HandState:
         return self.minimums[team]
 
     def _meld_counts(self, team: int, only_this_turn: bool = False) -> dict[int, MeldCounts]:
-        return {
-            m.rank: MeldCounts(m.rank, m.naturals, m.wilds)
-            for m in self.melds[team]
-            if m.kind is MeldKind.GROUP and (not only_this_turn or m.laid_turn == self.turn_no)
-        }
+        """The team's groups as the planner sees them: one open group per rank."""
+        rules = self.rules
+        out: dict[int, MeldCounts] = {}
+        for m in self.melds[team]:
+            if m.kind is not MeldKind.GROUP or m.rank in out or m.is_closed(rules):
+                continue
+            if only_this_turn and m.laid_turn != self.turn_no:
+                continue
+            out[m.rank] = self._counts_of(m.rank, m.naturals, m.wilds)
+        return out
+
+    def _counts_of(self, rank: int, naturals: int, wilds: int) -> MeldCounts:
+        rules = self.rules
+        size = naturals + wilds
+        room = rules.max_meld_size - size if rules.max_meld_size else 1 << 20
+        wild_room = 0 if not rules.wilds_on_canasta and size >= rules.canasta_size else 1 << 20
+        return MeldCounts(rank, naturals, wilds, room, wild_room)
 
     def team_meld_of_rank(self, team: int, rank: int) -> int | None:
         for i, m in enumerate(self.melds[team]):
@@ -284,6 +317,8 @@ class HandState:
             self._check_draw()
         elif isinstance(action, TakePile):
             self._plan_take_pile(action)
+        elif isinstance(action, TakeTop):
+            self._plan_take_top(action)
         elif isinstance(action, Meld):
             self._plan_meld(action)
         elif isinstance(action, AddToMeld):
@@ -304,6 +339,8 @@ class HandState:
             self._do_draw()
         elif isinstance(action, TakePile):
             self._do_take_pile(action)
+        elif isinstance(action, TakeTop):
+            self._do_take_top(action)
         elif isinstance(action, Meld):
             self._do_meld(action)
         elif isinstance(action, AddToMeld):
@@ -386,11 +423,14 @@ class HandState:
         if cards_after <= 1:
             if self.t.permission is False:
                 raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
-            if canastas_after < rules.canastas_to_go_out:
-                raise IllegalAction(
-                    "must-keep-a-card",
-                    "That would leave you with one card or none and no canasta to go out with.",
-                )
+            if cards_after == 1 and not extra_cards and rules.going_out_allowed:
+                # the last card may still be laid to complete the canastas needed to go out
+                last = HandCounts.of(rules, self.faces(hand_after))
+                if can_lay_out(
+                    rules, last, team_melds, 0, canastas_after, rules.canastas_to_go_out
+                ):
+                    canastas_after = max(canastas_after, rules.canastas_to_go_out)
+            self._check_cards_left(cards_after, canastas_after)
             if not opened and not (concealed and self.t.drew == "stock"):
                 raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
             return
@@ -496,11 +536,22 @@ class HandState:
                 "pile-blocked", f"The pile cannot be taken with {face_text(top)} on top."
             )
         rank = rank_of(top)
-        existing = self.team_meld_of_rank(team, rank)
+        if action.meld is not None:
+            existing: int | None = self._team_meld(team, action.meld)
+            target = self.melds[team][action.meld]
+            if target.kind is not MeldKind.GROUP or target.rank != rank:
+                raise IllegalAction(
+                    "wrong-rank", f"{face_text(top)} does not go on your meld {action.meld}."
+                )
+        elif rules.one_group_per_rank:
+            existing = self.team_meld_of_rank(team, rank)
+        else:
+            existing = None
+        same_rank = self.team_meld_of_rank(team, rank)
         if (
             rules.completed_canasta_blocks_pile
-            and existing is not None
-            and self.melds[team][existing].is_canasta(rules)
+            and same_rank is not None
+            and self.melds[team][same_rank].is_canasta(rules)
         ):
             raise IllegalAction(
                 "pile-blocked", f"{face_text(top)} would go on your completed canasta: blocked."
@@ -517,8 +568,9 @@ class HandState:
             if existing is None:
                 raise IllegalAction(
                     "pile-take-cards",
-                    f"Your team has no meld of {RANK_NAMES[rank]}s: "
-                    "name two cards to meld with it.",
+                    f"Your team has no meld of {RANK_NAMES[rank]}s to put it on: "
+                    "name two cards to meld with it"
+                    + ("." if rules.one_group_per_rank else ", or the meld ('onto N')."),
                 )
             if frozen:
                 raise _frozen_pile_error(rank)
@@ -551,7 +603,7 @@ class HandState:
         if existing is not None:
             m = self.melds[team][existing]
             add_nat = naturals + 1
-            team_melds[rank] = MeldCounts(
+            team_melds[rank] = self._counts_of(
                 rank, m.naturals + add_nat, m.wilds + len(faces) - naturals
             )
             size_after = m.size + len(melded)
@@ -560,7 +612,7 @@ class HandState:
             )
         else:
             assert shape is not None
-            team_melds[rank] = MeldCounts(rank, shape.naturals, shape.wilds)
+            team_melds[rank] = self._counts_of(rank, shape.naturals, shape.wilds)
             canastas_after = self.canastas(team)
         if not self.opened[team]:
             counts = HandCounts.of(rules, self.faces(hand_after))
@@ -573,13 +625,55 @@ class HandState:
                     f"{points + best_lay_value(rules, counts, team_melds, keep)}.",
                 )
         if points >= self.minimums[team] or self.opened[team]:
-            cards_after = len(hand_after) + rest_to_hand
-            if cards_after <= 1 and canastas_after < rules.canastas_to_go_out:
-                raise IllegalAction(
-                    "must-keep-a-card",
-                    "That would leave you with one card or none and no canasta to go out with.",
-                )
+            self._check_cards_left(len(hand_after) + rest_to_hand, canastas_after)
         return used, existing, shape
+
+    def _check_cards_left(self, cards_after: int, canastas_after: int) -> None:
+        """With one card or none left the player can only go out: is that allowed?"""
+        rules = self.rules
+        if cards_after > 1:
+            return
+        if not rules.going_out_allowed:
+            raise IllegalAction(
+                "no-going-out", "Nobody goes out in this game: keep two cards to discard one."
+            )
+        if canastas_after < rules.canastas_to_go_out:
+            raise IllegalAction(
+                "must-keep-a-card",
+                "That would leave you with one card or none and no canasta to go out with.",
+            )
+
+    def _team_meld(self, team: int, index: int) -> int:
+        if not 0 <= index < len(self.melds[team]):
+            raise IllegalAction("no-such-meld", f"Your team has no meld number {index}.")
+        return index
+
+    # ------------------------------------------------------------------ take the top card only
+    def _plan_take_top(self, action: TakeTop) -> None:
+        """Samba: the top card alone extends one of the team's sequences; the rest stays."""
+        self._require_phase(Phase.DRAW)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if not rules.take_top_to_sequence:
+            raise IllegalAction("not-in-this-game", "Only the whole pile may be taken here.")
+        if not self.pile:
+            raise IllegalAction("pile-empty", "The discard pile is empty.")
+        meld = self.melds[team][self._team_meld(team, action.meld)]
+        if meld.kind is not MeldKind.SEQUENCE:
+            raise IllegalAction("not-a-sequence", "The top card alone extends only a sequence.")
+        top = self.deck.face[self.pile[-1]]
+        check_addition(rules, meld, [top])
+        becomes = meld.size + 1 >= rules.canasta_size and not meld.is_canasta(rules)
+        self._check_cards_left(len(self.hands[seat]), self.canastas(team) + becomes)
+
+    def _do_take_top(self, action: TakeTop) -> None:
+        self._plan_take_top(action)
+        seat, team = self.turn, self.team_of(self.turn)
+        top_card = self.pile.pop()
+        self._lay(seat, team, [top_card], action.meld, None)
+        self.t.drew = "pile"
+        self.phase = Phase.PLAY
+        self._after_lay(seat, team)
 
     def _do_take_pile(self, action: TakePile) -> None:
         used, existing, shape = self._plan_take_pile(action)
@@ -619,11 +713,14 @@ class HandState:
         faces = self.faces(cards)
         if existing is not None:
             m = self.melds[team][existing]
-            wilds = sum(1 for f in faces if is_wild(f))
+            naturals, wilds, low, high = check_addition(rules, m, faces)
             m.cards.extend(cards)
             m.faces.extend(faces)
-            m.naturals += len(faces) - wilds
+            m.naturals += naturals
             m.wilds += wilds
+            if m.kind is MeldKind.SEQUENCE:
+                m.low, m.high = low, high
+                m.rank = rank_at(low)
             if m.laid_turn != self.turn_no:
                 self.t.added_to_old = True
         else:
@@ -638,6 +735,9 @@ class HandState:
                     self.turn_no,
                     seat,
                     list(faces),
+                    shape.suit,
+                    shape.low,
+                    shape.high,
                 )
             )
         if not self.opened[team]:
@@ -647,10 +747,29 @@ class HandState:
     def _after_lay(self, seat: int, team: int) -> None:
         if not self.opened[team] and self.t.initial_points >= self.minimums[team]:
             self.opened[team] = True
+        if (
+            self.rules.first_canasta_bonus_cards
+            and not self.canasta_bonus_given
+            and self.canastas(team)
+        ):
+            self._give_first_canasta_bonus(seat)
         if self.phase is Phase.PILE_PENDING and self.opened[team]:
             self._pick_up_pile(seat)
         if self.phase is Phase.PLAY and not self.hands[seat]:
             self._go_out(seat)
+
+    def _give_first_canasta_bonus(self, seat: int) -> None:
+        """Bolivia: the first canasta of the hand brings the top cards of the stock."""
+        self.canasta_bonus_given = True
+        face = self.deck.face
+        for _ in range(self.rules.first_canasta_bonus_cards):
+            while self.stock:
+                card = self.stock.pop()
+                if is_red_three(face[card]):
+                    self.red_threes[seat].append(card)
+                    continue  # laid, and replaced by the next card
+                self.hands[seat].append(card)
+                break
 
     def _plan_meld(self, action: Meld) -> tuple[list[int], GroupShape]:
         self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
@@ -668,15 +787,19 @@ class HandState:
                     "black-threes-only-going-out",
                     "Black threes may be melded only when going out in the same turn.",
                 )
-        elif self.team_meld_of_rank(team, shape.rank) is not None:
+        elif (
+            shape.kind is MeldKind.GROUP
+            and rules.one_group_per_rank
+            and self.team_meld_of_rank(team, shape.rank) is not None
+        ):
             raise IllegalAction(
                 "meld-rank-exists",
                 f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
             )
         team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
         if shape.kind is MeldKind.GROUP:
-            team_melds[shape.rank] = MeldCounts(shape.rank, shape.naturals, shape.wilds)
-        is_canasta = shape.kind is MeldKind.GROUP and len(used) >= rules.canasta_size
+            team_melds[shape.rank] = self._counts_of(shape.rank, shape.naturals, shape.wilds)
+        is_canasta = shape.kind is not MeldKind.BLACK_THREES and len(used) >= rules.canasta_size
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in self.faces(used))
         )
@@ -708,23 +831,22 @@ class HandState:
         self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
-        if not 0 <= action.meld < len(self.melds[team]):
-            raise IllegalAction("no-such-meld", f"Your team has no meld number {action.meld}.")
-        meld = self.melds[team][action.meld]
+        meld = self.melds[team][self._team_meld(team, action.meld)]
         if not self.opened[team] and meld.laid_turn != self.turn_no:
             raise IllegalAction(  # pragma: no cover - an unopened team has no older melds
                 "initial-meld-too-low", "Make the initial meld first."
             )
         used = self._take_from_hand(seat, action.cards)
         faces = self.faces(used)
-        naturals, wilds = check_addition(rules, meld, faces)
+        naturals, wilds, _, _ = check_addition(rules, meld, faces)
         hand_after = [c for c in self.hands[seat] if c not in used]
         extra = self._pending_pile_to_hand()
         team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
-        team_melds[meld.rank] = MeldCounts(meld.rank, meld.naturals + naturals, meld.wilds + wilds)
-        becomes_canasta = (
-            meld.size < rules.canasta_size <= meld.size + len(used) and meld.kind is MeldKind.GROUP
-        )
+        if meld.kind is MeldKind.GROUP:
+            team_melds[meld.rank] = self._counts_of(
+                meld.rank, meld.naturals + naturals, meld.wilds + wilds
+            )
+        becomes_canasta = meld.size < rules.canasta_size <= meld.size + len(used)
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
@@ -771,6 +893,11 @@ class HandState:
         left = len(self.hands[seat]) - 1
         pending = 0 < self.t.initial_points < self.minimums[team] and not self.opened[team]
         if left == 0:
+            if not rules.going_out_allowed:
+                raise IllegalAction(
+                    "no-going-out",
+                    "Nobody goes out in this game: you may not discard your last card.",
+                )
             if self.t.permission is False:
                 raise IllegalAction("may-not-go-out", "Your partner said no: you may not go out.")
             if self.canastas(team) < rules.canastas_to_go_out:
@@ -846,6 +973,8 @@ class HandState:
         """Whether the player to move could lay out the hand (discarding at most one card)."""
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
+        if not rules.going_out_allowed:
+            return False
         counts = HandCounts.of(rules, self.hand_faces(seat))
         melds = self._meld_counts(team) if self.opened[team] else {}
         if not self.opened[team] and not self._could_go_concealed(seat):
@@ -881,25 +1010,39 @@ class HandState:
     def _draw_candidates(self) -> Iterator[Action]:
         yield Draw()
         top = self.pile_top
-        if top is None or is_wild(top) or is_black_three(top):
+        if top is None or is_wild(top) or is_three(top):
             return
+        rules, team = self.rules, self.team_of(self.turn)
         hand = self.hand_faces(self.turn)
         rank = rank_of(top)
-        yield TakePile(())
+        targets: list[int | None] = [None]
+        if not rules.one_group_per_rank:
+            targets += [
+                i
+                for i, m in enumerate(self.melds[team])
+                if m.kind is MeldKind.GROUP and m.rank == rank
+            ]
         nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)
-        if len(nat) >= 2:
-            yield TakePile((nat[0], nat[1]))
-        if nat:
-            if JOKER in hand:
-                yield TakePile((nat[0], JOKER))
-            twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
-            if twos:
-                yield TakePile((nat[0], twos[0]))
+        twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
+        for target in targets:
+            if target is not None or rules.one_group_per_rank:
+                yield TakePile((), target)
+            if len(nat) >= 2:
+                yield TakePile((nat[0], nat[1]), target)
+            if nat:
+                if JOKER in hand:
+                    yield TakePile((nat[0], JOKER), target)
+                if twos:
+                    yield TakePile((nat[0], twos[0]), target)
+        if rules.take_top_to_sequence:
+            for i, m in enumerate(self.melds[team]):
+                if m.kind is MeldKind.SEQUENCE:
+                    yield TakeTop(i)
 
     def _play_candidates(self) -> Iterator[tuple[Action, bool]]:
         """Candidate lays and discards, each with whether it is legal by construction.
 
-        Candidates are built valid as groups; when nothing else can refuse them (the team has
+        Candidates are built valid as melds; when nothing else can refuse them (the team has
         opened, no answer binds the player, two or more cards stay in the hand) they skip the
         full check, which is what makes listing cheap in the common case.
         """
@@ -924,34 +1067,49 @@ class HandState:
             for j in range(min(jokers, max_w) + 1)
             for t in range(min(twos, max_w - j) + 1)
         ]
+        cap = rules.max_meld_size or 1 << 20
         simple = self.opened[team] and self.t.permission is None and self.phase is Phase.PLAY
         # additions to the team's melds
         for i, m in enumerate(self.melds[team]):
-            if m.kind is not MeldKind.GROUP:
+            if m.is_closed(rules) or (not self.opened[team] and m.laid_turn != self.turn_no):
                 continue
-            if not self.opened[team] and m.laid_turn != self.turn_no:
-                continue
-            nat = naturals_by_rank.get(m.rank, [])
-            for n in range(len(nat) + 1):
-                room = rules.max_wilds(m.naturals + n) - m.wilds
-                for j, t, wild_faces in wild_choices:
-                    if n + j + t and j + t <= room:
-                        yield (
-                            AddToMeld(i, (*nat[:n], *wild_faces)),
-                            simple and size - n - j - t >= 2,
-                        )
-        # new melds
+            room = cap - m.size
+            if m.kind is MeldKind.GROUP:
+                nat = naturals_by_rank.get(m.rank, [])
+                wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
+                for n in range(min(len(nat), room) + 1):
+                    wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
+                    for j, t, wild_faces in wild_choices:
+                        used = n + j + t
+                        if used and j + t <= wild_room and used <= room:
+                            yield AddToMeld(i, (*nat[:n], *wild_faces)), simple and size - used >= 2
+            elif m.kind is MeldKind.SEQUENCE:
+                for faces in self._sequence_extensions(m, hand):
+                    yield AddToMeld(i, faces), simple and size - len(faces) >= 2
+            elif m.kind is MeldKind.WILDS:
+                for faces in self._wild_sets(twos_sorted, jokers, 1, room):
+                    yield AddToMeld(i, faces), simple and size - len(faces) >= 2
+        # new groups
         for r, nat in naturals_by_rank.items():
-            if len(nat) < 2 or r == THREE or self.team_meld_of_rank(team, r) is not None:
+            if len(nat) < 2 or r == THREE:
                 continue
-            for n in range(max(2, rules.min_naturals_in_group), len(nat) + 1):
+            if rules.one_group_per_rank and self.team_meld_of_rank(team, r) is not None:
+                continue
+            for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                 limit = rules.max_wilds(n)
                 for j, t, wild_faces in wild_choices:
-                    if n + j + t >= 3 and j + t <= limit:
-                        yield Meld((*nat[:n], *wild_faces)), simple and size - n - j - t >= 2
+                    used = n + j + t
+                    if used >= 3 and j + t <= limit and used <= cap:
+                        yield Meld((*nat[:n], *wild_faces)), simple and size - used >= 2
+        if rules.sequences:
+            for faces in self._new_sequences(hand):
+                yield Meld(faces), simple and size - len(faces) >= 2
+        if rules.wild_melds:
+            for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
+                yield Meld(faces), simple and size - len(faces) >= 2
         if counts.black_threes >= 3:
             b3 = sorted(f for f in hand if is_black_three(f))
-            for n in range(3, len(b3) + 1):
+            for n in range(3, min(len(b3), 4) + 1):
                 yield Meld(tuple(b3[:n])), False
         if self.phase is Phase.PLAY:
             pending = not self.opened[team] and self.t.initial_points > 0
@@ -966,25 +1124,93 @@ class HandState:
             ):
                 yield AskGoOut(), False
 
+    @staticmethod
+    def _wild_sets(
+        twos_sorted: list[int], jokers: int, least: int, most: int
+    ) -> Iterator[tuple[int, ...]]:
+        for j in range(jokers + 1):
+            for t in range(len(twos_sorted) + 1):
+                if least <= j + t <= most:
+                    yield (*twos_sorted[:t], *([JOKER] * j))
+
+    def _runs_in_hand(self, hand: Sequence[int]) -> list[dict[int, int]]:
+        """For each suit, the hand's natural cards by run position (4 .. ace)."""
+        runs: list[dict[int, int]] = [{}, {}, {}, {}]
+        for f in hand:
+            if f == JOKER:
+                continue
+            position = run_position(f % 13)
+            if position >= 0:
+                runs[f // 13][position] = f
+        return runs
+
+    def _new_sequences(self, hand: Sequence[int]) -> Iterator[tuple[int, ...]]:
+        rules = self.rules
+        for suit_runs in self._runs_in_hand(hand):
+            for low in range(11):
+                if low not in suit_runs:
+                    continue
+                high = low
+                while high + 1 in suit_runs and high + 1 - low < rules.sequence_max:
+                    high += 1
+                    if high - low + 1 >= rules.sequence_min:
+                        yield tuple(suit_runs[p] for p in range(low, high + 1))
+
+    def _sequence_extensions(
+        self, meld: TableMeld, hand: Sequence[int]
+    ) -> Iterator[tuple[int, ...]]:
+        rules = self.rules
+        suit_runs = self._runs_in_hand(hand)[meld.suit]
+        below: list[int] = []
+        p = meld.low - 1
+        while p >= 0 and p in suit_runs:
+            below.append(suit_runs[p])
+            p -= 1
+        above: list[int] = []
+        p = meld.high + 1
+        while p <= 10 and p in suit_runs:
+            above.append(suit_runs[p])
+            p += 1
+        room = rules.sequence_max - meld.size
+        if rules.max_meld_size:
+            room = min(room, rules.max_meld_size - meld.size)
+        for a in range(len(below) + 1):
+            for b in range(len(above) + 1):
+                if 0 < a + b <= room:
+                    yield (*below[:a][::-1], *above[:b])
+
     def normalize(self, action: Action) -> Action:
         """The listed representative of ``action`` (same rank and counts of naturals, jokers
         and twos). Actions that are not groups are returned unchanged."""
         if not isinstance(action, Meld | AddToMeld | TakePile) or not action.cards:
             return action
         faces = action.cards
+        hand = self.hand_faces(self.turn)
+        if Counter(faces) - Counter(hand):
+            return action  # not in the hand: no representative
+        if isinstance(action, Meld) and all(is_black_three(f) for f in faces):
+            return Meld(tuple(sorted(f for f in hand if is_black_three(f))[: len(faces)]))
+        if isinstance(action, Meld) and all(not is_wild(f) for f in faces):
+            if len({rank_of(f) for f in faces}) > 1:  # a sequence: its cards in order
+                return Meld(tuple(sorted(faces, key=lambda f: run_position(rank_of(f)))))
         if any(is_black_three(f) or is_red_three(f) for f in faces):
             return action
+        if isinstance(action, AddToMeld):
+            team_melds = self.melds[self.team_of(self.turn)]
+            if not 0 <= action.meld < len(team_melds):
+                return action
+            if team_melds[action.meld].kind is MeldKind.SEQUENCE:
+                return action  # suits matter on a sequence: every choice is its own action
         naturals = [f for f in faces if not is_wild(f)]
         if len({rank_of(f) for f in naturals}) > 1 or not (
-            naturals or isinstance(action, AddToMeld)
+            naturals or isinstance(action, AddToMeld) or self.rules.wild_melds
         ):
             return action
         j = sum(1 for f in faces if f == JOKER)
         t = len(faces) - len(naturals) - j
-        hand = self.hand_faces(self.turn)
-        if Counter(faces) - Counter(hand):
-            return action  # not in the hand: no representative
         if isinstance(action, TakePile):
+            if not naturals:
+                return action
             rank = rank_of(naturals[0])
             nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)[: len(naturals)]
             if len(nat) < len(naturals):
@@ -992,7 +1218,7 @@ class HandState:
             wild = (
                 (JOKER,) if j else tuple(sorted(f for f in hand if f != JOKER and f % 13 == 1)[:t])
             )
-            return TakePile((*nat, *wild))
+            return TakePile((*nat, *wild), action.meld)
         rank = rank_of(naturals[0]) if naturals else 0
         canonical = _canonical_faces(hand, rank, len(naturals), j, t)
         if len(canonical) != len(faces):
@@ -1019,4 +1245,5 @@ class HandState:
         other.t = copy.copy(self.t)
         other.t.pending_pile = list(self.t.pending_pile)
         other.end = self.end
+        other.canasta_bonus_given = self.canasta_bonus_given
         return other

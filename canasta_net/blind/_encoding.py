@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from .errors import BadParameters
+
 VERSION: Final = 1
 """The version of ``docs/blind-deal.md`` that this package implements."""
 
@@ -38,7 +40,7 @@ MAX_POSITIONS: Final = 1 << 32
 def field(data: bytes) -> bytes:
     """One length-prefixed field: 4-byte big-endian length, then the bytes."""
     if len(data) >= 1 << 32:
-        raise ValueError("a field must be shorter than 2**32 bytes")
+        raise BadParameters("a field must be shorter than 2**32 bytes")
     return len(data).to_bytes(4, "big") + data
 
 
@@ -48,19 +50,19 @@ def fields(*parts: bytes) -> bytes:
 
 def u8(value: int) -> bytes:
     if not 0 <= value < MAX_SEATS:
-        raise ValueError(f"seat or stage {value} is outside 0..{MAX_SEATS - 1}")
+        raise BadParameters(f"seat or stage {value} is outside 0..{MAX_SEATS - 1}")
     return value.to_bytes(1, "big")
 
 
 def u32(value: int) -> bytes:
     if not 0 <= value < 1 << 32:
-        raise ValueError(f"{value} is outside 0..2**32-1")
+        raise BadParameters(f"{value} is outside 0..2**32-1")
     return value.to_bytes(4, "big")
 
 
 def u64(value: int) -> bytes:
     if not 0 <= value < 1 << 64:
-        raise ValueError(f"hand number {value} is outside 0..2**64-1")
+        raise BadParameters(f"hand number {value} is outside 0..2**64-1")
     return value.to_bytes(8, "big")
 
 

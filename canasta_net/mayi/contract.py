@@ -1,0 +1,129 @@
+"""The contract: checking a first lay-down against it, and listing every lay-down a hand allows.
+
+A lay-down is a tuple of groups (each a tuple of faces).  Its canonical form, the one the engine
+lists, has the sets first by rank, then the sequences by suit, each group in
+:func:`~canasta_net.mayi.melds.canonical_faces` order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import combinations, product
+
+from ..cards import make_face
+from ..errors import IllegalAction
+from .melds import HIGH_ACE, MeldKind, Shape, canonical_faces, face_at, shape_of
+from .rules import Contract, MayIRules
+
+Groups = tuple[tuple[int, ...], ...]
+
+
+def check_contract(
+    rules: MayIRules, contract: Contract, groups: Sequence[Sequence[int]]
+) -> list[Shape]:
+    """The shapes of a lay-down that meets ``contract`` exactly, or IllegalAction."""
+    if len(groups) != contract.melds:
+        raise IllegalAction(
+            "contract-not-met",
+            f"The contract of this deal is {contract}: lay exactly {contract.melds} melds.",
+        )
+    shapes = [shape_of(rules, g) for g in groups]
+    sets = [s for s in shapes if s.kind is MeldKind.SET]
+    sequences = [s for s in shapes if s.kind is MeldKind.SEQUENCE]
+    if len(sets) != contract.sets or len(sequences) != contract.sequences:
+        raise IllegalAction(
+            "contract-not-met",
+            f"The contract of this deal is {contract}, not {Contract(len(sets), len(sequences))}.",
+        )
+    if len({s.rank for s in sets}) != len(sets):
+        raise IllegalAction(
+            "contract-duplicate-rank", "The sets of a contract must be of different ranks."
+        )
+    if len({s.suit for s in sequences}) != len(sequences):
+        raise IllegalAction(
+            "contract-duplicate-suit", "The sequences of a contract must be in different suits."
+        )
+    return shapes
+
+
+def canonical_groups(rules: MayIRules, groups: Sequence[Sequence[int]]) -> Groups | None:
+    """The canonical form of a lay-down whose groups are all valid melds, else None."""
+    try:
+        shapes = [shape_of(rules, g) for g in groups]
+    except IllegalAction:
+        return None
+    ordered = sorted(zip(shapes, groups, strict=True), key=lambda p: p[0].key)
+    return tuple(canonical_faces(s, g) for s, g in ordered)
+
+
+def _set_candidates(rules: MayIRules, counts: Counter[int], rank: int) -> list[tuple[int, ...]]:
+    faces = [make_face(rank, suit) for suit in range(4)]
+    out = []
+    for take in product(*(range(counts[f] + 1) for f in faces)):
+        if rules.min_set <= sum(take) <= rules.max_set:
+            out.append(tuple(f for f, k in zip(faces, take, strict=True) for _ in range(k)))
+    return out
+
+
+def _sequence_candidates(
+    rules: MayIRules, counts: Counter[int], suit: int
+) -> list[tuple[int, ...]]:
+    present = [counts[face_at(p, suit)] > 0 for p in range(HIGH_ACE + 1)]
+    seen: set[frozenset[int]] = set()
+    out = []
+    for low in range(HIGH_ACE + 1):
+        high = low
+        while high <= HIGH_ACE and present[high]:
+            length = high - low + 1
+            if length > rules.max_sequence:
+                break
+            if length >= rules.min_sequence:
+                faces = tuple(face_at(p, suit) for p in range(low, high + 1))
+                key = frozenset(faces)
+                if key not in seen:  # A..K with the ace low or high: the same cards
+                    seen.add(key)
+                    out.append(faces)
+            high += 1
+    return out
+
+
+def contract_lay_downs(
+    rules: MayIRules, contract: Contract, hand: Sequence[int]
+) -> Iterator[Groups]:
+    """Every lay-down of ``hand`` (faces) that meets ``contract``, canonical, each once."""
+    counts = Counter(hand)
+    set_options: dict[int, list[tuple[int, ...]]] = {}
+    if contract.sets:
+        by_rank = Counter(f % 13 for f in hand)
+        for rank, n in by_rank.items():
+            if n >= rules.min_set:
+                set_options[rank] = _set_candidates(rules, counts, rank)
+        if len(set_options) < contract.sets:
+            return
+    seq_options: dict[int, list[tuple[int, ...]]] = {}
+    if contract.sequences:
+        by_suit = Counter(f // 13 for f in hand)
+        for suit, n in by_suit.items():
+            if n >= rules.min_sequence:
+                options = _sequence_candidates(rules, counts, suit)
+                if options:
+                    seq_options[suit] = options
+        if len(seq_options) < contract.sequences:
+            return
+    for ranks in combinations(sorted(set_options), contract.sets):
+        for suits in combinations(sorted(seq_options), contract.sequences):
+            slots = [set_options[r] for r in ranks] + [seq_options[s] for s in suits]
+            yield from _fill(slots, 0, counts, ())
+
+
+def _fill(
+    slots: list[list[tuple[int, ...]]], i: int, left: Counter[int], chosen: Groups
+) -> Iterator[Groups]:
+    if i == len(slots):
+        yield chosen
+        return
+    for group in slots[i]:
+        need = Counter(group)
+        if all(left[f] >= k for f, k in need.items()):
+            yield from _fill(slots, i + 1, left - need, (*chosen, group))

@@ -1,0 +1,553 @@
+"""One deal of May I?: the hands, stock, discard pile and melds, whose step it is, and the
+transitions between states, including the buy window.
+
+``DealState`` is pure: it is built from a rule set, a deck order (card ids in deal order), the
+dealer and the deal number, and changes only through :meth:`DealState.apply`, which either performs
+a legal action or raises :class:`~canasta_net.errors.IllegalAction` leaving the state exactly as it
+was.  The state machine is described in ``docs/may-i.md``:
+
+- ``draw``: the player to move takes the top of the stock or the top discard;
+- ``buy-offer``: he drew from the stock, so other seats are offered the discard one at a time,
+  from the lowest priority to the highest (``may-i`` or ``pass``);
+- ``buy-permission``: a seat asked; each seat with priority over it answers in priority order
+  (``allow``, or ``deny`` by buying the card himself);
+- ``play``: the player to move lays his contract or lays off, then discards;
+- ``over``: someone went out, or the stock ran out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..cards import Deck, face_text, sort_key
+from ..errors import IllegalAction
+from .actions import (
+    AddToMeld,
+    Allow,
+    Deny,
+    Discard,
+    Draw,
+    MayI,
+    MayIAction,
+    Meld,
+    Pass,
+    TakeDiscard,
+)
+from .contract import canonical_groups, check_contract, contract_lay_downs
+from .melds import TableMeld, new_meld
+from .rules import Contract, MayIRules
+
+
+class Phase(StrEnum):
+    DRAW = "draw"
+    BUY_OFFER = "buy-offer"
+    BUY_PERMISSION = "buy-permission"
+    PLAY = "play"
+    OVER = "over"
+
+
+WINDOW_PHASES = (Phase.BUY_OFFER, Phase.BUY_PERMISSION)
+
+
+class EndReason(StrEnum):
+    WENT_OUT = "went-out"
+    STOCK_EXHAUSTED = "stock-exhausted"
+
+
+@dataclass(frozen=True, slots=True)
+class DealEnd:
+    reason: EndReason
+    went_out: int | None = None  # seat
+
+
+class DealState:
+    """One deal: hands, stock (top at the end), pile (top at the end), melds per seat, who is
+    down, buys per seat, whose turn, the phase and, in a buy window, who is still to answer."""
+
+    def __init__(
+        self, rules: MayIRules, deck_order: Sequence[int], dealer: int = 0, deal: int = 0
+    ) -> None:
+        self._setup(rules, dealer, deal)
+        if sorted(deck_order) != list(range(self.deck.size)):
+            raise ValueError(f"the deck order must be a permutation of 0..{self.deck.size - 1}")
+        self._deal(list(deck_order))
+
+    def _setup(self, rules: MayIRules, dealer: int, deal: int) -> None:
+        if not 0 <= deal < rules.deals:
+            raise ValueError(
+                f"deal {deal} does not exist: a game has {rules.deals} deals (0-based)"
+            )
+        self.rules = rules
+        self.deck = Deck(rules.decks, 0)
+        n = rules.players
+        self.deal = deal
+        self.contract: Contract = rules.contract(deal)
+        self.dealer = dealer % n
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.melds: list[list[TableMeld]] = [[] for _ in range(n)]
+        self.down = [False] * n
+        self.buys = [0] * n
+        self.stock: list[int] = []
+        self.pile: list[int] = []
+        self.turn = (self.dealer + 1) % n
+        self.turn_no = 0
+        self.phase = Phase.DRAW
+        self.discarder: int | None = None  # who discarded the top card (None: the upcard)
+        self.offer: list[int] = []  # seats still to be offered the discard, next first
+        self.asker: int | None = None
+        self.permission: list[int] = []  # seats still to allow or deny, next first
+        self.end: DealEnd | None = None
+
+    @classmethod
+    def blank(cls, rules: MayIRules, dealer: int = 0, deal: int = 0) -> DealState:
+        """A state with no cards anywhere, for building positions (see ``position.py``)."""
+        state = cls.__new__(cls)
+        state._setup(rules, dealer, deal)
+        return state
+
+    def _deal(self, order: list[int]) -> None:
+        n, position = self.players, 0
+        for _ in range(self.rules.hand_size):
+            for k in range(n):
+                self.hands[(self.dealer + 1 + k) % n].append(order[position])
+                position += 1
+        self.stock = order[position:][::-1]
+        self.pile.append(self.stock.pop())
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def to_move(self) -> int:
+        """The one seat that must act next: in a buy window, the seat being asked."""
+        if self.phase is Phase.BUY_OFFER:
+            return self.offer[0]
+        if self.phase is Phase.BUY_PERMISSION:
+            return self.permission[0]
+        return self.turn
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def faces(self, cards: Iterable[int]) -> list[int]:
+        face = self.deck.face
+        return [face[c] for c in cards]
+
+    def hand_faces(self, seat: int) -> list[int]:
+        return self.faces(self.hands[seat])
+
+    @property
+    def pile_top(self) -> int | None:
+        return self.deck.face[self.pile[-1]] if self.pile else None
+
+    def cards_in_play(self) -> int:
+        """Every card is somewhere: hands, stock, pile, melds (always the whole deck)."""
+        return (
+            sum(len(h) for h in self.hands)
+            + len(self.stock)
+            + len(self.pile)
+            + sum(m.size for seat in self.melds for m in seat)
+        )
+
+    def priority_order(self) -> list[int]:
+        """Seats that could buy the top discard, highest priority first: those after the player
+        to move up to (not including) the discarder; all others for the upcard."""
+        n, seats = self.players, []
+        for k in range(1, n):
+            seat = (self.turn + k) % n
+            if seat == self.discarder:
+                break
+            seats.append(seat)
+        return seats
+
+    def can_buy(self, seat: int) -> bool:
+        return self.buys[seat] < self.rules.buy_limit
+
+    def _drawable(self) -> int:
+        """Cards the stock can give, counting a pile turned over (all but its top)."""
+        extra = len(self.pile) - 1 if self.rules.stock_end == "turn-pile-over" else 0
+        return len(self.stock) + max(0, extra)
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action: MayIAction, seat: int | None = None) -> None:
+        """Perform ``action`` for ``seat`` (default: the seat to move), or raise IllegalAction
+        and change nothing. Every ``_plan_`` method validates completely before anything moves."""
+        self._check_actor(action, seat)
+        if isinstance(action, Draw):
+            self._do_draw()
+        elif isinstance(action, TakeDiscard):
+            self._do_take_discard(action)
+        elif isinstance(action, Meld):
+            self._do_meld(action)
+        elif isinstance(action, AddToMeld):
+            self._do_add(action)
+        elif isinstance(action, Discard):
+            self._do_discard(action)
+        elif isinstance(action, MayI):
+            self._do_may_i(action)
+        elif isinstance(action, Pass):
+            self._do_pass()
+        elif isinstance(action, Allow):
+            self._do_allow()
+        elif isinstance(action, Deny):
+            self._do_deny(action)
+        else:  # pragma: no cover - exhaustive
+            raise IllegalAction("wrong-phase", f"unknown action {action!r}")
+
+    def check(self, action: MayIAction, seat: int | None = None) -> None:
+        """Raise IllegalAction if ``action`` is not legal now; change nothing."""
+        self._check_actor(action, seat)
+        if isinstance(action, Draw):
+            self._require(Phase.DRAW)
+        elif isinstance(action, TakeDiscard):
+            self._plan_take_discard(action)
+        elif isinstance(action, Meld):
+            self._plan_meld(action)
+        elif isinstance(action, AddToMeld):
+            self._plan_add(action)
+        elif isinstance(action, Discard):
+            self._plan_discard(action)
+        elif isinstance(action, MayI):
+            self._plan_may_i(action)
+        elif isinstance(action, Pass):
+            self._require(Phase.BUY_OFFER)
+        elif isinstance(action, Allow):
+            self._require(Phase.BUY_PERMISSION)
+        elif isinstance(action, Deny):
+            self._plan_deny(action)
+
+    def is_legal(self, action: MayIAction, seat: int | None = None) -> bool:
+        try:
+            self.check(action, seat)
+        except IllegalAction:
+            return False
+        return True
+
+    def _check_actor(self, action: MayIAction, seat: int | None) -> None:
+        if self.phase is Phase.OVER:
+            raise IllegalAction("deal-over", "The deal is over.")
+        is_buy = isinstance(action, MayI | Pass | Allow | Deny)
+        if is_buy and self.phase not in WINDOW_PHASES:
+            raise IllegalAction("no-buy-window", "No discard is being offered for sale now.")
+        if seat is None or seat == self.to_move:
+            return
+        if isinstance(action, MayI):
+            if seat == self.discarder:
+                raise IllegalAction("own-discard", "You may not buy your own discard.")
+            if seat == self.turn:
+                raise IllegalAction(
+                    "own-turn", "You drew from the stock instead of taking that discard."
+                )
+            if not self.can_buy(seat):
+                raise IllegalAction(
+                    "buy-limit", f"You have bought {self.buys[seat]} discards this deal already."
+                )
+        raise IllegalAction("not-your-turn", f"It is seat {self.to_move}'s turn, not {seat}'s.")
+
+    def _require(self, phase: Phase) -> None:
+        if self.phase is not phase:
+            raise IllegalAction(
+                "wrong-phase", f"That is not possible now: this is the {self.phase.value} step."
+            )
+
+    def _take_from_hand(self, seat: int, faces: Sequence[int]) -> list[int]:
+        """The card ids in ``seat``'s hand for ``faces`` (lowest id first), or raise."""
+        face = self.deck.face
+        available = sorted(self.hands[seat])
+        chosen: list[int] = []
+        for f in faces:
+            for c in available:
+                if face[c] == f:
+                    chosen.append(c)
+                    available.remove(c)
+                    break
+            else:
+                raise IllegalAction("card-not-in-hand", f"{face_text(f)} is not in your hand.")
+        return chosen
+
+    def _top_is(self, card: int) -> None:
+        top = self.pile_top
+        if top is None:
+            raise IllegalAction("pile-empty", "The discard pile is empty.")
+        if top != card:
+            raise IllegalAction(
+                "not-top-discard", f"The top discard is {face_text(top)}, not {face_text(card)}."
+            )
+
+    # ------------------------------------------------------------------ drawing
+    def _draw_card(self) -> int:
+        """The top of the stock, turning the pile (all but its top) over first if it is empty."""
+        if not self.stock:
+            self.stock = self.pile[:-1]
+            del self.pile[:-1]
+        return self.stock.pop()
+
+    def _do_draw(self) -> None:
+        self._require(Phase.DRAW)
+        if not self._drawable():
+            self._finish(DealEnd(EndReason.STOCK_EXHAUSTED))
+            return
+        self.hands[self.turn].append(self._draw_card())
+        self._open_window()
+
+    def _plan_take_discard(self, action: TakeDiscard) -> None:
+        self._require(Phase.DRAW)
+        self._top_is(action.card)
+
+    def _do_take_discard(self, action: TakeDiscard) -> None:
+        self._plan_take_discard(action)
+        self.hands[self.turn].append(self.pile.pop())
+        self.phase = Phase.PLAY
+
+    # ------------------------------------------------------------------ the buy window
+    def _open_window(self) -> None:
+        eligible = [s for s in self.priority_order() if self.can_buy(s)]
+        if not self.pile or not eligible or self._drawable() < self.rules.buy_penalty_cards:
+            self.phase = Phase.PLAY
+            return
+        self.offer = eligible[::-1]
+        self.phase = Phase.BUY_OFFER
+
+    def _close_window(self) -> None:
+        self.offer, self.asker, self.permission = [], None, []
+        self.phase = Phase.PLAY
+
+    def _plan_may_i(self, action: MayI) -> None:
+        self._require(Phase.BUY_OFFER)
+        self._top_is(action.card)
+        seat = self.to_move
+        if not self.can_buy(seat):  # pragma: no cover - such seats are never offered
+            raise IllegalAction("buy-limit", "You have bought as many discards as a deal allows.")
+
+    def _do_may_i(self, action: MayI) -> None:
+        self._plan_may_i(action)
+        asker = self.offer[0]
+        higher = self.offer[1:][::-1]  # the seats with priority, highest first
+        if not higher:
+            self._buy(asker)
+            return
+        self.asker, self.offer, self.permission = asker, [], higher
+        self.phase = Phase.BUY_PERMISSION
+
+    def _do_pass(self) -> None:
+        self._require(Phase.BUY_OFFER)
+        self.offer.pop(0)
+        if not self.offer:
+            self._close_window()
+
+    def _do_allow(self) -> None:
+        self._require(Phase.BUY_PERMISSION)
+        self.permission.pop(0)
+        if not self.permission:
+            assert self.asker is not None
+            self._buy(self.asker)
+
+    def _plan_deny(self, action: Deny) -> None:
+        self._require(Phase.BUY_PERMISSION)
+        self._top_is(action.card)
+
+    def _do_deny(self, action: Deny) -> None:
+        self._plan_deny(action)
+        self._buy(self.to_move)
+
+    def _buy(self, buyer: int) -> None:
+        """The buyer takes the penalty card(s) from the stock, then the discard."""
+        hand = self.hands[buyer]
+        for _ in range(self.rules.buy_penalty_cards):
+            hand.append(self._draw_card())
+        hand.append(self.pile.pop())
+        self.buys[buyer] += 1
+        self.discarder = None
+        self._close_window()
+
+    # ------------------------------------------------------------------ melding
+    def _last_card_ok(self, left: list[int], melds: list[list[TableMeld]]) -> None:
+        """Where the last card may not be discarded, a lay may leave one card only if it can
+        then be laid off."""
+        if len(left) != 1 or self.contract.discard_out:
+            return
+        face = self.deck.face[left[0]]
+        if not any(m.fits(self.rules, face) for seat in melds for m in seat):
+            raise IllegalAction(
+                "must-meld-last-card",
+                f"In this deal the last card must be melded: {face_text(face)} would be left "
+                "with nowhere to go.",
+            )
+
+    def _plan_meld(self, action: Meld) -> tuple[list[list[int]], list[TableMeld]]:
+        self._require(Phase.PLAY)
+        seat = self.turn
+        if self.down[seat]:
+            raise IllegalAction(
+                "already-down", "Your contract is down: add cards to melds on the table instead."
+            )
+        used = self._take_from_hand(seat, action.cards)
+        shapes = check_contract(self.rules, self.contract, action.groups)
+        groups, new, k = [], [], 0
+        for shape, group in zip(shapes, action.groups, strict=True):
+            ids = used[k : k + len(group)]
+            k += len(group)
+            meld = new_meld(seat, shape, ids, self.faces(ids))
+            groups.append(ids)
+            new.append(meld)
+        left = [c for c in self.hands[seat] if c not in used]
+        self._last_card_ok(
+            left, [*self.melds[:seat], [*self.melds[seat], *new], *self.melds[seat + 1 :]]
+        )
+        return groups, new
+
+    def _do_meld(self, action: Meld) -> None:
+        groups, new = self._plan_meld(action)
+        seat = self.turn
+        for ids in groups:
+            for c in ids:
+                self.hands[seat].remove(c)
+        self.melds[seat].extend(new)
+        self.down[seat] = True
+        if not self.hands[seat]:
+            self._finish(DealEnd(EndReason.WENT_OUT, seat))
+
+    def _plan_add(self, action: AddToMeld) -> tuple[int, TableMeld]:
+        self._require(Phase.PLAY)
+        seat = self.turn
+        if not self.down[seat]:
+            raise IllegalAction(
+                "contract-first", f"Lay your contract ({self.contract}) before adding to melds."
+            )
+        if not (
+            0 <= action.owner < self.players and 0 <= action.meld < len(self.melds[action.owner])
+        ):
+            raise IllegalAction("no-such-meld", f"There is no meld {action.owner}.{action.meld}.")
+        (card,) = self._take_from_hand(seat, (action.card,))
+        meld = self.melds[action.owner][action.meld].with_card(self.rules, card, action.card)
+        left = [c for c in self.hands[seat] if c != card]
+        after = [list(m) for m in self.melds]
+        after[action.owner][action.meld] = meld
+        self._last_card_ok(left, after)
+        return card, meld
+
+    def _do_add(self, action: AddToMeld) -> None:
+        card, meld = self._plan_add(action)
+        seat = self.turn
+        self.hands[seat].remove(card)
+        self.melds[action.owner][action.meld] = meld
+        if not self.hands[seat]:
+            self._finish(DealEnd(EndReason.WENT_OUT, seat))
+
+    # ------------------------------------------------------------------ discarding
+    def _plan_discard(self, action: Discard) -> int:
+        self._require(Phase.PLAY)
+        seat = self.turn
+        (card,) = self._take_from_hand(seat, (action.card,))
+        if len(self.hands[seat]) == 1 and not self.contract.discard_out:
+            raise IllegalAction(
+                "must-meld-last-card", "In this deal the last card must be melded, not discarded."
+            )
+        return card
+
+    def _do_discard(self, action: Discard) -> None:
+        card = self._plan_discard(action)
+        seat = self.turn
+        self.hands[seat].remove(card)
+        self.pile.append(card)
+        self.discarder = seat
+        if not self.hands[seat]:
+            self._finish(DealEnd(EndReason.WENT_OUT, seat))
+        elif not self._drawable():
+            self._finish(DealEnd(EndReason.STOCK_EXHAUSTED))
+        else:
+            self.turn = (seat + 1) % self.players
+            self.turn_no += 1
+            self.phase = Phase.DRAW
+
+    def _finish(self, end: DealEnd) -> None:
+        self.end = end
+        self.phase = Phase.OVER
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_actions(self) -> list[MayIAction]:
+        """Every legal action of the seat to move (lay-downs in canonical form, see
+        :meth:`normalize`; adds and discards once per face)."""
+        return list(self._legal())
+
+    def _legal(self) -> Iterator[MayIAction]:
+        phase = self.phase
+        if phase is Phase.OVER:
+            return
+        top = self.pile_top
+        if phase is Phase.DRAW:
+            yield Draw()
+            if top is not None:
+                yield TakeDiscard(top)
+            return
+        if phase is Phase.BUY_OFFER:
+            assert top is not None
+            yield MayI(top)
+            yield Pass()
+            return
+        if phase is Phase.BUY_PERMISSION:
+            assert top is not None
+            yield Allow()
+            yield Deny(top)
+            return
+        yield from self._legal_play()
+
+    def _legal_play(self) -> Iterator[MayIAction]:
+        seat, rules = self.turn, self.rules
+        hand = self.hand_faces(seat)
+        distinct = sorted(set(hand), key=sort_key)
+        strict_last = not self.contract.discard_out
+        if not self.down[seat]:
+            for groups in contract_lay_downs(rules, self.contract, hand):
+                lay = Meld(groups)
+                if len(lay.cards) != len(hand) - 1 or not strict_last or self.is_legal(lay):
+                    yield lay
+        else:
+            for owner, seat_melds in enumerate(self.melds):
+                for i, meld in enumerate(seat_melds):
+                    for f in distinct:
+                        if meld.fits(rules, f):
+                            add = AddToMeld(owner, i, f)
+                            if len(hand) != 2 or not strict_last or self.is_legal(add):
+                                yield add
+        if len(hand) > 1 or not strict_last:
+            for f in distinct:
+                yield Discard(f)
+
+    def normalize(self, action: MayIAction) -> MayIAction:
+        """The listed form of ``action``: a lay-down's groups and cards in canonical order."""
+        if isinstance(action, Meld):
+            groups = canonical_groups(self.rules, action.groups)
+            if groups is not None:
+                return Meld(groups)
+        return action
+
+    def default_action(self) -> MayIAction | None:
+        """What a seat that does not answer in a buy window is taken to say (``pass``,
+        ``allow``); None outside a window, where a player must choose."""
+        if self.phase is Phase.BUY_OFFER:
+            return Pass()
+        if self.phase is Phase.BUY_PERMISSION:
+            return Allow()
+        return None
+
+    # ------------------------------------------------------------------ copying
+    def copy(self) -> DealState:
+        """An independent copy (rules, deck and melds are immutable and shared)."""
+        other = DealState.__new__(DealState)
+        other.rules, other.deck, other.contract = self.rules, self.deck, self.contract
+        other.deal, other.dealer = self.deal, self.dealer
+        other.hands = [list(h) for h in self.hands]
+        other.melds = [list(m) for m in self.melds]
+        other.down, other.buys = list(self.down), list(self.buys)
+        other.stock, other.pile = list(self.stock), list(self.pile)
+        other.turn, other.turn_no, other.phase = self.turn, self.turn_no, self.phase
+        other.discarder, other.asker = self.discarder, self.asker
+        other.offer, other.permission = list(self.offer), list(self.permission)
+        other.end = self.end
+        return other
