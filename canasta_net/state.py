@@ -1190,9 +1190,12 @@ class HandState:
             return action  # not in the hand: no representative
         if isinstance(action, Meld) and all(is_black_three(f) for f in faces):
             return Meld(tuple(sorted(f for f in hand if is_black_three(f))[: len(faces)]))
-        if isinstance(action, Meld) and all(not is_wild(f) for f in faces):
-            if len({rank_of(f) for f in faces}) > 1:  # a sequence: its cards in order
-                return Meld(tuple(sorted(faces, key=lambda f: run_position(rank_of(f)))))
+        if (
+            isinstance(action, Meld)
+            and all(not is_wild(f) for f in faces)
+            and len({rank_of(f) for f in faces}) > 1
+        ):  # a sequence: its cards in order
+            return Meld(tuple(sorted(faces, key=lambda f: run_position(rank_of(f)))))
         if any(is_black_three(f) or is_red_three(f) for f in faces):
             return action
         if isinstance(action, AddToMeld):
