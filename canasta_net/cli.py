@@ -486,6 +486,7 @@ def host(
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--password", default=None)
 @click.option("--listen-port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
+@click.option("--listen-interface", default="", help="Address to hear beacons on (default: all).")
 @click.option(
     "--known-hosts",
     "known_hosts_path",
@@ -501,6 +502,7 @@ def join(
     log_path: Path | None,
     password: str | None,
     listen_port: int,
+    listen_interface: str,
     known_hosts_path: Path | None,
     identity_path: Path | None,
 ) -> None:
@@ -511,7 +513,7 @@ def join(
     async def main_(reactor: Any) -> int:
         nonlocal fingerprint
         if address is None or ":" not in address:
-            entry = await _pick_from_beacons(reactor, listen_port, address)
+            entry = await _pick_from_beacons(reactor, listen_port, listen_interface, address)
             host_, port_ = entry.endpoint
             fingerprint = fingerprint or entry.fingerprint
         else:
@@ -592,10 +594,10 @@ def join(
     _run(main_)
 
 
-async def _pick_from_beacons(reactor: Any, port: int, choice: str | None) -> Any:
+async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: str | None) -> Any:
     from .discovery import TableChoiceError, format_tables, listen_for_tables, pick_table
 
-    entries = await listen_for_tables(reactor, port, 3.0)
+    entries = await listen_for_tables(reactor, port, 3.0, interface=interface)
     if not entries:
         raise click.ClickException("no tables heard; give HOST:PORT")
     if choice is None and len(entries) > 1:

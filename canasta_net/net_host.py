@@ -32,7 +32,7 @@ from .host_table import HostTable, SeatEntry, TableError, TablePhase
 from .identity import Identity
 from .position import seat_view
 from .rules import RuleSet
-from .seat import SeatSigner
+from .seat import SeatSigner, keyed_seeds
 
 SlotKind = Literal["host", "player", "bot"]
 log = Logger()
@@ -213,6 +213,7 @@ class TableService:
             random_bytes=self.random_bytes,
             insecure_seed_value=self.config.insecure_seed,
             aseq=self.table.next_aseq[seat],
+            seed_source=keyed_seeds(identity, self.table_id),
         )
 
     def seat_summary(self) -> list[dict[str, Any]]:

@@ -7,8 +7,12 @@ names the latest log record the seat has seen (``head``), which the host checks.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 from collections.abc import Callable
+
+from cryptography.hazmat.primitives import serialization
 
 from . import records as R
 from .commit_reveal import SeatSecret
@@ -17,6 +21,21 @@ from .shuffle import insecure_seed
 
 ACTION_KIND = "seat-action"
 CHECKPOINT_KIND = "checkpoint"
+
+
+def keyed_seeds(identity: Identity, table_id: bytes) -> Callable[[int], bytes]:
+    """Per-hand seeds derived from a seat's private key: secret to everyone else until they are
+    revealed, and the same again after a crash, so a resumed host's bots can reveal what they
+    committed to before it."""
+    secret = identity.private_key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+
+    def seed(hand: int) -> bytes:
+        message = b"canasta-net seat seed\x00" + table_id + hand.to_bytes(8, "big")
+        return hmac.new(secret, message, hashlib.sha256).digest()
+
+    return seed
 
 
 class SeatSigner:
@@ -30,6 +49,7 @@ class SeatSigner:
         random_bytes: Callable[[int], bytes] = os.urandom,
         insecure_seed_value: int | str | None = None,
         aseq: int = 0,
+        seed_source: Callable[[int], bytes] | None = None,
     ) -> None:
         self.identity = identity
         self.seat = seat
@@ -38,6 +58,7 @@ class SeatSigner:
         self.aseq = aseq
         self.random_bytes = random_bytes
         self.insecure_seed_value = insecure_seed_value
+        self.seed_source = seed_source
         self.secrets: dict[int, SeatSecret] = {}
 
     def observe(self, record_hash: bytes) -> None:
@@ -53,6 +74,9 @@ class SeatSigner:
         if hand not in self.secrets:
             if self.insecure_seed_value is not None:
                 seed = insecure_seed(self.insecure_seed_value, self.table_id, hand, self.seat)
+                self.secrets[hand] = SeatSecret(self.table_id, hand, self.seat, seed)
+            elif self.seed_source is not None:
+                seed = self.seed_source(hand)
                 self.secrets[hand] = SeatSecret(self.table_id, hand, self.seat, seed)
             else:
                 self.secrets[hand] = SeatSecret.create(

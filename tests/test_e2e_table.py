@@ -193,3 +193,51 @@ def test_host_killed_mid_hand_resumes_from_its_log(tmp_path: Path) -> None:
     _finish(seat, resumed)
     assert seat.returncode == resumed.returncode == 0
     _check_agree(log, {1: tmp_path / "alice.cnlog"})
+
+
+def test_discovery_on_loopback_then_join_by_name(tmp_path: Path) -> None:
+    """The host announces to a loopback port; `canasta tables` and `canasta join` hear it."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        beacon_port = probe.getsockname()[1]
+    host, port, fingerprint, _ = _host(
+        tmp_path,
+        "--players",
+        "2",
+        "--announce",
+        "--announce-to",
+        f"127.0.0.1:{beacon_port}",
+        "--name",
+        "loopback-table",
+    )
+    listing = subprocess.run(
+        [*CLI, "tables", "--port", str(beacon_port), "--interface", "127.0.0.1", "--seconds", "3"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+    assert "loopback-table" in listing and f"127.0.0.1:{port}" in listing and fingerprint in listing
+    out = tmp_path / "finder.out"
+    seat = _start(
+        [
+            "join",
+            "loopback-table",
+            "--listen-port",
+            str(beacon_port),
+            "--listen-interface",
+            "127.0.0.1",
+            "--bot",
+            "greedy",
+            "--identity",
+            str(tmp_path / "finder.pem"),
+            "--log",
+            str(tmp_path / "finder.cnlog"),
+        ],
+        out,
+    )
+    _finish(seat, host)
+    assert seat.returncode == host.returncode == 0, out.read_text()
+    _check_agree(tmp_path / "host.cnlog", {1: tmp_path / "finder.cnlog"})

@@ -9,6 +9,7 @@ objects with a ``BotPlayer`` (the real client code), or messages crafted by hand
 from __future__ import annotations
 
 import io
+import os
 import random
 import struct
 from collections import Counter
@@ -40,7 +41,13 @@ from canasta_net.eventlog import (
 from canasta_net.host_table import HostTable, TablePhase
 from canasta_net.identity import Identity
 from canasta_net.log_replay import ReplayResult, replay_log
-from canasta_net.net_host import HostConnection, HostFactory, TableConfig, TableService
+from canasta_net.net_host import (
+    HostConnection,
+    HostFactory,
+    TableConfig,
+    TableService,
+    derived_identity,
+)
 from canasta_net.net_peer import PeerSession
 from canasta_net.players import BotPlayer
 from canasta_net.rules import RuleSet, preset
@@ -96,7 +103,7 @@ class Wire(StringTransport):
     at that very moment."""
 
     def __init__(self, key: bytes) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.key = key
         self.watch: Callable[[Message], None] | None = None
         self._buffer = bytearray()
@@ -104,7 +111,7 @@ class Wire(StringTransport):
         self.frames: list[bytes] = []
 
     def write(self, data: bytes) -> None:
-        super().write(data)
+        super().write(data)  # type: ignore[no-untyped-call]
         self._buffer += data
         for data_frame in split_frames(self._buffer):
             message = wire.decode(data_frame)  # every frame the host sends is on-schema
@@ -152,7 +159,7 @@ class Remote:
         self.transport.watch = self.watch
         self.seen = 0
         conn = self.harness.factory.buildProtocol(None)
-        conn.makeConnection(self.transport)
+        conn.makeConnection(self.transport)  # type: ignore[no-untyped-call]
         self.conn = conn
         if hello:
             self.send(self.session.hello())
@@ -163,7 +170,7 @@ class Remote:
 
     def raw(self, data: bytes) -> None:
         assert self.conn is not None
-        self.conn.dataReceived(data)
+        self.conn.dataReceived(data)  # type: ignore[no-untyped-call]
 
     def collect(self) -> list[Message]:
         """Move what the host wrote since the last call to ``pending``; return it."""
@@ -190,7 +197,7 @@ class Remote:
         assert self.conn is not None
         self.collect()
         conn, self.conn = self.conn, None
-        conn.connectionLost(Failure(ConnectionDone()))
+        conn.connectionLost(Failure(ConnectionDone()))  # type: ignore[no-untyped-call]
 
     def errors(self) -> list[str]:
         return [m["code"] for m in self.received if m["t"] == "error"]
@@ -205,10 +212,13 @@ class Harness:
         cfg: TableConfig,
         *,
         log_file: BinaryIO | None = None,
+        log_path: Path | None = None,
         table: HostTable | None = None,
+        random_bytes: Callable[[int], bytes] | None = None,
     ) -> None:
         self.clock = Clock()
         self.log = log_file if log_file is not None else io.BytesIO()
+        self.log_path = log_path
         self.cfg = cfg
         self.service = TableService(
             cfg,
@@ -217,7 +227,7 @@ class Harness:
             self.log,
             table=table,
             fsync=False,
-            random_bytes=random.Random(3).randbytes,
+            random_bytes=random_bytes or random.Random(3).randbytes,
             table_id=TABLE_ID,
         )
         self.factory = HostFactory(self.service, key_of)
@@ -235,14 +245,19 @@ class Harness:
         assert self.service.table is not None
         return self.service.table
 
-    def run(self, stop: Stop | None = None, limit: int = 200_000) -> tuple[Remote, Message] | None:
+    def run(
+        self, stop: Stop | None = None, *, hold: tuple[Remote, ...] = (), limit: int = 200_000
+    ) -> tuple[Remote, Message] | None:
         """Deliver messages both ways until nothing moves, or until ``stop`` picks a message a
-        peer is about to handle (returned, and left first in that peer's ``pending``)."""
+        peer is about to handle (returned, and left first in that peer's ``pending``). Peers in
+        ``hold`` are slow: what the host sends them waits in their ``pending``."""
         for _ in range(limit):
             self.clock.advance(0)
             moved = False
             for peer in self.remotes:
                 peer.collect()
+                if peer in hold:
+                    continue
                 outbox: list[Message] = []
                 while peer.pending:
                     message = peer.pending[0]
@@ -264,13 +279,15 @@ class Harness:
 
     def run_to_end(self) -> None:
         assert self.run() is None
-        assert self.service.finished, f"the table is stuck in {self.table.phase}"
+        problems = [p.session.problem for p in self.remotes if p.session.problem]
+        assert self.service.finished, f"the table is stuck in {self.table.phase}: {problems}"
 
     def log_bytes(self) -> bytes:
         if isinstance(self.log, io.BytesIO):
             return self.log.getvalue()
+        assert self.log_path is not None
         self.log.flush()
-        return Path(self.log.name).read_bytes()
+        return self.log_path.read_bytes()
 
 
 def turn_for(need: str, peer: Remote | None = None) -> Stop:
@@ -379,6 +396,7 @@ class SeatAuditor:
         elif message["t"] == "turn":
             assert seat is not None and table is not None
             assert table.needs(seat) == message["need"]
+            assert ("msg" in message) == (message["need"] == "checkpoint")
             if "legal" in message:
                 assert message["need"] == "act"
                 assert table.state is not None and table.state.to_move == seat
@@ -421,9 +439,7 @@ class SeatAuditor:
             return
         mine = view["state"]
         assert mine["seat"] == seat
-        assert mine["hand"] == [face_text(f) for f in sorted(state.hand_faces(seat))] or Counter(
-            mine["hand"]
-        ) == Counter(face_text(f) for f in state.hand_faces(seat))
+        assert Counter(mine["hand"]) == Counter(face_text(f) for f in state.hand_faces(seat))
         assert mine["hand_sizes"] == [len(cards) for cards in state.hands]
         public = [c for team in state.melds for m in team for c in m.cards]
         public += [c for reds in state.red_threes for c in reds]
@@ -505,35 +521,42 @@ def refused(
 ) -> Message:
     """``message`` is refused with ``code``; the connection lives and nothing is written.
 
-    A refusal by the table (not a schema error) prompts the seat again if the table waits for it:
-    the new prompt replaces the one the peer holds (its answer would now come twice)."""
+    A refusal by the table (not a schema error) prompts the seat again if the table waits for it;
+    the new prompt replaces the one the peer holds (answering both would answer twice)."""
     records, aseq = len(h.table.history), list(h.table.next_aseq)
-    held = peer.pending[0] if peer.pending else None
+    peer.collect()
+    held = [m for m in peer.pending if m["t"] == "turn"]
     answers = inject(h, peer, message)
     error = only_error(answers, code)
     assert not peer.closing
     assert len(h.table.history) == records and h.table.next_aseq == aseq
     prompts = [m for m in answers if m["t"] == "turn"]
-    if held is not None and held["t"] == "turn":
-        if reprompt:
-            assert prompts == [held]
-            peer.pending.pop(0)
-        else:
-            assert prompts == []
+    if held:
+        assert prompts == (held[-1:] if reprompt else [])
+    keep_last_prompt(peer)
     return error
+
+
+def keep_last_prompt(peer: Remote) -> None:
+    """Forget prompts a later one superseded (the host prompts again after a refusal)."""
+    peer.collect()
+    last = max((i for i, m in enumerate(peer.pending) if m["t"] == "turn"), default=-1)
+    peer.pending = [m for i, m in enumerate(peer.pending) if m["t"] != "turn" or i == last]
 
 
 def signer_for(h: Harness, peer: Remote, identity: Identity | None = None) -> SeatSigner:
     """Signs ``peer``'s next message as the peer would (or with another key)."""
     session = peer.session
     assert session.seat is not None and session.signer is not None
-    return SeatSigner(
+    signer = SeatSigner(
         identity or peer.identity,
         session.seat,
         TABLE_ID,
         session.signer.head,
         aseq=h.table.next_aseq[session.seat],
     )
+    signer.secrets = dict(session.signer.secrets)  # the peer's own seeds
+    return signer
 
 
 def act_message(act: bytes, asig: bytes) -> Message:
@@ -577,14 +600,14 @@ def test_overlong_frame_drops_only_that_connection() -> None:
     assert SEAT_KEY_KIND not in {info.kind for info in h.table.history}
 
 
-def test_a_frame_at_the_limit_is_read_not_dropped() -> None:
+def test_a_frame_of_exactly_the_limit_is_read() -> None:
     h, alice, bob = short_match()
-    stopped(h.run(turn_for("act", bob)))
-    body = wire.encode({"t": "bye", "reason": "x" * (wire.MAX_TEXT - 10)})
-    padding = b"\x00" * (wire.MAX_FRAME - len(body))  # msgpack with trailing bytes: not a frame
-    answers = inject(h, bob, frame_bytes(body + padding))
-    assert answers == [] and bob.closing  # read whole (the length was allowed), then refused
-    bob.drop()
+    prompt = stopped(h.run(turn_for("act", bob)))
+    message: Message = {"t": "checkpoint", "hand": prompt["hand"], "sig": b"s" * 64, "pad": b""}
+    padding = wire.MAX_FRAME - len(wire.encode(message)) - 3  # bin 8 -> bin 32: 3 more bytes
+    message["pad"] = b"\x00" * padding  # an unknown field: ignored
+    assert len(wire.encode(message)) == wire.MAX_FRAME
+    refused(h, bob, message, "wrong-phase")  # read, and refused by the table, not the framing
     finish_and_check(h, alice, bob)
 
 
@@ -714,9 +737,12 @@ def test_refused_actions_change_nothing_and_the_seat_plays_on() -> None:
         expected.append(code)
         verify_log(h.log_bytes())
     # a chat is accepted at any time, even on another seat's turn
-    refused_before = len(h.table.history)
-    inject(h, bob, act_message(*signer_for(h, bob).chat(prompt["hand"], "gl hf")))
-    assert h.table.history[-1].kind == R.CHAT and len(h.table.history) == refused_before + 1
+    records = len(h.table.history)
+    answers = inject(h, bob, act_message(*signer_for(h, bob).chat(prompt["hand"], "gl hf")))
+    assert h.table.history[-1].kind == R.CHAT and len(h.table.history) == records + 1
+    assert [m["t"] for m in answers] == ["record", "view", "turn"]  # a prompt with the new aseq
+    assert answers[-1]["aseq"] == prompt["aseq"] + 1
+    keep_last_prompt(bob)
     finish_and_check(h, alice, bob)
     assert bob.errors() == expected
 
@@ -742,11 +768,9 @@ def test_out_of_turn_actions_get_the_engines_codes() -> None:
     refused(
         h, bob, act_message(*signer_for(h, bob).action(hand, prompt["legal"][0])), "not-your-turn"
     )
-    # in the middle of the deal, an action is in the wrong phase
+    # once the hand is over, while the seats sign it, an action is in the wrong phase
     stopped(h.run(turn_for("checkpoint", bob)))
-    refused(
-        h, bob, act_message(*signer_for(h, bob).action(hand, "draw")), "wrong-phase", reprompt=False
-    )
+    refused(h, bob, act_message(*signer_for(h, bob).action(hand, "draw")), "wrong-phase")
     refused(h, bob, {"t": "checkpoint", "hand": hand, "sig": b"\x00" * 64}, "bad-signature")
     sig = STRANGER.sign("checkpoint", h.table.checkpoint_msg)
     refused(h, bob, {"t": "checkpoint", "hand": hand, "sig": sig}, "bad-signature")
@@ -761,9 +785,9 @@ def test_bad_reveals_are_refused() -> None:
     assert signer is not None
     secret = signer.secret(hand)
 
-    def reveal(seed: bytes, *, t: str = "reveal") -> Message:
-        act, asig = signer_for(h, bob).reveal(hand)
-        return {"t": t, "act": act, "asig": asig, "seed": seed}
+    def reveal(seed: bytes) -> Message:
+        act, asig, _ = signer_for(h, bob).reveal(hand)
+        return {"t": "reveal", "act": act, "asig": asig, "seed": seed}
 
     refused(h, bob, reveal(bytes(32)), "reveal-mismatch")
     refused(h, bob, reveal(secret.seed[:31]), "seed-size")
@@ -771,5 +795,413 @@ def test_bad_reveals_are_refused() -> None:
     act_only = reveal(secret.seed)
     del act_only["seed"]
     refused(h, bob, act_only | {"t": "act"}, "seed-size")
-    refused(h, bob, act_message(*signer_for(h, bob).commit(hand)), "duplicate-commitment")
+    refused(h, bob, act_message(*signer_for(h, bob).commit(hand)), "wrong-phase")
     finish_and_check(h, alice, bob)
+
+
+def test_a_second_commitment_is_refused() -> None:
+    h, alice, bob = short_match()
+    prompt = stopped(h.run(turn_for("commit", alice)))
+    assert h.run(hold=(alice,)) is None  # bob commits; the table waits for alice
+    assert h.table.needs(2) == "wait" and h.table.needs(1) == "commit"
+    assert bob.session.signer is not None
+    again = signer_for(h, bob)
+    again.secrets.clear()  # a fresh seed, a new commitment
+    refused(h, bob, act_message(*again.commit(prompt["hand"])), "duplicate-commitment")
+    finish_and_check(h, alice, bob)
+
+
+# --------------------------------------------------------------------------- the handshake
+
+
+def hello(**kw: Any) -> Message:
+    return {"t": "hello", "min": 1, "max": 1, "name": "mallory", "bot": False} | kw
+
+
+def stranger(h: Harness, name: str = "mallory") -> Remote:
+    """A peer whose key has no seat, driven by hand."""
+    peer = h.remote(name, connect=False, auto=False)
+    peer.connect(hello=False)
+    return peer
+
+
+def test_messages_before_hello_get_no_seat() -> None:
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    for peer in (stranger(h), bob):  # a stranger, and bob on a second connection
+        if peer is bob:
+            bob.pending.clear()
+            bob.conn = None  # his first connection stays open; bob opens another
+            bob.connect(hello=False)
+        act, asig = signer_for(h, bob).action(h.table.hand_no, "draw")
+        for message in (
+            act_message(act, asig),
+            {"t": "commit", "act": act, "asig": asig},
+            {"t": "checkpoint", "hand": 0, "sig": b"s" * 64},
+        ):
+            only_error(inject(h, peer, message), "no-seat")
+            assert not peer.closing
+    # bob's second connection says hello: it takes over his seat and is prompted again
+    answers = inject(h, bob, bob.session.hello())
+    assert [m["t"] for m in answers][:1] == ["welcome"] and answers[-1]["t"] == "turn"
+    finish_and_check(h, alice, bob)
+
+
+def test_a_second_hello_is_refused_and_the_seat_kept() -> None:
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    refused(h, bob, bob.session.hello(), "already-seated")
+    refused(h, bob, hello(password="x", resume=3), "already-seated")
+    finish_and_check(h, alice, bob)
+
+
+@pytest.mark.parametrize(("low", "high"), [(2, 5), (0, 0), (3, 2)])
+def test_version_mismatch_is_refused_and_closed(low: int, high: int) -> None:
+    h = Harness(config(classic(100)))
+    alice = h.remote("alice")
+    mallory = stranger(h)
+    answers = inject(h, mallory, hello(min=low, max=high))
+    assert only_error(answers, "version-mismatch") == answers[-1] and mallory.closing
+    # bob's own key with an old client: refused before any seat is given
+    bob = h.remote("bob", connect=False)
+    bob.connect(hello=False)
+    answers = inject(h, bob, bob.session.hello() | {"min": low, "max": high})
+    only_error(answers, "version-mismatch")
+    assert bob.closing and not alice.closing
+    bob.drop()
+    assert h.service.table is None and h.service.slots[2].key is None
+    mallory.drop()
+    bob.connect()  # a client that speaks version 1 is seated
+    h.run_to_end()
+    check_logs(h, alice, bob)
+    welcome = next(m for m in bob.received if m["t"] == "welcome")
+    assert welcome["version"] == 1 and welcome["seat"] == 2
+
+
+def test_wrong_password_is_refused_and_closed() -> None:
+    h = Harness(config(classic(100), password="sesame"))
+    for attempt in (hello(), hello(password="open"), hello(password="sesame2")):
+        mallory = stranger(h)
+        only_error(inject(h, mallory, attempt), "bad-password")
+        assert mallory.closing
+        mallory.drop()
+    assert all(slot.key is None for slot in h.service.slots[1:3])
+    alice = h.remote("alice", connect=False)
+    bob = h.remote("bob", connect=False)
+    for peer in (alice, bob):
+        peer.session.password = "sesame"
+        peer.connect()
+    h.run_to_end()
+    check_logs(h, alice, bob)
+
+
+def test_a_full_table_refuses_newcomers() -> None:
+    # in the lobby: one remote seat, taken by alice
+    h = Harness(config(classic(100), players=2))
+    alice = h.remote("alice", auto=False)
+    h.run()
+    mallory = stranger(h)
+    only_error(inject(h, mallory, hello()), "table-full")
+    assert mallory.closing and not alice.closing
+    mallory.drop()
+    # once the match has started, a key with no seat is refused even if a player left
+    h = Harness(config(classic(100)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("act", bob)))
+    assert h.service.table is not None
+    bob.drop()
+    mallory = stranger(h)
+    only_error(inject(h, mallory, hello()), "table-full")
+    assert mallory.closing and not alice.closing
+    mallory.drop()
+    verify_log(h.log_bytes())
+    finish_and_check(h, alice, bob)
+
+
+def test_the_lobby_refuses_play_before_the_start_and_the_hosts_key() -> None:
+    h = Harness(config(classic(100)))
+    alice = h.remote("alice", auto=False)
+    h.run()
+    assert h.service.table is None
+    act = R.make_act(TABLE_ID, 0, 1, 0, bytes(32), "commit", commitment=bytes(32))
+    answers = inject(h, alice, act_message(act, alice.identity.sign("seat-action", act)))
+    only_error(answers, "not-started")
+    # the host's own key: seat 0 is played by the host (a bot here), not from outside
+    host = h.remote("host", connect=False, auto=False)
+    host.identity = HOST
+    host.connect(hello=False)
+    only_error(inject(h, host, hello()), "seat-is-local")
+    assert not host.closing
+    # a lobby seat is freed when its player leaves before the start
+    seats = [m for m in alice.received if m["t"] == "seats"][-1]["seats"]
+    assert seats[1]["taken"] and seats[1]["name"] == "alice"
+    alice.drop()
+    assert h.service.slots[1].key is None and h.service.free_seats == 2
+    alice.auto = True
+    alice.connect()
+    bob = h.remote("bob")
+    h.run_to_end()
+    check_logs(h, alice, bob)
+
+
+# --------------------------------------------------------------------------- resilience
+
+
+def seat_keys(h: Harness) -> list[tuple[int, bytes]]:
+    """The (seat, key) of every seat-key record so far."""
+    out = []
+    for info in h.table.history:
+        if info.kind == SEAT_KEY_KIND:
+            record = parse_stored_record(info.stored, info.seq, h.table.writer.header)
+            out.append((record.fields["rekey"]["seat"], record.fields["rekey"]["key"]))
+    return out
+
+
+def stand_in_key(seat: int, generation: int = 1) -> bytes:
+    return derived_identity(HOST, TABLE_ID, seat, generation).public_key
+
+
+def test_a_stand_in_takes_a_dropped_seat_and_the_player_reclaims_it() -> None:
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(
+        h.run(lambda p, m: turn_for("act", bob)(p, m) and any(s["t"] == "act" for s in bob.sent))
+    )
+    bob.drop()  # mid-hand, on his turn
+    bob.pending.clear()
+    aseq_at_drop = h.table.next_aseq[2]
+    assert h.run() is None and not h.service.finished  # everyone waits for bob
+    records = len(h.table.history)
+    h.clock.advance(HOLD - 1)
+    assert h.run() is None and len(h.table.history) == records and seat_keys(h) == []
+    h.clock.advance(1)  # the hold runs out: a bot stands in
+    assert seat_keys(h) == [(2, stand_in_key(2))]
+    assert h.table.history[records].kind == SEAT_KEY_KIND
+    assert h.service.seat_summary()[2]["name"] == "bob (bot stand-in)"
+    # the match goes on with the stand-in playing bob's cards
+    stopped(
+        h.run(lambda p, m: len(h.table.history) > records + 40 and turn_for("act", alice)(p, m))
+    )
+    assert h.table.next_aseq[2] > aseq_at_drop
+    stand_in_aseq = h.table.next_aseq[2]
+    missed = bob.session.last_seq
+    # bob is back (same identity, same session): resynced, then his seat is his again
+    bob.connect()
+    answers = bob.replies()
+    welcome = answers[0]
+    assert welcome["t"] == "welcome" and welcome["seat"] == 2 and welcome["aseq"] == stand_in_aseq
+    record_seqs = [m["seq"] for m in answers if m["t"] == "record"]
+    assert record_seqs == list(range(missed + 1, len(h.table.history)))
+    assert seat_keys(h) == [(2, stand_in_key(2)), (2, bob.identity.public_key)]
+    welcomes = [m for m in answers if m["t"] == "welcome"]
+    assert welcomes[-1]["aseq"] == h.table.next_aseq[2] == stand_in_aseq  # his aseq runs on
+    for message in answers:
+        bob.session.handle(message, bob.send)
+    assert bob.session.problem is None and bob.session.last_seq == len(h.table.history) - 1
+    assert bob.session.signer is not None and bob.session.signer.aseq >= stand_in_aseq
+    h.run_to_end()
+    check_logs(h, alice, bob)
+    assert h.service.seat_summary()[2]["name"] == "bob"
+    # bob signed again after reclaiming, with his own key, numbering on from the stand-in's
+    assert any(
+        m["t"] == "act" and R.unpack_map(m["act"], "act")["aseq"] >= stand_in_aseq for m in bob.sent
+    )
+
+
+def test_a_drop_while_the_table_waits_for_the_seed_forfeits() -> None:
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("reveal", bob)))
+    bob.drop()
+    bob.pending.clear()
+    assert h.run() is None and h.table.phase is TablePhase.REVEALING
+    h.clock.advance(HOLD)
+    h.run()
+    assert [i.kind for i in h.table.history[-2:]] == [R.FORFEIT, R.MATCH_END]
+    assert h.service.finished and h.table.phase.value == "over"
+    assert alice.received[-1]["t"] == "bye"
+    result = check_logs(h, alice)
+    assert result.forfeit == (2, "the player left before revealing a seed")
+    assert result.result is not None and result.result.winner == 1  # alice's team
+    assert seat_keys(h) == []
+    bob.connect()  # late: he still gets the whole log
+    h.run()
+    check_logs(h, alice, bob)
+
+
+def test_a_drop_after_committing_forfeits_when_the_hold_runs_out() -> None:
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("commit", alice)))
+    assert h.run(hold=(alice,)) is None  # bob commits, alice is slow
+    assert h.table.phase is TablePhase.COMMITTING and h.table.needs(2) == "wait"
+    bob.drop()
+    bob.pending.clear()
+    h.clock.advance(HOLD)  # only bob knows his seed: no stand-in can reveal it
+    h.run()
+    assert [i.kind for i in h.table.history[-2:]] == [R.FORFEIT, R.MATCH_END]
+    assert h.service.finished and seat_keys(h) == []
+    result = check_logs(h, alice)
+    assert result.forfeit is not None and result.forfeit[0] == 2
+
+
+def test_a_reclaim_waits_until_the_stand_in_has_revealed_its_seed() -> None:
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("commit", alice)))
+    stopped(h.run(turn_for("commit", bob), hold=(alice,)))
+    bob.drop()  # before committing
+    bob.pending.clear()
+    h.clock.advance(HOLD)
+    assert h.run(hold=(alice,)) is None
+    assert seat_keys(h) == [(2, stand_in_key(2))]
+    assert h.table.needs(2) == "wait"  # the stand-in committed its own seed
+    bob.connect()  # back while the stand-in's seed is still to be revealed
+    assert h.run(hold=(alice,)) is None
+    assert seat_keys(h) == [(2, stand_in_key(2))]
+    errors = [m for m in bob.received if m["t"] == "error"]
+    assert errors == [] and bob.session.problem is None
+    h.run_to_end()  # alice commits; the stand-in reveals; bob takes his seat back
+    assert seat_keys(h) == [(2, stand_in_key(2)), (2, bob.identity.public_key)]
+    check_logs(h, alice, bob)
+
+
+def test_a_stand_in_taking_a_seat_that_signed_the_hand_signs_again() -> None:
+    # bob signs the checkpoint and leaves; the stand-in takes his seat before alice has signed
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("checkpoint", alice)))
+    assert h.run(hold=(alice,)) is None and h.table.needs(2) == "wait"  # bob has signed
+    bob.drop()
+    bob.pending.clear()
+    h.clock.advance(HOLD)
+    assert h.run(hold=(alice,)) is None
+    assert seat_keys(h) == [(2, stand_in_key(2))]
+    h.run_to_end()
+    check_logs(h, alice)  # the checkpoint's signature for seat 2 is the stand-in's
+
+
+def test_a_player_reclaiming_a_seat_whose_stand_in_signed_the_hand_signs_again() -> None:
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("act", bob)))
+    bob.drop()
+    bob.pending.clear()
+    h.clock.advance(HOLD)
+    stopped(h.run(turn_for("checkpoint", alice)))
+    assert h.run(hold=(alice,)) is None and h.table.needs(2) == "wait"  # the stand-in signed
+    assert seat_keys(h) == [(2, stand_in_key(2))]
+    bob.connect()  # back before alice has signed
+    assert h.run(hold=(alice,)) is None
+    assert seat_keys(h) == [(2, stand_in_key(2)), (2, bob.identity.public_key)]
+    h.run_to_end()
+    check_logs(h, alice, bob)
+
+
+def test_a_record_after_the_seeds_does_not_stop_the_signing() -> None:
+    # the checkpoint names the seeds record; a chat may come after it before a seat signs
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    prompt = stopped(h.run(turn_for("checkpoint", alice)))
+    alice.drop()  # alice's connection fails before she signs
+    alice.pending.clear()
+    h.run()
+    answers = inject(h, bob, act_message(*signer_for(h, bob).chat(prompt["hand"], "well played")))
+    assert [m for m in answers if m["t"] == "error"] == []
+    assert h.table.history[-1].kind == R.CHAT
+    alice.connect()  # resynced up to the chat, then prompted again
+    h.run_to_end()
+    check_logs(h, alice, bob)
+
+
+# --------------------------------------------------------------------------- the host resumes
+
+
+def crash_and_resume(
+    first: Harness,
+    path: Path,
+    peers: tuple[Remote, ...],
+    random_bytes: Callable[[int], bytes] | None = None,
+) -> Harness:
+    """The host's process dies (a record half written, the connections gone with it); a new
+    one resumes the table from its log. The peers, still running, connect to it again."""
+    first.log.close()
+    with path.open("ab") as f:
+        f.write(b"\x93\xc5\x01\x00" + b"\x00" * 40)
+    for peer in first.remotes:
+        peer.conn = peer.transport = None
+        peer.pending.clear()
+    log = open_log_for_writing(path, resume=True)
+    table = HostTable.resume(log, HOST, random_bytes=random.Random(4).randbytes, fsync=False)
+    assert len(table.history) == len(first.table.history) and table.head == first.table.head
+    h = Harness(first.cfg, log_file=log, log_path=path, table=table, random_bytes=random_bytes)
+    assert h.service.table_id == TABLE_ID
+    for peer in peers:
+        peer.harness = h
+        h.remotes.append(peer)
+        before = peer.session.last_seq
+        peer.connect()  # the same PeerSession: hello with resume = its last record
+        welcome = peer.collect()[0]
+        assert welcome["t"] == "welcome" and welcome["aseq"] == table.next_aseq[welcome["seat"]]
+        resent = [m["seq"] for m in peer.pending if m["t"] == "record"]
+        assert resent == list(range(before + 1, len(table.history)))  # only what it missed
+    return h
+
+
+@pytest.mark.parametrize("need", ["act", "commit", "reveal", "checkpoint"])
+def test_the_host_resumes_from_its_log_and_the_peers_reconnect(tmp_path: Path, need: str) -> None:
+    path = tmp_path / "host.cnlog"
+    first = Harness(config(classic(3000)), log_file=open_log_for_writing(path), log_path=path)
+    alice, bob = first.remote("alice"), first.remote("bob")
+
+    def mid_second_hand(peer: Remote, message: Message) -> bool:
+        acted = sum(1 for m in bob.sent if m["t"] == "act")
+        return first.table.hand_no == 1 and acted > 3 and turn_for(need, bob)(peer, message)
+
+    stopped(first.run(mid_second_hand if need == "act" else turn_for(need, bob)))
+    assert first.table.hand_no == (1 if need == "act" else 0)
+    written = path.read_bytes()
+    h = crash_and_resume(first, path, (alice, bob))
+    h.run_to_end()
+    data = path.read_bytes()
+    assert data.startswith(written) and len(data) > len(written)
+    check_logs(h, alice, bob)
+    for peer in (alice, bob):
+        assert peer.errors() == []
+
+
+def test_a_resumed_host_keeps_a_stand_in_until_its_player_reclaims_the_seat(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "host.cnlog"
+    first = Harness(config(classic(3000)), log_file=open_log_for_writing(path), log_path=path)
+    alice, bob = first.remote("alice"), first.remote("bob")
+    stopped(first.run(turn_for("act", bob)))
+    bob.drop()
+    first.clock.advance(HOLD)
+    stopped(first.run(turn_for("act", alice)))
+    assert seat_keys(first) == [(2, stand_in_key(2))]
+    h = crash_and_resume(first, path, (alice,))
+    assert h.service.slots[2].local is not None  # the resumed host signs for the stand-in
+    stopped(h.run(turn_for("act", alice)))
+    bob.harness = h
+    h.remotes.append(bob)
+    bob.connect()
+    h.run_to_end()
+    assert seat_keys(h) == [(2, stand_in_key(2)), (2, bob.identity.public_key)]
+    check_logs(h, alice, bob)
+
+
+def test_a_resumed_host_reveals_its_bots_seeds_with_real_randomness(tmp_path: Path) -> None:
+    path = tmp_path / "host.cnlog"
+    cfg = config(classic(3000))
+    cfg.insecure_seed = None
+    first = Harness(
+        cfg, log_file=open_log_for_writing(path), log_path=path, random_bytes=os.urandom
+    )
+    alice, bob = first.remote("alice"), first.remote("bob")
+    stopped(first.run(turn_for("commit", alice)))
+    assert first.table.needs(0) == first.table.needs(3) == "wait"  # the bots have committed
+    h = crash_and_resume(first, path, (alice, bob), random_bytes=os.urandom)
+    h.run()
+    assert h.table.phase is not TablePhase.REVEALING, "the resumed host's bots cannot reveal"

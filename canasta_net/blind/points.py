@@ -102,8 +102,8 @@ def point_from_x(x: bytes) -> ec.EllipticCurvePublicKey:
 
     Raises :class:`InvalidPoint` unless ``x`` is 32 bytes, below P, and on the curve.
     """
-    if len(x) != X_SIZE:
-        raise InvalidPoint(f"an x coordinate is {X_SIZE} bytes, not {len(x)}")
+    if not isinstance(x, bytes | bytearray) or len(x) != X_SIZE:
+        raise InvalidPoint(f"an x coordinate is {X_SIZE} bytes")
     if int.from_bytes(x, "big") >= P:
         raise InvalidPoint("the x coordinate is not below the field prime")
     try:

@@ -102,7 +102,7 @@ class GreedyMayIBot:
             return next(a for a in actions if isinstance(a, Pass | Allow))
         if isinstance(first, Draw):
             takes = [a for a in actions if isinstance(a, TakeDiscard)]
-            if takes and affinity(takes[0].card, hand) >= 2:
+            if takes and self._worth_taking(takes[0].card, hand):
                 return takes[0]
             return first
         melds = [a for a in actions if isinstance(a, Meld)]
@@ -116,6 +116,13 @@ class GreedyMayIBot:
             discards,
             key=lambda a: (affinity(a.card, hand), -rules.card_value(a.card), self.rng.random()),
         )
+
+    @staticmethod
+    def _worth_taking(card: int, hand: Sequence[int]) -> bool:
+        """The discard goes with the hand better than the card the bot would throw away for it
+        (so that two bots do not pass one card back and forth)."""
+        wanted = affinity(card, hand)
+        return wanted >= 2 and wanted > min(affinity(f, [*hand, card]) for f in hand)
 
 
 BOTS = {"random": RandomMayIBot, "greedy": GreedyMayIBot}

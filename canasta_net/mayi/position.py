@@ -4,9 +4,9 @@
 reads one back.  Lists of cards run bottom to top: the last card of ``stock`` is drawn next and the
 last card of ``pile`` is the top discard.  Cards a position does not mention are out of play.
 
-``seat_view`` is everything one seat may know: its own hand, the melds, the whole discard pile
-(every discard stays visible), who is being asked in a buy window, and how many cards every other
-hand and the stock hold.  It never contains another seat's hidden card.
+``seat_view`` is everything one seat may know: its own hand (by suit, then rank), the melds, the
+whole discard pile (every discard stays visible), who is being asked in a buy window, and how many
+cards every other hand and the stock hold.  It never contains another seat's hidden card.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import CardParseError, face_text, parse_face, sorted_faces
+from ..cards import CardParseError, face_text, parse_face
 from ..errors import IllegalAction, PositionError
 from .melds import new_meld, shape_of
 from .rules import MayIRules, MayIRulesError, preset
@@ -40,6 +40,7 @@ def position_to_dict(state: DealState) -> dict[str, Any]:
         "hands": [_texts(state, h) for h in state.hands],
         "stock": _texts(state, state.stock),
         "pile": _texts(state, state.pile),
+        "turnovers": state.turnovers,
         "discarder": state.discarder,
         "melds": [[_texts(state, m.cards) for m in seat] for seat in state.melds],
         "down": list(state.down),
@@ -112,6 +113,7 @@ def position_from_dict(data: Mapping[str, Any]) -> DealState:
         state.hands = [alloc.take(h, f"hands[{i}]") for i, h in enumerate(hands)]
         state.stock = alloc.take(data.get("stock", []), "stock")
         state.pile = alloc.take(data.get("pile", []), "pile")
+        state.turnovers = int(data.get("turnovers", 0))
         for seat, seat_melds in enumerate(_per_seat(data, "melds", n, [[] for _ in range(n)])):
             for k, texts in enumerate(seat_melds):
                 ids = alloc.take(texts, f"melds[{seat}][{k}]")
@@ -176,9 +178,10 @@ def seat_view(state: DealState, seat: int) -> dict[str, Any]:
         "turn": state.turn,
         "to_move": None if state.is_over else state.to_move,
         "phase": state.phase.value,
-        "hand": [face_text(f) for f in sorted_faces(state.hand_faces(seat))],
+        "hand": [face_text(f) for f in sorted(state.hand_faces(seat))],  # by suit, then rank
         "hand_sizes": [len(h) for h in state.hands],
         "stock_size": len(state.stock),
+        "turnovers": state.turnovers,
         "pile": _texts(state, state.pile),
         "pile_top": None if top is None else face_text(top),
         "discarder": state.discarder,

@@ -9,12 +9,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ..cards import ACE, NUM_FACES, rank_of
-
-StockEnd = Literal["turn-pile-over", "end-deal"]
-STOCK_ENDS: tuple[StockEnd, ...] = ("turn-pile-over", "end-deal")
 
 
 class MayIRulesError(ValueError):
@@ -75,7 +72,12 @@ class MayIRules:
     high_value: int = 10  # ten, jack, queen, king; two to nine score their face value
     buy_limit: int = 3  # buys per player per deal
     buy_penalty_cards: int = 1  # cards from the stock that come with a bought discard
-    stock_end: StockEnd = "turn-pile-over"
+    # times per deal the discard pile (all but its top) is turned over, unshuffled, to make a new
+    # stock; when the stock runs out once more the deal ends and everyone scores his hand
+    stock_turnovers: int = 1
+    # a safety net against endless swapping of discards: after this many turns the deal ends as
+    # if the stock had run out (0: no limit)
+    turn_limit: int = 300
     _values: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -95,10 +97,10 @@ class MayIRules:
             raise MayIRulesError("meld sizes: sets of 2 or more, sequences of 3 to 13")
         if not self.min_sequence <= self.max_sequence <= 13:
             raise MayIRulesError("a sequence holds at most 13 cards")
-        if self.buy_limit < 0 or self.buy_penalty_cards < 0:
-            raise MayIRulesError("buy_limit and buy_penalty_cards cannot be negative")
-        if self.stock_end not in STOCK_ENDS:
-            raise MayIRulesError(f"unknown stock_end {self.stock_end!r}")
+        if min(self.buy_limit, self.buy_penalty_cards, self.stock_turnovers, self.turn_limit) < 0:
+            raise MayIRulesError(
+                "buy_limit, buy_penalty_cards, stock_turnovers and turn_limit must be >= 0"
+            )
 
     # ---- derived facts ---------------------------------------------------------------------
     @property

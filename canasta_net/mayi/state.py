@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..cards import Deck, face_text, sort_key
+from ..cards import Deck, face_text
 from ..errors import IllegalAction
 from .actions import (
     AddToMeld,
@@ -54,6 +54,7 @@ WINDOW_PHASES = (Phase.BUY_OFFER, Phase.BUY_PERMISSION)
 class EndReason(StrEnum):
     WENT_OUT = "went-out"
     STOCK_EXHAUSTED = "stock-exhausted"
+    TURN_LIMIT = "turn-limit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ class DealState:
         self.buys = [0] * n
         self.stock: list[int] = []
         self.pile: list[int] = []
+        self.turnovers = 0  # times the pile has been turned over to make a new stock
         self.turn = (self.dealer + 1) % n
         self.turn_no = 0
         self.phase = Phase.DRAW
@@ -170,7 +172,7 @@ class DealState:
 
     def _drawable(self) -> int:
         """Cards the stock can give, counting a pile turned over (all but its top)."""
-        extra = len(self.pile) - 1 if self.rules.stock_end == "turn-pile-over" else 0
+        extra = len(self.pile) - 1 if self.turnovers < self.rules.stock_turnovers else 0
         return len(self.stock) + max(0, extra)
 
     # ------------------------------------------------------------------ apply
@@ -281,10 +283,12 @@ class DealState:
 
     # ------------------------------------------------------------------ drawing
     def _draw_card(self) -> int:
-        """The top of the stock, turning the pile (all but its top) over first if it is empty."""
+        """The top of the stock, turning the pile (all but its top) over first if it is empty:
+        its oldest discard becomes the top of the new stock."""
         if not self.stock:
-            self.stock = self.pile[:-1]
+            self.stock = self.pile[-2::-1]
             del self.pile[:-1]
+            self.turnovers += 1
         return self.stock.pop()
 
     def _do_draw(self) -> None:
@@ -392,9 +396,9 @@ class DealState:
         for shape, group in zip(shapes, action.groups, strict=True):
             ids = used[k : k + len(group)]
             k += len(group)
-            meld = new_meld(seat, shape, ids, self.faces(ids))
             groups.append(ids)
-            new.append(meld)
+            new.append(new_meld(seat, shape, ids, self.faces(ids)))
+        new.sort(key=lambda m: m.shape.key)  # melds are numbered in canonical order
         left = [c for c in self.hands[seat] if c not in used]
         self._last_card_ok(
             left, [*self.melds[:seat], [*self.melds[seat], *new], *self.melds[seat + 1 :]]
@@ -460,6 +464,8 @@ class DealState:
             self._finish(DealEnd(EndReason.WENT_OUT, seat))
         elif not self._drawable():
             self._finish(DealEnd(EndReason.STOCK_EXHAUSTED))
+        elif self.rules.turn_limit and self.turn_no + 1 >= self.rules.turn_limit:
+            self._finish(DealEnd(EndReason.TURN_LIMIT))
         else:
             self.turn = (seat + 1) % self.players
             self.turn_no += 1
@@ -500,7 +506,7 @@ class DealState:
     def _legal_play(self) -> Iterator[MayIAction]:
         seat, rules = self.turn, self.rules
         hand = self.hand_faces(seat)
-        distinct = sorted(set(hand), key=sort_key)
+        distinct = sorted(set(hand))
         strict_last = not self.contract.discard_out
         if not self.down[seat]:
             for groups in contract_lay_downs(rules, self.contract, hand):
@@ -546,6 +552,7 @@ class DealState:
         other.melds = [list(m) for m in self.melds]
         other.down, other.buys = list(self.down), list(self.buys)
         other.stock, other.pile = list(self.stock), list(self.pile)
+        other.turnovers = self.turnovers
         other.turn, other.turn_no, other.phase = self.turn, self.turn_no, self.phase
         other.discarder, other.asker = self.discarder, self.asker
         other.offer, other.permission = list(self.offer), list(self.permission)

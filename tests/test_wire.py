@@ -1,0 +1,350 @@
+"""The wire protocol's messages, sans-io: schemas, version negotiation, decoding and encoding."""
+
+from __future__ import annotations
+
+import re
+import struct
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from canasta_net import wire
+from canasta_net.wire import FramingError, WireError
+
+Message = dict[str, Any]
+
+# One well-formed example of every message, every optional field present.
+GOOD: dict[str, Message] = {
+    "hello": {
+        "t": "hello",
+        "min": 1,
+        "max": 1,
+        "name": "ada",
+        "bot": False,
+        "password": "sesame",
+        "resume": 41,
+    },
+    "commit": {"t": "commit", "act": b"\x80", "asig": b"s" * 64},
+    "reveal": {"t": "reveal", "act": b"\x80", "asig": b"s" * 64, "seed": b"x" * 32},
+    "act": {"t": "act", "act": b"\x80", "asig": b"s" * 64},
+    "checkpoint": {"t": "checkpoint", "hand": 0, "sig": b"s" * 64},
+    "welcome": {
+        "t": "welcome",
+        "version": 1,
+        "seat": 2,
+        "table": {"name": "t", "table_id": b"i" * 16},
+        "aseq": 0,
+        "head": b"h" * 32,
+    },
+    "record": {"t": "record", "seq": 0, "data": b"\x93"},
+    "view": {"t": "view", "view": {"phase": "committing"}},
+    "turn": {"t": "turn", "need": "act", "hand": 3, "aseq": 17, "legal": ["draw"], "msg": b"m"},
+    "seats": {"seats": [{"seat": 0, "name": "host"}], "t": "seats"},
+    "error": {"t": "error", "code": "bad-aseq", "message": "expected 3"},
+    "bye": {"t": "bye", "reason": "the match is over"},
+}
+
+OPTIONAL = {("hello", "password"), ("hello", "resume"), ("turn", "legal"), ("turn", "msg")}
+
+# A value of the wrong type for each kind of field.
+WRONG: dict[type, list[Any]] = {
+    int: ["1", 1.0, None, b"\x01", True, False],
+    str: [b"text", 1, None, ["text"]],
+    bytes: ["text", 1, None, bytearray(b"x"), [1]],
+    bool: [0, 1, "true", None],
+    dict: [[], "map", None, [("a", 1)]],
+    list: [{}, "list", None, b"list", ("a",)],
+}
+
+# Every field that has a length limit: (type, field, limit).
+LIMITS = [
+    ("hello", "name", wire.MAX_NAME),
+    ("hello", "password", 200),
+    ("commit", "act", 4096),
+    ("commit", "asig", 64),
+    ("reveal", "act", 4096),
+    ("reveal", "asig", 64),
+    ("reveal", "seed", 32),
+    ("act", "act", 4096),
+    ("act", "asig", 64),
+    ("checkpoint", "sig", 64),
+    ("welcome", "head", 32),
+    ("turn", "need", wire.MAX_TEXT),
+    ("turn", "msg", 4096),
+    ("error", "code", 64),
+    ("error", "message", wire.MAX_TEXT),
+    ("bye", "reason", wire.MAX_TEXT),
+]
+
+
+def field_kind(t: str, field: str) -> type:
+    spec = wire.SCHEMAS[t][field]
+    optional = len(spec) == 2 and spec[1] == "optional"
+    kind: type = (spec[0] if optional else spec)[0]
+    return kind
+
+
+def all_fields() -> list[tuple[str, str]]:
+    return [(t, f) for t, schema in wire.SCHEMAS.items() for f in schema]
+
+
+def test_the_examples_cover_every_message_and_field() -> None:
+    assert set(GOOD) == set(wire.SCHEMAS) == wire.PEER_TO_HOST | wire.HOST_TO_PEER
+    assert not wire.PEER_TO_HOST & wire.HOST_TO_PEER
+    for t, example in GOOD.items():
+        assert set(example) == {"t"} | set(wire.SCHEMAS[t])
+    optional = {(t, f) for t, f in all_fields() if len(wire.SCHEMAS[t][f]) == 2}
+    optional = {(t, f) for t, f in optional if wire.SCHEMAS[t][f][1] == "optional"}
+    assert optional == OPTIONAL
+    assert {(t, f) for t, f, _ in LIMITS} == {
+        (t, f) for t, f in all_fields() if field_kind(t, f) in (str, bytes)
+    } - {("record", "data")}
+
+
+@pytest.mark.parametrize("t", sorted(GOOD))
+def test_well_formed_messages_pass_and_round_trip(t: str) -> None:
+    message = GOOD[t]
+    wire.validate(message)
+    assert wire.decode(wire.encode(message)) == message
+    assert wire.message(t, **{k: v for k, v in message.items() if k != "t"}) == message
+
+
+@pytest.mark.parametrize(("t", "field"), sorted(OPTIONAL))
+def test_optional_fields_may_be_left_out(t: str, field: str) -> None:
+    message = {k: v for k, v in GOOD[t].items() if k != field}
+    assert wire.decode(wire.encode(message)) == message
+
+
+@pytest.mark.parametrize(("t", "field"), [tf for tf in all_fields() if tf not in OPTIONAL])
+def test_a_missing_field_is_a_bad_message(t: str, field: str) -> None:
+    message = {k: v for k, v in GOOD[t].items() if k != field}
+    with pytest.raises(WireError) as info:
+        wire.validate(message)
+    assert info.value.code == "bad-message" and field in str(info.value)
+    with pytest.raises(WireError):
+        wire.decode(wire.encode(message))
+
+
+@pytest.mark.parametrize(("t", "field"), all_fields())
+def test_a_field_of_the_wrong_type_is_a_bad_message(t: str, field: str) -> None:
+    for value in WRONG[field_kind(t, field)]:
+        with pytest.raises(WireError) as info:
+            wire.validate(GOOD[t] | {field: value})
+        assert info.value.code == "bad-message", value
+        assert f"field {field!r}" in str(info.value)
+
+
+def test_bools_are_not_integers_and_integers_are_not_bools() -> None:
+    for t, field in all_fields():
+        if field_kind(t, field) is int:
+            for flag in (True, False):
+                with pytest.raises(WireError, match="must be int"):
+                    wire.decode(wire.encode(GOOD[t] | {field: flag}))
+    for number in (0, 1):
+        with pytest.raises(WireError, match="must be bool"):
+            wire.decode(wire.encode(GOOD["hello"] | {"bot": number}))
+    # through msgpack a bool stays a bool: true is not 1
+    assert msgpack.packb(True) != msgpack.packb(1)
+
+
+def test_negative_and_huge_integers_are_integers_to_the_schema() -> None:
+    # ranges are the table's business (a seat number, a sequence number), not the schema's
+    for value in (-1, 2**63, -(2**63)):
+        wire.validate(GOOD["checkpoint"] | {"hand": value})
+        wire.validate(GOOD["hello"] | {"resume": value})
+
+
+@pytest.mark.parametrize(("t", "field", "limit"), LIMITS)
+def test_over_long_fields_are_bad_messages(t: str, field: str, limit: int) -> None:
+    filler: Any = "x" if field_kind(t, field) is str else b"x"
+    wire.validate(GOOD[t] | {field: filler * limit})  # at the limit: fine
+    with pytest.raises(WireError, match="too long") as info:
+        wire.validate(GOOD[t] | {field: filler * (limit + 1)})
+    assert info.value.code == "bad-message"
+
+
+def test_limits_count_characters_for_text_and_bytes_for_bin() -> None:
+    wire.validate(GOOD["hello"] | {"name": "é" * wire.MAX_NAME})  # 80 bytes of UTF-8, 40 chars
+    with pytest.raises(WireError):
+        wire.validate(GOOD["hello"] | {"name": "é" * (wire.MAX_NAME + 1)})
+
+
+def test_a_record_may_carry_a_whole_log_record() -> None:
+    data = b"r" * (1 << 20)
+    message = GOOD["record"] | {"data": data}
+    assert wire.decode(wire.encode(message))["data"] == data
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {},
+        {"t": "fly"},
+        {"t": 1},
+        {"t": None},
+        {"t": b"hello"},
+        {"type": "hello"},
+        {"t": "Hello"},
+        {"t": ["hello"]},
+    ],
+)
+def test_an_unknown_message_type(message: Message) -> None:
+    with pytest.raises(WireError) as info:
+        wire.decode(wire.encode(message))
+    assert info.value.code == "unknown-message"
+
+
+def test_extra_fields_are_ignored() -> None:
+    message = GOOD["bye"] | {"later": [1, 2], "t2": "x"}
+    assert wire.decode(wire.encode(message)) == message
+
+
+def test_wire_errors_are_value_errors_with_a_code() -> None:
+    error = WireError("bad-message", "text")
+    assert isinstance(error, ValueError) and error.code == "bad-message" and str(error) == "text"
+    assert issubclass(FramingError, ValueError) and not issubclass(FramingError, WireError)
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"",
+        b"\xc1",  # never used by msgpack
+        b"\x93\x01",  # an array cut short
+        b"\xdb\xff\xff\xff\xff",  # a str claiming 4 GiB
+        b"\x81\xa1t",  # a map cut short
+        msgpack.packb([{"t": "bye", "reason": "x"}]),  # an array, not a map
+        msgpack.packb("bye"),
+        msgpack.packb(7),
+        msgpack.packb(None),
+        msgpack.packb({"t": "bye", "reason": "x"}) + b"\x00",  # trailing bytes
+        msgpack.packb({"t": "bye", "reason": "x"}) * 2,  # two messages in one frame
+        b"\xa2\xff\xfe",  # a str that is not UTF-8
+        b"\x81\xa1t\xa3bye" + b"\x91" * 2000 + b"\x90",  # nested beyond msgpack's limit
+    ],
+)
+def test_frames_that_are_not_one_msgpack_map_are_framing_errors(frame: bytes) -> None:
+    with pytest.raises(FramingError):
+        wire.decode(frame)
+
+
+def test_ext_types_in_a_map_are_off_schema_or_framing_errors() -> None:
+    frame = msgpack.packb({"t": "bye", "reason": msgpack.ExtType(5, b"x")})
+    with pytest.raises((FramingError, WireError)):
+        wire.decode(frame)
+
+
+def test_map_keys_need_not_be_strings() -> None:
+    frame = msgpack.packb({"t": "bye", "reason": "x", 1: 2}, use_bin_type=True)
+    message: dict[Any, Any] = wire.decode(frame)
+    assert message[1] == 2
+
+
+def test_bin_and_str_stay_apart() -> None:
+    # a str where bin is expected (an old client without use_bin_type) is off-schema
+    frame = msgpack.packb({"t": "record", "seq": 0, "data": "text"}, use_bin_type=True)
+    with pytest.raises(WireError):
+        wire.decode(frame)
+    # without use_bin_type bytes travel as str (raw): off-schema, or not even UTF-8
+    frame = msgpack.packb({"t": "record", "seq": 0, "data": b"ab"}, use_bin_type=False)
+    with pytest.raises(WireError):
+        wire.decode(frame)
+    frame = msgpack.packb({"t": "record", "seq": 0, "data": b"\x93"}, use_bin_type=False)
+    with pytest.raises(FramingError):
+        wire.decode(frame)
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def test_encode_refuses_a_message_over_the_frame_limit() -> None:
+    overhead = len(wire.encode({"t": "record", "seq": 0, "data": b""}))
+    fits = {"t": "record", "seq": 0, "data": b"x" * (wire.MAX_FRAME - overhead - 4)}
+    assert len(wire.encode(fits)) <= wire.MAX_FRAME
+    with pytest.raises(ValueError, match="exceeds the frame limit"):
+        wire.encode({"t": "record", "seq": 0, "data": b"x" * wire.MAX_FRAME})
+
+
+def test_encode_uses_bin_for_bytes() -> None:
+    data = wire.encode({"t": "record", "seq": 0, "data": b"ab"})
+    assert b"\xc4\x02ab" in data  # bin 8
+    assert msgpack.unpackb(data, raw=False) == {"t": "record", "seq": 0, "data": b"ab"}
+
+
+def test_message_builds_and_validates() -> None:
+    assert wire.message("bye", reason="done") == {"t": "bye", "reason": "done"}
+    with pytest.raises(WireError):
+        wire.message("bye")
+    with pytest.raises(WireError):
+        wire.message("nope", reason="x")
+
+
+def test_limits() -> None:
+    assert wire.MAX_FRAME == 2 * 1024 * 1024
+    assert (wire.PROTOCOL_MIN, wire.PROTOCOL_MAX) == (1, 1)
+    assert {"commit", "reveal", "act", "checkpoint", "wait"} == wire.NEEDS
+    # a frame's length prefix is 4 bytes, big-endian: the framing layer's MAX_LENGTH
+    from canasta_net.framing import FrameProtocol
+
+    assert FrameProtocol.MAX_LENGTH == wire.MAX_FRAME
+    assert struct.calcsize(FrameProtocol.structFormat) == 4 and FrameProtocol.structFormat == "!I"
+
+
+# --------------------------------------------------------------------------- versions
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "agreed"),
+    [(1, 1, 1), (0, 1, 1), (1, 5, 1), (0, 9, 1), (-3, 1, 1)],
+)
+def test_negotiate_picks_the_highest_common_version(low: int, high: int, agreed: int) -> None:
+    assert wire.negotiate(low, high) == agreed
+
+
+@pytest.mark.parametrize(("low", "high"), [(2, 2), (2, 9), (0, 0), (-1, 0), (3, 1), (1, 0)])
+def test_negotiate_refuses_ranges_without_a_common_version(low: int, high: int) -> None:
+    with pytest.raises(WireError) as info:
+        wire.negotiate(low, high)
+    assert info.value.code == "version-mismatch"
+    assert "1-1" in str(info.value) and f"{low}-{high}" in str(info.value)
+
+
+# --------------------------------------------------------------------------- the document
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def codes_in(path: Path, pattern: str) -> set[str]:
+    return set(re.findall(pattern, path.read_text(encoding="utf-8")))
+
+
+def test_the_document_lists_every_code_the_host_can_send() -> None:
+    doc = (ROOT / "docs" / "wire-protocol.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`([a-z]+(?:-[a-z]+)*)`", doc))
+    src = ROOT / "canasta_net"
+    raised = codes_in(src / "wire.py", r'WireError\(\s*"([a-z-]+)"')
+    raised |= codes_in(src / "net_host.py", r'TableError\(\s*"([a-z-]+)"')
+    raised |= codes_in(src / "host_table.py", r'TableError\(\s*"([a-z-]+)"')
+    # the deal's refusals that a seat's commitment or reveal can meet
+    raised |= {
+        "duplicate-commitment",
+        "bad-commitment-size",
+        "seed-size",
+        "reveal-mismatch",
+        "already-revealed",
+    }
+    rules = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    reasons = rules.split("## Reason codes", 1)[1].split("\n## ", 1)[0]
+    engine = set(re.findall(r"`([a-z]+(?:-[a-z]+)+)`", reasons))
+    assert len(engine) > 20 and len(raised) > 20
+    assert raised - documented == set()
+    assert engine - documented == set()
+    for t, schema in wire.SCHEMAS.items():
+        assert f"### `{t}`" in doc or f"`{t}`" in doc
+        for field in schema:
+            assert f"`{field}`" in doc, (t, field)
