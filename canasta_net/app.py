@@ -13,7 +13,6 @@ from typing import Any, BinaryIO
 from twisted.internet.endpoints import SSL4ClientEndpoint, SSL4ServerEndpoint
 from twisted.internet.interfaces import IListeningPort
 
-from .bots import make_bot
 from .eventlog import open_log_for_writing
 from .host_table import HostTable
 from .identity import Identity
@@ -93,7 +92,7 @@ def join_table(
 
 
 def bot_player(session_holder: list[PeerSession], kind: str, seed: int | None) -> Player:
-    rng = random.Random(seed)
+    """A bot for a joining seat; it learns the game from the host's welcome."""
     return BotPlayer(
-        make_bot(kind, rng), lambda: session_holder[0].rules if session_holder else None
+        kind, random.Random(seed), lambda: session_holder[0].game if session_holder else None
     )

@@ -15,6 +15,7 @@ from twisted.internet.defer import Deferred
 from . import __version__
 from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
 from .eventlog import open_log_for_writing
+from .games import UnknownGame, all_variants, game_for
 from .host_table import HostTable
 from .identity import Identity, IdentityError, default_identity_path
 from .known_hosts import KnownHosts
@@ -22,17 +23,17 @@ from .local_table import recorded_match
 from .net_host import ServiceEvents, TableConfig
 from .net_peer import PeerSession, describe_record
 from .players import TerminalPlayer
-from .rules import PRESETS, RuleSet, RuleSetError, preset
 from .simulate import simulate
 
 DEFAULT_PORT = 47475
 DISCOVERY_PORT = 47474
 
 
-def _rules_or_fail(variant: str) -> RuleSet:
+def _rules_or_fail(variant: str) -> Any:
+    """The rule set of a preset of any game (a RuleSet, or MayIRules for "May I?")."""
     try:
-        return preset(variant)
-    except RuleSetError as e:
+        return game_for(variant).rules
+    except UnknownGame as e:
         raise click.BadParameter(str(e), param_hint="--variant") from None
 
 
@@ -44,9 +45,9 @@ def main() -> None:
 
 @main.command()
 def variants() -> None:
-    """List the rule presets."""
-    for name, rules in sorted(PRESETS.items()):
-        click.echo(f"{name:12} {rules.description}")
+    """List the rule presets, with a line each."""
+    for name, description in all_variants():
+        click.echo(f"{name:12} {description}")
 
 
 @main.command(name="simulate")
@@ -105,7 +106,7 @@ def simulate_command(
 
 
 def _simulate_to_log(
-    rules: RuleSet, hands: int, seed: int, kinds: list[str], path: Path, as_json: bool
+    rules: Any, hands: int, seed: int, kinds: list[str], path: Path, as_json: bool
 ) -> None:
     try:
         log_file = open_log_for_writing(path)

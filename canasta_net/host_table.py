@@ -22,8 +22,8 @@ from typing import Any, BinaryIO
 
 from . import __version__
 from . import records as R
-from .actions import parse_action
 from .commit_reveal import DealError, DealRound, HandNumbers
+from .effects import action_effects, public_deal_fields, snapshot
 from .errors import IllegalAction
 from .eventlog import (
     SEAT_KEY_KIND,
@@ -35,8 +35,8 @@ from .eventlog import (
     record_hash,
 )
 from .eventlog import _decode_map as decode_log_map
+from .games import Game, GameMatch, canasta_game
 from .identity import BadSignature, Identity, verify
-from .match import Match
 from .rules import RuleSet
 from .shuffle import SEED_SIZE
 from .shuffle import commitment as make_commitment
@@ -71,7 +71,7 @@ class SeatEntry:
 
 
 def header_fields(
-    rules: RuleSet,
+    game: Game,
     table_id: bytes,
     seats: Sequence[SeatEntry],
     host_seat: int,
@@ -83,8 +83,9 @@ def header_fields(
     return {
         "software": f"canasta-net {__version__}",
         "table": table_id,
-        "variant": rules.name,
-        "rules": rules.to_dict(),
+        "game": game.kind,
+        "variant": game.name,
+        "rules": game.rules_dict(),
         "seats": [{"name": s.name, "key": s.key, "bot": s.bot} for s in seats],
         "host": host_seat,
         "deal": deal_mode,
@@ -117,7 +118,7 @@ class HostTable:
 
     def __init__(
         self,
-        rules: RuleSet,
+        game: Game | RuleSet,
         table_id: bytes,
         seats: Sequence[SeatEntry],
         writer: LogWriter,
@@ -130,17 +131,19 @@ class HostTable:
         random_bytes: Callable[[int], bytes] = os.urandom,
         write_header: bool = True,
     ) -> None:
+        self.game = game if isinstance(game, Game) else canasta_game(game)
+        rules = self.game
         if len(seats) != rules.players:
             raise ValueError(f"{rules.name} needs {rules.players} seats, not {len(seats)}")
         if deal_mode not in R.DEAL_MODES:
             raise ValueError(f"unknown deal mode {deal_mode!r}")
-        self.rules = rules
+        self.rules = self.game.rules
         self.table_id = table_id
         self.seats = list(seats)
         self.header_keys = [s.key for s in seats]  # the keys the header lists, before any stand-in
         self.writer = writer
         self.random_bytes = random_bytes
-        self.match = Match(rules, first_dealer)
+        self.match: GameMatch = self.game.new_match(first_dealer)
         self.hand_numbers = HandNumbers(table_id)
         self.known_heads: set[bytes] = set()
         self.next_aseq = [0] * rules.players
@@ -154,7 +157,14 @@ class HostTable:
         if write_header:
             info = writer.write_header(
                 header_fields(
-                    rules, table_id, seats, host_seat, deal_mode, insecure, created, first_dealer
+                    self.game,
+                    table_id,
+                    seats,
+                    host_seat,
+                    deal_mode,
+                    insecure,
+                    created,
+                    first_dealer,
                 )
             )
             self._remember(info)
@@ -180,7 +190,7 @@ class HostTable:
 
     def _start_hand(self) -> None:
         self.hand_no += 1
-        self.round = self.hand_numbers.start_round(self.hand_no, self.rules.players)
+        self.round = self.hand_numbers.start_round(self.hand_no, self.game.players)
         self.phase = TablePhase.COMMITTING
         self.state = None
 
@@ -297,7 +307,7 @@ class HostTable:
 
     def _deal(self) -> RecordInfo:
         assert self.round is not None
-        order = self.round.deck(self.rules.deck_size)
+        order = self.round.deck(self.game.deck_size)
         self.state = self.match.new_hand(order)
         state = self.state
         self.phase = TablePhase.PLAYING
@@ -306,12 +316,12 @@ class HostTable:
             {
                 "hand": self.hand_no,
                 "pile": list(state.pile),
-                "red_threes": [list(r) for r in state.red_threes],
+                **public_deal_fields(state),
                 "stock": len(state.stock),
             },
             {
                 seat: R.private_payload(self._salt(), hand=sorted(state.hands[seat]))
-                for seat in range(self.rules.players)
+                for seat in range(self.game.players)
             },
         )
 
@@ -323,29 +333,24 @@ class HostTable:
         assert state is not None
         text = R.typed(fields, "action", str, "action")
         try:
-            action = parse_action(text)
+            action = self.game.parse_action(text)
         except ValueError as e:  # ActionParseError, or int() on a digit like "²" in parse_action
             raise TableError("bad-action", str(e), seat) from None
         try:
             state.check(action, seat)
         except IllegalAction as e:
             raise TableError(e.code, e.message, seat) from None
-        actor = state.turn
-        hand_before = set(state.hands[actor])
-        reds_before = [len(r) for r in state.red_threes]
-        pile_before = list(state.pile) + list(state.t.pending_pile)
+        before = snapshot(state)
         state.apply(action, seat)
         self._accept(seat)
-        new_cards = [c for c in state.hands[actor] if c not in hand_before]
-        reds = [state.red_threes[s][reds_before[s] :] for s in range(self.rules.players)]
+        effects = action_effects(before, state)
         body: dict[str, Any] = {"act": act, "asig": asig}
-        if any(reds):
-            body["red_threes"] = reds
-        private = None
-        if new_cards:
-            picked = [c for c in new_cards if c in pile_before]
-            drawn = [c for c in new_cards if c not in pile_before]
-            private = {actor: R.private_payload(self._salt(), drawn=drawn, picked_up=picked)}
+        if effects.red_threes is not None:
+            body["red_threes"] = effects.red_threes
+        private = {
+            s: R.private_payload(self._salt(), drawn=drawn, picked_up=picked)
+            for s, (drawn, picked) in effects.new_cards.items()
+        } or None
         out = [self._append(R.ACTION, body, private)]
         if state.is_over:
             out.extend(self._end_hand())
@@ -362,7 +367,7 @@ class HostTable:
     def _end_hand(self) -> list[RecordInfo]:
         state, round_ = self.state, self.round
         assert state is not None and state.end is not None and round_ is not None
-        team_scores = self.match.record_hand(state)
+        team_scores = [score.to_dict() for score in self.match.record_hand(state)]
         end = state.end
         hand_end = self._append(
             R.HAND_END,
@@ -370,7 +375,7 @@ class HostTable:
                 "hand": self.hand_no,
                 "reason": end.reason.value,
                 "went_out": end.went_out,
-                "scores": [s.to_dict() for s in team_scores],
+                "scores": team_scores,
                 "totals": list(self.match.scores),
             },
         )
@@ -425,9 +430,7 @@ class HostTable:
             raise TableError("wrong-phase", "a seat forfeits only by withholding its seed", seat)
         assert self.round is not None
         self.round.forfeit(seat)
-        team = self.rules.team_of(seat)
-        others = [t for t in range(self.rules.teams) if t != team]
-        winner = max(others, key=lambda t: self.match.scores[t]) if len(others) == 1 else None
+        winner = self.game.forfeit_winner(self.match.scores, seat)
         out = [
             self._append(R.FORFEIT, {"hand": self.hand_no, "seat": seat, "reason": reason}),
             self._append(
@@ -499,7 +502,7 @@ class HostTable:
             replayer.feed(record)
             stored = data[record.offset : record.offset + record.size]
             history.append(RecordInfo(record.seq, record.kind, record.hash, record.body, stored))
-        rules = replayer.rules
+        rules = replayer.game
         seats = [
             SeatEntry(s.name, key, s.bot)
             for s, key in zip(header.seats, verifier.seat_keys, strict=True)
@@ -548,10 +551,6 @@ class HostTable:
             table.state = replayer.current.state
             table.phase = TablePhase.PLAYING
             if table.state.is_over:  # crashed between the last action and the hand's end
-                table.match.hand_scores.pop()  # the replayer scored it; _end_hand scores again
-                table.match.scores = [
-                    sum(h[t].total for h in table.match.hand_scores) for t in range(rules.teams)
-                ]
                 table._end_hand()
         elif replayer.commitments is not None:
             for seat, seed in sorted(replayer.seeds.items()):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from .bots import Bot, choose_for, make_bot
+from .bots import Bot, choose_for
 from .eventlog import LogWriter, RecordInfo
+from .games import game_of_rules
 from .host_table import HostTable, SeatEntry, TablePhase
 from .identity import Identity
-from .rules import RuleSet
 from .seat import SeatSigner
 
 
@@ -74,7 +74,7 @@ class LocalMatch:
 
 
 def recorded_match(
-    rules: RuleSet,
+    rules: Any,
     log_file: BinaryIO,
     *,
     seed: int = 0,
@@ -87,13 +87,14 @@ def recorded_match(
     Seeds are derived with ``insecure_seed`` (the header says ``insecure``): a simulation's log
     must be reproducible, and nobody plays for stakes against bots.
     """
+    game = game_of_rules(rules)
     rng = random.Random(seed)
     identities = [bot_identity(seed, s) for s in range(rules.players)]
     table = table_id or rng.randbytes(16)
     entries = [SeatEntry(f"bot-{s}", identities[s].public_key, True) for s in range(rules.players)]
     writer = LogWriter(log_file, identities[0], fsync=fsync)
     host = HostTable(
-        rules,
+        game,
         table,
         entries,
         writer,
@@ -107,7 +108,7 @@ def recorded_match(
         for s in range(rules.players)
     ]
     bots = [
-        make_bot(bot_kinds[s % len(bot_kinds)], random.Random(rng.getrandbits(64)))
+        game.make_bot(bot_kinds[s % len(bot_kinds)], random.Random(rng.getrandbits(64)))
         for s in range(rules.players)
     ]
     return LocalMatch(host, signers, bots)

@@ -18,15 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from . import records as R
-from .actions import parse_action
 from .commit_reveal import DealError, verify_deal
-from .errors import ActionParseError, IllegalAction
+from .effects import action_effects, public_deal_fields, snapshot
+from .errors import IllegalAction
 from .eventlog import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
-from .match import Match, MatchResult
-from .rules import RuleSet, RuleSetError
-from .scoring import TeamScore
+from .games import CANASTA, GameMatch, UnknownGame, game_from_header
+from .match import MatchResult as ForfeitResult
 from .shuffle import commitment as make_commitment
-from .state import HandState
 
 
 class ReplayError(ValueError):
@@ -47,8 +45,8 @@ class HandReplay:
 
     hand_no: int
     dealer: int
-    state: HandState | None = None
-    scores: list[TeamScore] = field(default_factory=list)
+    state: Any = None  # the game's hand state (a HandState for the Canasta family)
+    scores: list[Any] = field(default_factory=list)  # per team: ``total`` and ``to_dict()``
     actions: int = 0
     checkpoint_signers: frozenset[int] = frozenset()
 
@@ -56,17 +54,17 @@ class HandReplay:
 @dataclass
 class ReplayResult:
     header: Header
-    rules: RuleSet
-    match: Match
+    rules: Any  # the game's rule set (a RuleSet for the Canasta family)
+    match: GameMatch
     hands: list[HandReplay]
     records: int
     truncated: Truncation | None
-    result: MatchResult | None  # from a match-end record, checked against the engine
+    result: Any  # the match's result (from a match-end record, checked against the engine)
     forfeit: tuple[int, str] | None
     pending: int  # records of an unfinished hand that could not be replayed (no seeds)
 
     @property
-    def state(self) -> HandState | None:
+    def state(self) -> Any:
         """The state of the last hand replayed (the final position)."""
         for hand in reversed(self.hands):
             if hand.state is not None:
@@ -79,10 +77,12 @@ class Replayer:
 
     def __init__(self, header: Header) -> None:
         self.header = header
+        kind = header.fields.get("game", CANASTA)
         try:
-            self.rules = RuleSet.from_dict(header.rules)
-        except (RuleSetError, TypeError) as e:
-            raise ReplayError(0, "bad-rules", f"the header's rule set is unusable: {e}") from None
+            self.game = game_from_header(kind if isinstance(kind, str) else "", header.rules)
+        except UnknownGame as e:
+            raise ReplayError(0, "bad-rules", f"the header's game is unusable: {e}") from None
+        self.rules: Any = self.game.rules
         if self.rules.players != len(header.seats):
             raise ReplayError(0, "bad-rules", "the rule set and the seats disagree")
         match_info = header.fields.get("match") or {}
@@ -90,9 +90,9 @@ class Replayer:
         if not isinstance(first_dealer, int) or not 0 <= first_dealer < self.rules.players:
             raise ReplayError(0, "bad-rules", "the header's first dealer is not a seat")
         self.table = header.table
-        self.match = Match(self.rules, first_dealer)
+        self.match: GameMatch = self.game.new_match(first_dealer)
         self.hands: list[HandReplay] = []
-        self.result: MatchResult | None = None
+        self.result: Any = None
         self.forfeit: tuple[int, str] | None = None
         self.over = False
         self._reset_hand(0)
@@ -236,11 +236,9 @@ class Replayer:
     def _check_deal(self, record: StoredRecord) -> None:
         state = self._state()
         f = record.fields
-        if (
-            f.get("hand") != self.hand_no
-            or f.get("pile") != state.pile
-            or f.get("red_threes") != state.red_threes
-            or f.get("stock") != len(state.stock)
+        expected = {"hand": self.hand_no, **public_deal_fields(state)}
+        if {k: f.get(k) for k in expected} != expected or (
+            "red_threes" in f and ("red_threes" not in expected)
         ):
             self._fail(record, "bad-deal", "the deal differs from the deck the seeds give")
         for seat, payload in record.private.items():
@@ -248,11 +246,10 @@ class Replayer:
                 hand = R.read_private(payload).get("hand")
             except R.MessageError as e:
                 self._fail(record, "bad-private", str(e))
-                return
             if hand != sorted(state.hands[seat]):
                 self._fail(record, "bad-deal", f"seat {seat}'s dealt hand is not the deck's")
 
-    def _state(self) -> HandState:
+    def _state(self) -> Any:
         assert self.current is not None and self.current.state is not None
         return self.current.state
 
@@ -268,35 +265,28 @@ class Replayer:
             )
         text = act.get("action")
         try:
-            action = parse_action(text if isinstance(text, str) else "")
-            actor = state.turn
-            before = set(state.hands[actor])
-            pile_before = set(state.pile) | set(state.t.pending_pile)
-            reds_before = [len(r) for r in state.red_threes]
+            action = self.game.parse_action(text if isinstance(text, str) else "")
+            before = snapshot(state)
             state.apply(action, seat)
-        except (ActionParseError, IllegalAction) as e:
+        except (ValueError, IllegalAction) as e:  # a parse error, or a refused action
             code = getattr(e, "code", "bad-action")
             self._fail(record, "illegal-action", f"seat {seat}: {text!r}: {code}: {e}", seat)
-            return
         assert self.current is not None
         self.current.actions += 1
-        reds = [state.red_threes[s][reds_before[s] :] for s in range(self.rules.players)]
-        if record.fields.get("red_threes", [[]] * self.rules.players) != reds and any(reds):
+        effects = action_effects(before, state)
+        if record.fields.get("red_threes") != effects.red_threes:
             self._fail(record, "bad-effects", "the red threes laid are not the deck's")
-        if "red_threes" in record.fields and not any(reds):
-            self._fail(record, "bad-effects", "red threes claimed where none were laid")
-        new = [c for c in state.hands[actor] if c not in before]
-        payload = record.private.get(actor)
-        if new and actor not in record.fields.get("priv", {}):
-            self._fail(record, "bad-effects", "new cards with no private payload for their owner")
-        if payload is not None:
+        owners = record.fields.get("priv", {})
+        if set(effects.new_cards) != set(owners):
+            self._fail(record, "bad-effects", "new cards and private payloads do not match")
+        for owner, (drawn, picked) in effects.new_cards.items():
+            payload = record.private.get(owner)
+            if payload is None:
+                continue  # another seat's copy of the log: checked when seeds are public
             try:
                 data = R.read_private(payload)
             except R.MessageError as e:
                 self._fail(record, "bad-private", str(e))
-                return
-            drawn = [c for c in new if c not in pile_before]
-            picked = [c for c in new if c in pile_before]
             if data.get("drawn") != drawn or data.get("picked_up") != picked:
                 self._fail(record, "bad-effects", "the cards given are not the deck's")
 
@@ -391,7 +381,7 @@ class Replayer:
                 self._fail(record, "bad-match-end", "the match result is not the engine's")
             self.result = result
         else:
-            self.result = MatchResult(
+            self.result = ForfeitResult(
                 f.get("winner"), tuple(self.match.scores), self.match.hands_played
             )
         self.over = True

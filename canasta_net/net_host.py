@@ -25,13 +25,12 @@ from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 
 from . import wire
-from .bots import Bot, make_bot
+from .bots import Bot
 from .eventlog import LogWriter, RecordInfo, redact_for_seat
 from .framing import FrameProtocol
+from .games import Game, game_of_rules
 from .host_table import HostTable, SeatEntry, TableError, TablePhase
 from .identity import Identity
-from .position import seat_view
-from .rules import RuleSet
 from .seat import SeatSigner, keyed_seeds
 
 SlotKind = Literal["host", "player", "bot"]
@@ -47,7 +46,7 @@ class SeatPlan:
 @dataclass
 class TableConfig:
     name: str
-    rules: RuleSet
+    rules: Any  # a RuleSet (the Canasta family) or MayIRules
     seats: list[SeatPlan]
     password: str | None = None
     hold_seconds: float = 60.0
@@ -57,9 +56,13 @@ class TableConfig:
     insecure_seed: int | None = None  # deterministic seeds, for tests; marked insecure
     max_hands: int | None = None  # stop after this many hands (the log then ends mid-match)
 
+    @property
+    def game(self) -> Game:
+        return game_of_rules(self.rules)
+
     @classmethod
     def simple(
-        cls, name: str, rules: RuleSet, players: int, *, host_plays: bool = True, **kw: Any
+        cls, name: str, rules: Any, players: int, *, host_plays: bool = True, **kw: Any
     ) -> TableConfig:
         """Seat 0 the host; then ``players - 1`` remote players; bots for the rest."""
         plans = [SeatPlan("host", "host")]
@@ -156,8 +159,10 @@ class TableService:
             reactor.callLater(0, self._start)  # nobody to wait for: bots only
 
     # ------------------------------------------------------------------ seats
-    def _bot(self) -> Bot:
-        return make_bot(self.config.bot_kind, random.Random(self.rng.getrandbits(64)))
+    def _bot(self) -> Any:
+        return self.config.game.make_bot(
+            self.config.bot_kind, random.Random(self.rng.getrandbits(64))
+        )
 
     def _setup_slots(self) -> None:
         for slot in self.slots:
@@ -296,8 +301,9 @@ class TableService:
     def table_info(self) -> dict[str, Any]:
         return {
             "name": self.config.name,
+            "game": self.config.game.kind,
             "variant": self.config.rules.name,
-            "rules": self.config.rules.to_dict(),
+            "rules": self.config.game.rules_dict(),
             "table_id": self.table_id,
             "seats": self.seat_summary(),
         }
@@ -380,7 +386,7 @@ class TableService:
             for s in self.slots
         ]
         self.table = HostTable(
-            self.config.rules,
+            self.config.game,
             self.table_id,
             entries,
             writer,
@@ -428,7 +434,7 @@ class TableService:
             "hand_no": table.hand_no,
             "scores": list(table.match.scores),
             "seats": self.seat_summary(),
-            "state": None if table.state is None else seat_view(table.state, seat),
+            "state": None if table.state is None else self.config.game.seat_view(table.state, seat),
         }
 
     def _broadcast_seats(self) -> None:

@@ -31,9 +31,9 @@ from .eventlog import (
     parse_stored_record,
 )
 from .framing import FrameProtocol
+from .games import CANASTA, Game, UnknownGame, game_from_header
 from .identity import Identity
 from .log_replay import Replayer, ReplayError
-from .rules import RuleSet, RuleSetError
 from .seat import SeatSigner
 from .tls import TLSIdentityError
 
@@ -108,7 +108,7 @@ class PeerSession:
         self.header: Header | None = None
         self.verifier = LogVerifier()
         self.replayer: Replayer | None = None
-        self.rules: RuleSet | None = None
+        self.game: Game | None = None
         self.last_seq = -1
         self.view: dict[str, Any] = {}
         self.names: list[str] = []
@@ -117,6 +117,11 @@ class PeerSession:
         self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
 
     # ------------------------------------------------------------------ outgoing
+    @property
+    def rules(self) -> Any:
+        """The game's rule set, once seated."""
+        return None if self.game is None else self.game.rules
+
     def hello(self) -> dict[str, Any]:
         message: dict[str, Any] = {
             "t": "hello",
@@ -155,8 +160,8 @@ class PeerSession:
     def _welcome(self, message: dict[str, Any]) -> None:
         table = message["table"]
         try:
-            self.rules = RuleSet.from_dict(table["rules"])
-        except (RuleSetError, TypeError, KeyError) as e:
+            self.game = game_from_header(str(table.get("game", CANASTA)), table["rules"])
+        except (UnknownGame, KeyError) as e:
             self._misbehaving(f"the host's rules are unusable: {e}")
             return
         seat = message["seat"]

@@ -166,6 +166,11 @@ def _greedy_value(
     if rules.wild_melds and left >= 3:  # Bolivia: the rest as melds of wild cards
         value += sum(wilds[taken + extra :])
         used += left
+    if not rules.black_threes_only_going_out and hand.black_threes >= 3:
+        # Bolivia: black threes are laid at any time, in sets of three or four
+        laid = 4 if hand.black_threes == 5 else hand.black_threes
+        value += laid * rules.black_three_value
+        used += laid
     return value, used
 
 
@@ -206,12 +211,58 @@ def _without_runs(rules: RuleSet, hand: HandCounts) -> tuple[HandCounts, int, in
     return rest, value, cards, closed
 
 
+def _extend_sequences(
+    rules: RuleSet, hand: HandCounts, sequences: Sequence[tuple[int, int, int]]
+) -> tuple[HandCounts, int, int]:
+    """The hand after adding what it can to the ends of open sequences, each given as
+    (suit, low, high) run positions: (rest, value, cards)."""
+    assert hand.runs is not None
+    runs = [list(r) for r in hand.runs]
+    rest = HandCounts(
+        list(hand.naturals),
+        hand.natural_value,
+        hand.jokers,
+        hand.twos,
+        hand.black_threes,
+        hand.other,
+        runs,
+    )
+    most = min(rules.sequence_max, rules.max_meld_size or rules.sequence_max)
+    value = cards = 0
+    for suit, low, high in sequences:
+        suit_runs = runs[suit]
+        while high - low + 1 < most:
+            if low > 0 and suit_runs[low - 1]:
+                low -= 1
+                p = low
+            elif high < 10 and suit_runs[high + 1]:
+                high += 1
+                p = high
+            else:
+                break
+            suit_runs[p] -= 1
+            rank = 0 if p == 10 else p + 3
+            rest.naturals[rank] -= 1
+            value += hand.natural_value[rank]
+            cards += 1
+    return rest, value, cards
+
+
 def best_lay_value(
-    rules: RuleSet, hand: HandCounts, melds: dict[int, MeldCounts], keep: int
+    rules: RuleSet,
+    hand: HandCounts,
+    melds: dict[int, MeldCounts],
+    keep: int,
+    sequences: Sequence[tuple[int, int, int]] = (),
 ) -> int:
     """The value of cards that can be laid from ``hand`` while keeping ``keep`` cards in it
-    (groups, and with sequences also a plan that lays the longest runs first)."""
+    (groups, and with sequences also a plan that lays the longest runs first, and one that
+    first extends the open ``sequences``, given as (suit, low, high) run positions)."""
     best = _best_group_value(rules, hand, melds, keep)
+    if hand.runs is not None and sequences:
+        extended, value, cards = _extend_sequences(rules, hand, sequences)
+        if cards and extended.size >= keep:
+            best = max(best, value + best_lay_value(rules, extended, melds, keep))
     if hand.runs is not None:
         rest, value, cards, _ = _without_runs(rules, hand)
         if cards and rest.size >= keep:
@@ -224,14 +275,15 @@ def _best_group_value(
 ) -> int:
     """The value of cards that can be laid from ``hand`` while keeping ``keep`` cards in it.
 
-    Black threes are never part of such a lay (they are melded only when going out).
+    Black threes are part of such a lay only where they may be laid at any time (Bolivia);
+    otherwise they are melded only when going out.
     """
     value, used = _greedy_value(rules, hand, melds)
     if hand.size - used >= keep:
         return value
     best = 0
     for kind in hand.kinds():
-        if kind == -3:
+        if kind == -3 and rules.black_threes_only_going_out:
             continue
         best = max(best, _best_group_value(rules, hand.without(kind), melds, keep - 1))
     return best

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -10,22 +11,30 @@ from twisted.internet.defer import Deferred
 from twisted.protocols.basic import LineReceiver
 
 from .actions import VERBS, parse_action
-from .bots import Bot
 from .cards import parse_face
-from .errors import ActionParseError
-from .rules import RuleSet
+from .games import Game
+from .mayi.actions import VERBS as MAY_I_VERBS
 from .terminal_view import HELP, render_view
 
 
 class BotPlayer:
-    """A bot at a remote seat: chooses from the legal list the host sends with each prompt."""
+    """A bot at a remote seat: chooses from the legal list the host sends with each prompt.
+
+    The bot is made once the seat knows which game it plays (the host's welcome says).
+    """
 
     def __init__(
-        self, bot: Bot, rules: Callable[[], RuleSet | None], out: TextIO | None = None
+        self,
+        kind: str,
+        rng: random.Random,
+        game: Callable[[], Game | None],
+        out: TextIO | None = None,
     ) -> None:
-        self.bot = bot
-        self.rules = rules
+        self.kind = kind
+        self.rng = rng
+        self.game = game
         self.out = out
+        self.bot: Any = None
         self.finished_reason: str | None = None
 
     def show(self, view: dict[str, Any]) -> None:
@@ -36,10 +45,13 @@ class BotPlayer:
             print(text, file=self.out, flush=True)
 
     def choose(self, legal: list[str], view: dict[str, Any]) -> str:
-        rules = self.rules()
-        assert rules is not None
+        game = self.game()
+        assert game is not None, "prompted before the welcome"
+        if self.bot is None:
+            self.bot = game.make_bot(self.kind, self.rng)
         hand = [parse_face(c) for c in (view.get("state") or {}).get("hand", [])]
-        return str(self.bot.choose([parse_action(t) for t in legal], hand, rules))
+        actions = [game.parse_action(t) for t in legal]
+        return str(self.bot.choose(actions, hand, game.rules))
 
     def finished(self, reason: str) -> None:
         self.finished_reason = reason
@@ -56,8 +68,10 @@ class TerminalPlayer(LineReceiver):
         out: TextIO = sys.stdout,
         on_chat: Callable[[str], None] | None = None,
         on_quit: Callable[[], None] | None = None,
+        game: Callable[[], Game | None] = lambda: None,
     ) -> None:
         self.out = out
+        self.game = game
         self.on_chat = on_chat
         self.on_quit = on_quit
         self.view: dict[str, Any] = {}
@@ -109,13 +123,14 @@ class TerminalPlayer(LineReceiver):
         elif word in ("quit", "exit"):
             if self.on_quit is not None:
                 self.on_quit()
-        elif word in VERBS:
+        elif word in VERBS or word in MAY_I_VERBS:
             if self.pending is None:
                 self.say("It is not your turn.")
                 return
+            game = self.game()
             try:
-                action = parse_action(text)
-            except ActionParseError as e:
+                action = game.parse_action(text) if game is not None else parse_action(text)
+            except ValueError as e:
                 self.say(f"? {e}")
                 return
             pending, self.pending = self.pending, None

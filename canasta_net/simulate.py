@@ -9,10 +9,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import Bot, NoLegalAction, choose_for, make_bot
+from .bots import NoLegalAction, choose_for
 from .errors import IllegalAction
-from .match import Match
-from .rules import RuleSet
+from .games import game_of_rules
 from .state import HandState
 
 
@@ -55,20 +54,12 @@ class SimulationReport:
 
 
 def cards_in_play(state: HandState) -> int:
-    """Every physical card is somewhere: hands, stock, pile, melds, red threes, pending pile."""
-    return (
-        sum(len(h) for h in state.hands)
-        + len(state.stock)
-        + len(state.pile)
-        + sum(len(m.cards) for team in state.melds for m in team)
-        + sum(len(r) for r in state.red_threes)
-        + len(state.t.pending_pile)
-    )
+    return state.cards_in_play()
 
 
 def play_hand(
-    state: HandState,
-    bots: Sequence[Bot],
+    state: Any,
+    bots: Sequence[Any],
     on_action: Callable[[HandState, int, Any], None] | None = None,
     max_actions: int = 20000,
 ) -> int:
@@ -87,38 +78,42 @@ def play_hand(
 
 
 def simulate(
-    rules: RuleSet,
+    rules: Any,
     hands: int,
     seed: int = 0,
     bot_kinds: Sequence[str] = ("random",),
     progress: Callable[[int], None] | None = None,
 ) -> SimulationReport:
-    """Play ``hands`` hands in consecutive matches; count stalls and errors instead of raising."""
+    """Play ``hands`` hands in consecutive matches; count stalls and errors instead of raising.
+
+    ``rules`` is any game's rule set (a Canasta ``RuleSet`` or ``MayIRules``).
+    """
+    game = game_of_rules(rules)
     rng = random.Random(seed)
-    kinds = [bot_kinds[i % len(bot_kinds)] for i in range(rules.players)]
-    bots = [make_bot(k, random.Random(rng.getrandbits(64))) for k in kinds]
-    report = SimulationReport(rules.name, kinds)
-    match = Match(rules)
+    kinds = [bot_kinds[i % len(bot_kinds)] for i in range(game.players)]
+    bots = [game.make_bot(k, random.Random(rng.getrandbits(64))) for k in kinds]
+    report = SimulationReport(game.name, kinds)
+    match = game.new_match()
     start = time.perf_counter()
     while report.hands < hands:
         if match.result is not None:
             report.matches += 1
-            match = Match(rules, first_dealer=rng.randrange(rules.players))
-        order = list(range(rules.deck_size))
+            match = game.new_match(first_dealer=rng.randrange(game.players))
+        order = list(range(game.deck_size))
         rng.shuffle(order)
         state = match.new_hand(order)
         try:
             report.actions += play_hand(state, bots)
-            if cards_in_play(state) != rules.deck_size:
+            if game.cards_in_play(state) != game.deck_size:
                 raise AssertionError("cards not conserved")
         except NoLegalAction as e:
             report.stalls += 1
             report.error_samples.append(f"hand {report.hands}: stall: {e}")
-            match = Match(rules)
+            match = game.new_match()
         except (IllegalAction, AssertionError, ValueError) as e:
             report.errors += 1
             report.error_samples.append(f"hand {report.hands}: {type(e).__name__}: {e}")
-            match = Match(rules)
+            match = game.new_match()
         else:
             match.record_hand(state)
             assert state.end is not None

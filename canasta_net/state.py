@@ -214,6 +214,17 @@ class HandState:
         face = self.deck.face
         return [face[c] for c in cards]
 
+    def cards_in_play(self) -> int:
+        """Every physical card is somewhere: hands, stock, pile, melds, red threes, pending pile."""
+        return (
+            sum(len(h) for h in self.hands)
+            + len(self.stock)
+            + len(self.pile)
+            + sum(len(m.cards) for team in self.melds for m in team)
+            + sum(len(r) for r in self.red_threes)
+            + len(self.t.pending_pile)
+        )
+
     def faces_text(self, cards: Iterable[int]) -> list[str]:
         face = self.deck.face
         return [face_text(face[c]) for c in cards]
@@ -271,6 +282,18 @@ class HandState:
                 continue
             out[m.rank] = self._counts_of(m.rank, m.naturals, m.wilds)
         return out
+
+    def _open_sequences(self, team: int, skip: int = -1) -> list[tuple[int, int, int]]:
+        """The team's sequences laid this turn that may still grow, as (suit, low, high) run
+        positions (the planner extends them toward an initial meld); ``skip``: a meld index."""
+        return [
+            (m.suit, m.low, m.high)
+            for i, m in enumerate(self.melds[team])
+            if m.kind is MeldKind.SEQUENCE
+            and m.laid_turn == self.turn_no
+            and i != skip
+            and not m.is_closed(self.rules)
+        ]
 
     def _counts_of(self, rank: int, naturals: int, wilds: int) -> MeldCounts:
         rules = self.rules
@@ -411,8 +434,10 @@ class HandState:
         points_after: int,
         own_canasta_after: bool,
         extra_cards: int = 0,
+        sequences: Sequence[tuple[int, int, int]] = (),
     ) -> None:
-        """The guards that keep a lay from leading into a dead end (see docs/rules.md)."""
+        """The guards that keep a lay from leading into a dead end (see docs/rules.md).
+        ``sequences`` are the team's sequences laid this turn, after the lay, that may grow."""
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         cards_after = len(hand_after) + extra_cards
@@ -446,7 +471,7 @@ class HandState:
                     f"Your hand cannot reach the initial meld of {self.minimums[team]} this turn.",
                 )
             keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra_cards)
-            reachable = points_after + best_lay_value(rules, counts, team_melds, keep)
+            reachable = points_after + best_lay_value(rules, counts, team_melds, keep, sequences)
             if reachable >= self.minimums[team]:
                 return
             if (
@@ -478,7 +503,7 @@ class HandState:
         extra = self._pending_pile_to_hand()
         keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra)
         possible = self.t.initial_points + best_lay_value(
-            rules, counts, melds, keep
+            rules, counts, melds, keep, self._open_sequences(team)
         ) >= self.minimums[team] or (
             self.phase is Phase.PLAY
             and self.t.drew == "stock"
@@ -803,6 +828,9 @@ class HandState:
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in self.faces(used))
         )
+        sequences = self._open_sequences(team)
+        if shape.kind is MeldKind.SEQUENCE and len(used) < rules.sequence_max:
+            sequences.append((shape.suit, shape.low, shape.high))
         self._check_after_lay(
             hand_after,
             team_melds,
@@ -810,6 +838,7 @@ class HandState:
             points,
             is_canasta or self._own_canasta_this_turn(team),
             extra,
+            sequences,
         )
         return used, shape
 
@@ -838,8 +867,11 @@ class HandState:
             )
         used = self._take_from_hand(seat, action.cards)
         faces = self.faces(used)
-        naturals, wilds, _, _ = check_addition(rules, meld, faces)
+        naturals, wilds, low, high = check_addition(rules, meld, faces)
         hand_after = [c for c in self.hands[seat] if c not in used]
+        sequences = self._open_sequences(team, skip=action.meld)
+        if meld.kind is MeldKind.SEQUENCE and high - low + 1 < rules.sequence_max:
+            sequences.append((meld.suit, low, high))
         extra = self._pending_pile_to_hand()
         team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
         if meld.kind is MeldKind.GROUP:
@@ -865,12 +897,19 @@ class HandState:
                     points,
                     own,
                     extra,
+                    sequences,
                 )
             finally:
                 self.t.added_to_old = saved
         else:
             self._check_after_lay(
-                hand_after, team_melds, self.canastas(team) + becomes_canasta, points, own, extra
+                hand_after,
+                team_melds,
+                self.canastas(team) + becomes_canasta,
+                points,
+                own,
+                extra,
+                sequences,
             )
         return used
 

@@ -26,7 +26,6 @@ from twisted.python.failure import Failure
 from canasta_net import records as R
 from canasta_net import wire
 from canasta_net.actions import parse_action
-from canasta_net.bots import make_bot
 from canasta_net.cards import face_text, parse_face
 from canasta_net.errors import IllegalAction
 from canasta_net.eventlog import (
@@ -139,7 +138,7 @@ class Remote:
         seed = sum(name.encode())
         self.session = PeerSession(
             self.identity,
-            BotPlayer(make_bot("greedy", random.Random(seed)), lambda: self.session.rules),
+            BotPlayer("greedy", random.Random(seed), lambda: self.session.game),
             name=name,
             bot=True,
             log_file=self.log,

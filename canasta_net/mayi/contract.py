@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from itertools import combinations, product
 
-from ..cards import make_face
+from ..cards import ACE, make_face
 from ..errors import IllegalAction
 from .melds import HIGH_ACE, MeldKind, Shape, canonical_faces, face_at, shape_of
 from .rules import Contract, MayIRules
@@ -58,33 +59,40 @@ def canonical_groups(rules: MayIRules, groups: Sequence[Sequence[int]]) -> Group
 
 
 def _set_candidates(rules: MayIRules, counts: Counter[int], rank: int) -> list[tuple[int, ...]]:
-    faces = [make_face(rank, suit) for suit in range(4)]
+    """Every set of ``rank`` the hand holds, each multiset of suits once."""
+    faces = tuple(make_face(rank, suit) for suit in range(4))
+    held = tuple(counts[f] for f in faces)
+    return list(_sets_of(faces, held, rules.min_set, rules.max_set))
+
+
+@lru_cache(maxsize=4096)
+def _sets_of(
+    faces: tuple[int, ...], held: tuple[int, ...], smallest: int, largest: int
+) -> tuple[tuple[int, ...], ...]:
     out = []
-    for take in product(*(range(counts[f] + 1) for f in faces)):
-        if rules.min_set <= sum(take) <= rules.max_set:
+    for take in product(*(range(k + 1) for k in held)):
+        if smallest <= sum(take) <= largest:
             out.append(tuple(f for f, k in zip(faces, take, strict=True) for _ in range(k)))
-    return out
+    return tuple(out)
 
 
-def _sequence_candidates(
-    rules: MayIRules, counts: Counter[int], suit: int
-) -> list[tuple[int, ...]]:
-    present = [counts[face_at(p, suit)] > 0 for p in range(HIGH_ACE + 1)]
-    seen: set[frozenset[int]] = set()
+def _sequence_candidates(rules: MayIRules, ranks: set[int], suit: int) -> list[tuple[int, ...]]:
+    """Every run of ``suit`` the hand holds (``ranks``: the ranks it has in that suit)."""
+    present = [p in ranks for p in range(HIGH_ACE)]
+    present.append(ACE in ranks)
     out = []
-    for low in range(HIGH_ACE + 1):
+    full = False
+    for low in range(HIGH_ACE + 1 - rules.min_sequence + 1):
         high = low
-        while high <= HIGH_ACE and present[high]:
-            length = high - low + 1
-            if length > rules.max_sequence:
-                break
-            if length >= rules.min_sequence:
-                faces = tuple(face_at(p, suit) for p in range(low, high + 1))
-                key = frozenset(faces)
-                if key not in seen:  # A..K with the ace low or high: the same cards
-                    seen.add(key)
-                    out.append(faces)
+        while high <= HIGH_ACE and present[high] and high - low < rules.max_sequence:
             high += 1
+        # positions low .. high-1 are held: every run from low of an allowed length
+        for end in range(low + rules.min_sequence - 1, high):
+            if end - low + 1 == 13:  # A..K with the ace low or high: the same cards, once
+                if full:
+                    continue
+                full = True
+            out.append(tuple(face_at(p, suit) for p in range(low, end + 1)))
     return out
 
 
@@ -103,17 +111,19 @@ def contract_lay_downs(
             return
     seq_options: dict[int, list[tuple[int, ...]]] = {}
     if contract.sequences:
-        by_suit = Counter(f // 13 for f in hand)
-        for suit, n in by_suit.items():
-            if n >= rules.min_sequence:
-                options = _sequence_candidates(rules, counts, suit)
+        by_suit: dict[int, set[int]] = {}
+        for f in counts:
+            by_suit.setdefault(f // 13, set()).add(f % 13)
+        for suit, held in by_suit.items():
+            if len(held) >= rules.min_sequence:
+                options = _sequence_candidates(rules, held, suit)
                 if options:
                     seq_options[suit] = options
         if len(seq_options) < contract.sequences:
             return
-    for ranks in combinations(sorted(set_options), contract.sets):
+    for set_ranks in combinations(sorted(set_options), contract.sets):
         for suits in combinations(sorted(seq_options), contract.sequences):
-            slots = [set_options[r] for r in ranks] + [seq_options[s] for s in suits]
+            slots = [set_options[r] for r in set_ranks] + [seq_options[s] for s in suits]
             yield from _fill(slots, 0, counts, ())
 
 

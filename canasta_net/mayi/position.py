@@ -156,8 +156,11 @@ def _check_consistent(state: DealState) -> None:
         raise PositionError("phase 'buy-offer' needs seats in window.offer")
     if phase is Phase.BUY_PERMISSION and (not state.permission or state.asker is None):
         raise PositionError("phase 'buy-permission' needs an asker and seats in window.permission")
-    if phase in (Phase.BUY_OFFER, Phase.BUY_PERMISSION) and not state.pile:
-        raise PositionError("a buy window needs a discard")
+    if phase in (Phase.BUY_OFFER, Phase.BUY_PERMISSION):
+        if not state.pile or state.cards_to_draw() < state.rules.buy_penalty_cards:
+            raise PositionError("a buy window needs a discard and a penalty card to draw")
+        if not all(state.can_buy(s) for s in [*state.offer, *state.permission]):
+            raise PositionError("a seat at its buy limit cannot be asked in a buy window")
     if (phase is Phase.OVER) != (state.end is not None):
         raise PositionError("'end' is given exactly when the phase is 'over'")
 

@@ -104,6 +104,18 @@ class MayIRules:
 
     # ---- derived facts ---------------------------------------------------------------------
     @property
+    def teams(self) -> int:
+        """Everyone plays for himself: each seat is its own side (as the table and log expect)."""
+        return self.players
+
+    @property
+    def partnerships(self) -> bool:
+        return False
+
+    def team_of(self, seat: int) -> int:
+        return seat
+
+    @property
     def deck_size(self) -> int:
         return self.decks * 52
 

@@ -170,7 +170,7 @@ class DealState:
     def can_buy(self, seat: int) -> bool:
         return self.buys[seat] < self.rules.buy_limit
 
-    def _drawable(self) -> int:
+    def cards_to_draw(self) -> int:
         """Cards the stock can give, counting a pile turned over (all but its top)."""
         extra = len(self.pile) - 1 if self.turnovers < self.rules.stock_turnovers else 0
         return len(self.stock) + max(0, extra)
@@ -238,7 +238,7 @@ class DealState:
             raise IllegalAction("no-buy-window", "No discard is being offered for sale now.")
         if seat is None or seat == self.to_move:
             return
-        if isinstance(action, MayI):
+        if isinstance(action, MayI) and 0 <= seat < self.players:
             if seat == self.discarder:
                 raise IllegalAction("own-discard", "You may not buy your own discard.")
             if seat == self.turn:
@@ -293,7 +293,7 @@ class DealState:
 
     def _do_draw(self) -> None:
         self._require(Phase.DRAW)
-        if not self._drawable():
+        if not self.cards_to_draw():
             self._finish(DealEnd(EndReason.STOCK_EXHAUSTED))
             return
         self.hands[self.turn].append(self._draw_card())
@@ -311,7 +311,7 @@ class DealState:
     # ------------------------------------------------------------------ the buy window
     def _open_window(self) -> None:
         eligible = [s for s in self.priority_order() if self.can_buy(s)]
-        if not self.pile or not eligible or self._drawable() < self.rules.buy_penalty_cards:
+        if not self.pile or not eligible or self.cards_to_draw() < self.rules.buy_penalty_cards:
             self.phase = Phase.PLAY
             return
         self.offer = eligible[::-1]
@@ -462,7 +462,7 @@ class DealState:
         self.discarder = seat
         if not self.hands[seat]:
             self._finish(DealEnd(EndReason.WENT_OUT, seat))
-        elif not self._drawable():
+        elif not self.cards_to_draw():
             self._finish(DealEnd(EndReason.STOCK_EXHAUSTED))
         elif self.rules.turn_limit and self.turn_no + 1 >= self.rules.turn_limit:
             self._finish(DealEnd(EndReason.TURN_LIMIT))
