@@ -254,6 +254,7 @@ async def _serve(
         terminal = TerminalPlayer(
             on_chat=lambda text: _send_chat(session_box, connection_box, text),
             on_quit=lambda: _fire(done),
+            game=lambda: session_box[0].game if session_box else None,
         )
         session = PeerSession(identity, terminal, name=name)
         session_box.append(session)
@@ -553,6 +554,7 @@ def join(
             player = TerminalPlayer(
                 on_chat=lambda text: _send_chat(box, conn_box, text),
                 on_quit=lambda: _fire(done),
+                game=lambda: box[0].game if box else None,
             )
         original_finished = player.finished
 

@@ -19,6 +19,7 @@ from .bots import make_bot as make_canasta_bot
 from .match import Match, MatchResult
 from .position import seat_view as canasta_seat_view
 from .rules import PRESETS, RuleSet, RuleSetError, preset
+from .scoring import score_hand as score_canasta_hand
 
 CANASTA = "canasta"
 MAY_I = "may-i"
@@ -180,6 +181,13 @@ class Game:
         if self.kind == MAY_I:
             return mayi.make_bot(kind, rng)
         return make_canasta_bot(kind, rng)
+
+    def score_hand(self, state: Any) -> list[Any]:
+        """A finished hand's scores, per team (or seat), as ``GameMatch.record_hand`` gives them,
+        without recording them in any match (for what-if lines)."""
+        if self.kind == MAY_I:
+            return [SeatPoints(points) for points in mayi.deal_scores(state)]
+        return list(score_canasta_hand(state))
 
     def cards_in_play(self, state: Any) -> int:
         return int(state.cards_in_play())

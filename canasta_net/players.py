@@ -14,7 +14,7 @@ from .actions import VERBS, parse_action
 from .cards import parse_face
 from .games import Game
 from .mayi.actions import VERBS as MAY_I_VERBS
-from .terminal_view import HELP, render_view
+from .terminal_view import HELP, MAY_I_HELP, render_view
 
 
 class BotPlayer:
@@ -112,7 +112,8 @@ class TerminalPlayer(LineReceiver):
             return
         word = text.split()[0].lower()
         if word in ("help", "?"):
-            self.say(HELP)
+            game = self.game()
+            self.say(MAY_I_HELP if game is not None and game.kind == "may-i" else HELP)
         elif word == "hint":
             self.say("legal: " + (", ".join(self.legal) if self.pending else "(not your turn)"))
         elif word in ("view", "table"):

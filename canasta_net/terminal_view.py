@@ -17,6 +17,18 @@ Actions (cards as KH, 10S or TS, JK):
 Other commands: hint (legal moves), view (the table), say TEXT (chat), help, quit"""
 
 
+MAY_I_HELP = """\
+Actions (cards as KH, 10S or TS):
+  draw                      draw from the stock (the discard may then be bought: "May I?")
+  take-discard 9D           take the top discard
+  meld 7C 7D 7S | 4C 5C 6C 7C   lay down this deal's contract, melds separated by |
+  add 2.0 8C                lay off a card on seat 2's meld 0 (after your contract)
+  discard 9D                discard
+  may-i 9D                  ask to buy the discard (you also take a penalty card)
+  pass | allow | deny 9D    decline to buy; let a buyer have it; refuse (and buy it yourself)
+Other commands: hint (legal moves), view (the table), say TEXT (chat), help, quit"""
+
+
 def _cards(cards: list[str]) -> str:
     return " ".join(cards) if cards else "-"
 
@@ -32,6 +44,8 @@ def render_view(view: dict[str, Any]) -> str:
     if state is None:
         lines.append(f"({view.get('phase', 'waiting')})")
         return "\n".join(lines)
+    if state.get("game") == "may-i":
+        return "\n".join(lines + _may_i_lines(state, seats))
     me = state["seat"]
     teams = len(state["melds"])
     for s, info in enumerate(seats):
@@ -66,3 +80,34 @@ def render_view(view: dict[str, Any]) -> str:
     if ts.get("permission") is not None:
         lines.append(f"  partner said: {'yes' if ts['permission'] else 'no'}")
     return "\n".join(lines)
+
+
+def _may_i_lines(state: dict[str, Any], seats: list[dict[str, Any]]) -> list[str]:
+    """May I?: the contract, each seat's melds and buys, the discard, your hand."""
+    me = state["seat"]
+    lines = [
+        f"  deal {state['deal'] + 1}, contract: {state['contract']}"
+        f"{'' if state['discard_out'] else ' (the last card must be melded)'}"
+    ]
+    for s, info in enumerate(seats):
+        marks = [m for m, on in (("bot", info.get("bot")), ("you", s == me)) if on]
+        down = "down" if state["down"][s] else "not down"
+        turn = "  <- to move" if state.get("to_move") == s else ""
+        lines.append(
+            f"  seat {s} {info.get('name', '')}{' [' + ', '.join(marks) + ']' if marks else ''}: "
+            f"{state['hand_sizes'][s]} cards, {down}, buys {state['buys'][s]}/"
+            f"{state['buy_limit']}{turn}"
+        )
+        for i, m in enumerate(state["melds"][s]):
+            lines.append(f"    {s}.{i}: {_cards(m['cards'])}")
+    lines.append(
+        f"  discard: {state['pile_top'] or '(empty)'} ({len(state['pile'])} cards)   "
+        f"stock: {state['stock_size']}"
+    )
+    window = state.get("window") or {}
+    if window.get("offer"):
+        asker = window.get("asker")
+        who = f" (seat {asker} asks)" if isinstance(asker, int) else ""
+        lines.append(f'  the discard is up for sale: "May I?"{who}')
+    lines.append(f"  your hand: {_cards(state['hand'])}")
+    return lines

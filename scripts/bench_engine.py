@@ -13,7 +13,7 @@ import platform
 import sys
 from pathlib import Path
 
-from canasta_net.rules import PRESETS, preset
+from canasta_net.games import all_variants, game_for
 from canasta_net.simulate import simulate
 
 
@@ -21,13 +21,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=300, help="hands per variant")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--variants", default=",".join(sorted(PRESETS)))
+    parser.add_argument("--variants", default=",".join(name for name, _ in all_variants()))
     parser.add_argument("--bots", default="random", help="random or greedy")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args()
     results = {}
     for name in args.variants.split(","):
-        report = simulate(preset(name), args.hands, args.seed, [args.bots])
+        report = simulate(game_for(name).rules, args.hands, args.seed, [args.bots])
         results[name] = {
             "hands": report.hands,
             "actions": report.actions,

@@ -241,3 +241,22 @@ def test_discovery_on_loopback_then_join_by_name(tmp_path: Path) -> None:
     _finish(seat, host)
     assert seat.returncode == host.returncode == 0, out.read_text()
     _check_agree(tmp_path / "host.cnlog", {1: tmp_path / "finder.cnlog"})
+
+
+def test_three_deck_and_contract_games_across_processes(tmp_path: Path) -> None:
+    """Samba, Bolivia and "May I?" each play a whole all-bot match over the LAN protocol."""
+    for variant in ("samba", "bolivia", "may-i"):
+        work = tmp_path / variant
+        work.mkdir()
+        host, port, fingerprint, _ = _host(work, "--players", "2", "--variant", variant)
+        seat, _ = _join(work, "alice", port, fingerprint, work / "alice.cnlog")
+        _finish(seat, host)
+        assert seat.returncode == host.returncode == 0, variant
+        _check_agree(work / "host.cnlog", {1: work / "alice.cnlog"})
+        result = subprocess.run(
+            [sys.executable, "-m", "replay", "audit", str(work / "host.cnlog")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
