@@ -61,4 +61,10 @@ REASONS: Final = {
     "must-go-out": "Your partner said yes: you must go out this turn.",
     "may-not-go-out": "Your partner said no: you may not go out this turn.",
     "nothing-to-answer": "Nobody has asked to go out.",
+    "not-a-sequence": "A sequence is natural cards of one suit in a row, from 4 up to the ace.",
+    "meld-too-large": "The meld would hold more cards than the rules allow.",
+    "meld-closed": "Nothing more may be added to that meld.",
+    "wild-on-canasta": "Wild cards may not be added to a canasta.",
+    "not-in-this-game": "That action does not exist in this game.",
+    "no-going-out": "Nobody goes out in this game.",
 }

@@ -37,17 +37,6 @@ from canasta_net.scoring import TeamScore, score_hand
 from canasta_net.simulate import cards_in_play, play_hand
 from canasta_net.state import EndReason, HandState, Phase
 
-# Reason codes the three-deck rules use that the shared registry (errors.REASONS) does not list
-# yet; docs/variants.md documents them.
-VARIANT_REASONS = {
-    "not-a-sequence": "Not natural cards of one suit in a row from 4 to the ace.",
-    "meld-too-large": "The meld would exceed its largest size.",
-    "meld-closed": "Nothing more may be added to that meld.",
-    "wild-on-canasta": "Wild cards may not be added to a canasta.",
-    "not-in-this-game": "That action does not exist in this variant.",
-    "no-going-out": "Nobody goes out in this variant.",
-}
-
 SAMBA = preset("samba")
 BOLIVIA = preset("bolivia")
 CLASSIC = preset("classic")
@@ -129,7 +118,7 @@ def act(state: HandState, *texts: str, seat: int | None = None) -> None:
 
 def rejects(state: HandState, text: str, code: str, seat: int | None = None) -> IllegalAction:
     """The action is refused with ``code``, the state is unchanged, and it is not listed."""
-    assert code in REASONS or code in VARIANT_REASONS, code
+    assert code in REASONS, code
     action = parse_action(text)
     before = position_to_dict(state)
     with pytest.raises(IllegalAction) as info:
