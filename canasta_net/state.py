@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -429,21 +429,29 @@ class HandState:
     def _check_after_lay(
         self,
         hand_after: list[int],
-        team_melds: dict[int, MeldCounts],
+        melds_after: Callable[[], tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]],
         canastas_after: int,
         points_after: int,
         own_canasta_after: bool,
         extra_cards: int = 0,
-        sequences: Sequence[tuple[int, int, int]] = (),
+        adds_to_old: bool = False,
     ) -> None:
         """The guards that keep a lay from leading into a dead end (see docs/rules.md).
-        ``sequences`` are the team's sequences laid this turn, after the lay, that may grow."""
+
+        ``melds_after`` gives, only when a guard needs them, the team's groups after the lay and
+        its sequences laid this turn that may still grow. ``adds_to_old`` says the lay adds to a
+        meld of an earlier turn (which rules out going out concealed)."""
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         cards_after = len(hand_after) + extra_cards
         opened = self.opened[team] or points_after >= self.minimums[team]
-        concealed = self._could_go_concealed(seat) and (
-            own_canasta_after or not rules.concealed_requires_own_canasta
+        if cards_after > 1 and opened and self.t.permission is not True:
+            return  # the common case: nothing can go wrong
+        team_melds, sequences = melds_after()
+        concealed = (
+            self._could_go_concealed(seat)
+            and not adds_to_old
+            and (own_canasta_after or not rules.concealed_requires_own_canasta)
         )
         if cards_after <= 1:
             if self.t.permission is False:
@@ -478,6 +486,7 @@ class HandState:
                 self.phase is Phase.PLAY
                 and self.t.drew == "stock"
                 and self._could_go_concealed(seat)
+                and not adds_to_old
                 and can_lay_out(
                     rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
                 )
@@ -624,30 +633,29 @@ class HandState:
         rest_to_hand = len(rest) - (self._pile_counts()[1] - top_is_red)
         hand_after = [c for c in self.hands[seat] if c not in used]
         points = self.t.initial_points + sum(rules.card_value(f) for f in melded)
-        team_melds = self._meld_counts(team)
+        canastas_after = self.canastas(team)
         if existing is not None:
             m = self.melds[team][existing]
-            add_nat = naturals + 1
-            team_melds[rank] = self._counts_of(
-                rank, m.naturals + add_nat, m.wilds + len(faces) - naturals
-            )
-            size_after = m.size + len(melded)
-            canastas_after = self.canastas(team) + (
-                1 if size_after >= rules.canasta_size and not m.is_canasta(rules) else 0
-            )
-        else:
-            assert shape is not None
-            team_melds[rank] = self._counts_of(rank, shape.naturals, shape.wilds)
-            canastas_after = self.canastas(team)
-        if not self.opened[team]:
+            if m.size + len(melded) >= rules.canasta_size and not m.is_canasta(rules):
+                canastas_after += 1
+        if not self.opened[team]:  # the top card and the hand must reach the minimum
+            team_melds = self._meld_counts(team)
+            if existing is not None:
+                m = self.melds[team][existing]
+                team_melds[rank] = self._counts_of(
+                    rank, m.naturals + naturals + 1, m.wilds + len(faces) - naturals
+                )
+            else:
+                assert shape is not None
+                team_melds[rank] = self._counts_of(rank, shape.naturals, shape.wilds)
             counts = HandCounts.of(rules, self.faces(hand_after))
             keep = max(0, 2 - rest_to_hand)
-            if points + best_lay_value(rules, counts, team_melds, keep) < self.minimums[team]:
+            reachable = points + best_lay_value(rules, counts, team_melds, keep)
+            if reachable < self.minimums[team]:
                 raise IllegalAction(
                     "initial-meld-too-low",
                     f"Taking the pile for an initial meld needs {self.minimums[team]} from the "
-                    f"top card and your hand; you can reach at most "
-                    f"{points + best_lay_value(rules, counts, team_melds, keep)}.",
+                    f"top card and your hand; you can reach at most {reachable}.",
                 )
         if points >= self.minimums[team] or self.opened[team]:
             self._check_cards_left(len(hand_after) + rest_to_hand, canastas_after)
@@ -821,24 +829,27 @@ class HandState:
                 "meld-rank-exists",
                 f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
             )
-        team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
-        if shape.kind is MeldKind.GROUP:
-            team_melds[shape.rank] = self._counts_of(shape.rank, shape.naturals, shape.wilds)
         is_canasta = shape.kind is not MeldKind.BLACK_THREES and len(used) >= rules.canasta_size
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in self.faces(used))
         )
-        sequences = self._open_sequences(team)
-        if shape.kind is MeldKind.SEQUENCE and len(used) < rules.sequence_max:
-            sequences.append((shape.suit, shape.low, shape.high))
+
+        def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
+            team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
+            if shape.kind is MeldKind.GROUP:
+                team_melds[shape.rank] = self._counts_of(shape.rank, shape.naturals, shape.wilds)
+            sequences = self._open_sequences(team)
+            if shape.kind is MeldKind.SEQUENCE and len(used) < rules.sequence_max:
+                sequences.append((shape.suit, shape.low, shape.high))
+            return team_melds, sequences
+
         self._check_after_lay(
             hand_after,
-            team_melds,
+            melds_after,
             self.canastas(team) + (1 if is_canasta else 0),
             points,
             is_canasta or self._own_canasta_this_turn(team),
             extra,
-            sequences,
         )
         return used, shape
 
@@ -869,15 +880,7 @@ class HandState:
         faces = self.faces(used)
         naturals, wilds, low, high = check_addition(rules, meld, faces)
         hand_after = [c for c in self.hands[seat] if c not in used]
-        sequences = self._open_sequences(team, skip=action.meld)
-        if meld.kind is MeldKind.SEQUENCE and high - low + 1 < rules.sequence_max:
-            sequences.append((meld.suit, low, high))
         extra = self._pending_pile_to_hand()
-        team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
-        if meld.kind is MeldKind.GROUP:
-            team_melds[meld.rank] = self._counts_of(
-                meld.rank, meld.naturals + naturals, meld.wilds + wilds
-            )
         becomes_canasta = meld.size < rules.canasta_size <= meld.size + len(used)
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
@@ -885,32 +888,27 @@ class HandState:
         own = self._own_canasta_this_turn(team) or (
             becomes_canasta and meld.laid_turn == self.turn_no and meld.laid_by == seat
         )
-        if meld.laid_turn != self.turn_no:
-            # adding to an older meld rules out going out concealed; the guard must know that
-            saved = self.t.added_to_old
-            self.t.added_to_old = True
-            try:
-                self._check_after_lay(
-                    hand_after,
-                    team_melds,
-                    self.canastas(team) + becomes_canasta,
-                    points,
-                    own,
-                    extra,
-                    sequences,
+
+        def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
+            team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
+            if meld.kind is MeldKind.GROUP:
+                team_melds[meld.rank] = self._counts_of(
+                    meld.rank, meld.naturals + naturals, meld.wilds + wilds
                 )
-            finally:
-                self.t.added_to_old = saved
-        else:
-            self._check_after_lay(
-                hand_after,
-                team_melds,
-                self.canastas(team) + becomes_canasta,
-                points,
-                own,
-                extra,
-                sequences,
-            )
+            sequences = self._open_sequences(team, skip=action.meld)
+            if meld.kind is MeldKind.SEQUENCE and high - low + 1 < rules.sequence_max:
+                sequences.append((meld.suit, low, high))
+            return team_melds, sequences
+
+        self._check_after_lay(
+            hand_after,
+            melds_after,
+            self.canastas(team) + becomes_canasta,
+            points,
+            own,
+            extra,
+            adds_to_old=meld.laid_turn != self.turn_no,
+        )
         return used
 
     def _do_add(self, action: AddToMeld) -> None:
