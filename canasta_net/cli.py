@@ -401,6 +401,13 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
     default=None,
     help="People at the table, you included (default: every seat); bots take the other seats.",
 )
+@click.option(
+    "--bots",
+    "bot_seats",
+    type=click.IntRange(0),
+    default=None,
+    help="Bot seats (the other way to say --players: people = seats - bots).",
+)
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--resume",
@@ -429,6 +436,7 @@ def host(
     table_name: str,
     variant: str,
     players: int | None,
+    bot_seats: int | None,
     log_path: Path | None,
     resume_path: Path | None,
     announce: bool,
@@ -445,6 +453,10 @@ def host(
     """Host a table on the LAN: you play seat 0, others join, bots fill the rest."""
     rules = _rules_or_fail(variant)
     identity = _identity(identity_path)
+    if players is not None and bot_seats is not None:
+        raise click.UsageError("give --players or --bots, not both")
+    if bot_seats is not None:
+        players = max(1, rules.players - bot_seats)
     people = rules.players if players is None else min(players, rules.players)
     config = TableConfig.simple(
         table_name,
