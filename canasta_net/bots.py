@@ -12,10 +12,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
+from . import selfplay
 from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, TakePile
 from .cards import JOKER, is_black_three, rank_of
 from .melds import is_wild
 from .rules import RuleSet
+from .selfplay import NoLegalAction as NoLegalAction
 from .state import HandState
 
 
@@ -27,14 +29,8 @@ class Bot(Protocol):
 
 def choose_for(bot: Bot, state: HandState) -> Action:
     """Ask ``bot`` for the move of the seat to move in ``state``."""
-    legal = state.legal_actions()
-    if not legal:
-        raise NoLegalAction(f"no legal action in phase {state.phase.value}")
-    return bot.choose(legal, state.hand_faces(state.to_move), state.rules)
-
-
-class NoLegalAction(RuntimeError):
-    """The engine listed no legal action for a position that is not over (a stall)."""
+    action: Action = selfplay.choose_for(bot, state)
+    return action
 
 
 class RandomBot:

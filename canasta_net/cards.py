@@ -158,3 +158,23 @@ def sort_key(face: int) -> tuple[int, int]:
 
 def sorted_faces(faces: Sequence[int]) -> list[int]:
     return sorted(faces, key=sort_key)
+
+
+def pick_cards(face_of: Sequence[int], hand: Iterable[int], faces: Sequence[int]) -> list[int]:
+    """The card ids in ``hand`` that show ``faces`` (lowest id first for each face).
+
+    Raises ``IllegalAction("card-not-in-hand")`` if the hand lacks one of them.
+    """
+    from .errors import IllegalAction
+
+    available = sorted(hand)
+    chosen: list[int] = []
+    for f in faces:
+        for c in available:
+            if face_of[c] == f:
+                chosen.append(c)
+                available.remove(c)
+                break
+        else:
+            raise IllegalAction("card-not-in-hand", f"{face_text(f)} is not in your hand.")
+    return chosen

@@ -9,9 +9,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import NoLegalAction, choose_for
+from .bots import NoLegalAction
 from .errors import IllegalAction
 from .games import game_of_rules
+from .selfplay import play_to_end
 from .state import HandState
 
 
@@ -60,21 +61,11 @@ def cards_in_play(state: HandState) -> int:
 def play_hand(
     state: Any,
     bots: Sequence[Any],
-    on_action: Callable[[HandState, int, Any], None] | None = None,
+    on_action: Callable[[Any, int, Any], None] | None = None,
     max_actions: int = 20000,
 ) -> int:
     """Play ``state`` to its end with one bot per seat; return the number of actions."""
-    actions = 0
-    while not state.is_over:
-        seat = state.to_move
-        action = choose_for(bots[seat], state)
-        state.apply(action, seat)
-        actions += 1
-        if on_action is not None:
-            on_action(state, seat, action)
-        if actions >= max_actions:
-            raise NoLegalAction(f"hand did not end after {max_actions} actions")
-    return actions
+    return play_to_end(state, bots, on_action, max_actions)
 
 
 def simulate(

@@ -33,6 +33,7 @@ from .cards import (
     is_black_three,
     is_red_three,
     is_three,
+    pick_cards,
     rank_of,
     sort_key,
 )
@@ -391,18 +392,7 @@ class HandState:
 
     def _take_from_hand(self, seat: int, faces: Sequence[int]) -> list[int]:
         """The card ids in ``seat``'s hand for ``faces`` (lowest id first), or raise."""
-        face = self.deck.face
-        available = sorted(self.hands[seat])
-        chosen: list[int] = []
-        for f in faces:
-            for c in available:
-                if face[c] == f:
-                    chosen.append(c)
-                    available.remove(c)
-                    break
-            else:
-                raise IllegalAction("card-not-in-hand", f"{face_text(f)} is not in the hand.")
-        return chosen
+        return pick_cards(self.deck.face, self.hands[seat], faces)
 
     def _must_take_pile(self) -> bool:
         """At the end of the stock: the top card can be added to one of the team's melds."""

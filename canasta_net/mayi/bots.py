@@ -12,7 +12,9 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
+from .. import selfplay
 from ..cards import ACE
+from ..selfplay import NoLegalAction as NoLegalAction
 from .actions import (
     AddToMeld,
     Allow,
@@ -37,16 +39,10 @@ class MayIBot(Protocol):
     ) -> MayIAction: ...
 
 
-class NoLegalAction(RuntimeError):
-    """The engine listed no legal action for a deal that is not over (a stall)."""
-
-
 def choose_for(bot: MayIBot, state: DealState) -> MayIAction:
     """Ask ``bot`` for the action of the seat to move in ``state``."""
-    legal = state.legal_actions()
-    if not legal:
-        raise NoLegalAction(f"no legal action in phase {state.phase.value}")
-    return bot.choose(legal, state.hand_faces(state.to_move), state.rules)
+    action: MayIAction = selfplay.choose_for(bot, state)
+    return action
 
 
 class RandomMayIBot:

@@ -7,8 +7,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..selfplay import play_to_end
 from .actions import MayIAction
-from .bots import MayIBot, NoLegalAction, choose_for, make_bot
+from .bots import MayIBot, make_bot
 from .match import MayIMatch
 from .rules import MayIRules, preset
 from .state import DealState
@@ -21,17 +22,7 @@ def play_deal(
     max_actions: int = 50_000,
 ) -> int:
     """Play ``state`` to its end with one bot per seat; return the number of actions."""
-    actions = 0
-    while not state.is_over:
-        seat = state.to_move
-        action = choose_for(bots[seat], state)
-        state.apply(action, seat)
-        actions += 1
-        if on_action is not None:
-            on_action(state, seat, action)
-        if actions >= max_actions:
-            raise NoLegalAction(f"the deal did not end after {max_actions} actions")
-    return actions
+    return play_to_end(state, bots, on_action, max_actions)
 
 
 def play_match(

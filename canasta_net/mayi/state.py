@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..cards import Deck, face_text
+from ..cards import Deck, face_text, pick_cards
 from ..errors import IllegalAction
 from .actions import (
     AddToMeld,
@@ -259,18 +259,7 @@ class DealState:
 
     def _take_from_hand(self, seat: int, faces: Sequence[int]) -> list[int]:
         """The card ids in ``seat``'s hand for ``faces`` (lowest id first), or raise."""
-        face = self.deck.face
-        available = sorted(self.hands[seat])
-        chosen: list[int] = []
-        for f in faces:
-            for c in available:
-                if face[c] == f:
-                    chosen.append(c)
-                    available.remove(c)
-                    break
-            else:
-                raise IllegalAction("card-not-in-hand", f"{face_text(f)} is not in your hand.")
-        return chosen
+        return pick_cards(self.deck.face, self.hands[seat], faces)
 
     def _top_is(self, card: int) -> None:
         top = self.pile_top
