@@ -23,6 +23,17 @@ class FrameProtocol(Int32StringReceiver):
     log = Logger()
     dropped = False
 
+    def connectionMade(self) -> None:  # Twisted's name
+        # Prompts and records are small and latency-bound: do not let Nagle's algorithm hold
+        # them back for the peer's delayed ACK (about 40 ms a prompt otherwise).
+        transport = self.transport
+        while transport is not None:
+            set_no_delay = getattr(transport, "setTcpNoDelay", None)
+            if set_no_delay is not None:
+                set_no_delay(True)
+                break
+            transport = getattr(transport, "transport", None)
+
     def stringReceived(self, frame: bytes) -> None:  # Twisted's name
         if self.dropped:
             return  # closing: frames that arrived in the same read as the bad one are ignored

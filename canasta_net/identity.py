@@ -8,6 +8,7 @@ as another kind.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 from dataclasses import dataclass
@@ -47,14 +48,18 @@ def fingerprint(public_key: bytes) -> str:
     return "-".join(text[i : i + 4] for i in range(0, len(text), 4))
 
 
+@functools.lru_cache(maxsize=1024)
+def _public_key(raw: bytes) -> Ed25519PublicKey:
+    """Key objects, built once per key: a table verifies the same few keys all match long."""
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
 def verify(public_key: bytes, kind: str, message: bytes, signature: bytes) -> None:
     """Raise :class:`BadSignature` unless ``signature`` is ``public_key``'s over (kind, message)."""
     if len(public_key) != PUBLIC_KEY_SIZE or len(signature) != SIGNATURE_SIZE:
         raise BadSignature("malformed key or signature")
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(
-            signature, signing_input(kind, message)
-        )
+        _public_key(public_key).verify(signature, signing_input(kind, message))
     except InvalidSignature:
         raise BadSignature(f"bad {kind} signature") from None
 

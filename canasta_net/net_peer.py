@@ -286,6 +286,7 @@ class PeerProtocol(FrameProtocol):
         self.session = session
 
     def connectionMade(self) -> None:  # Twisted's name
+        super().connectionMade()
         self.send(self.session.hello())
 
     def message_received(self, message: dict[str, Any]) -> None:

@@ -3,22 +3,29 @@
 
 One process and one Twisted reactor run N ``TableService`` hosts (each started with
 ``app.start_host`` on 127.0.0.1, port 0, with its own host identity and its own log in a temporary
-directory) and, for each table, ``--remote-seats`` seats played by a ``PeerSession`` with a
-``BotPlayer`` that joins over real TLS (``app.join_table``); the host plays the other seats with
-its own bots (``bot_delay`` 0). Each table stops after ``--hands`` hands (``TableConfig.max_hands``)
-and the whole run after ``--seconds``. Everything talks to 127.0.0.1 only.
+directory) and, for each table, ``--remote-seats`` seats played by a ``PeerSession`` with a bot
+(``app.bot_player``, greedy by default) that joins over real TLS (``app.join_table``) and journals
+its own copy of the log; the host plays the other seats with its own bots (``--bot-delay``, 0 by
+default).
+Each table stops after ``--hands`` hands (``TableConfig.max_hands``); the whole run is cut off
+after ``--seconds``. Everything talks to 127.0.0.1 only.
 
-Prints JSON (and writes it with --out), one entry per pass (``--fsync on``, ``off`` or ``both``):
+Prints JSON (and writes it with --out), one entry per pass (``--fsync on``, ``off`` or ``both``,
+the default: on, as the real host, then off):
 
 - ``latency_ms.act``: for each game action a remote seat submits, the time from handing its ``act``
   frame to the transport until the same seat receives the ``record`` frame that carries those
   ``act`` bytes: action -> checked -> journaled (fsync) -> broadcast, round trip over TLS loopback.
-  ``commit`` and ``reveal`` (the deal's messages) are timed the same way. p50/p90/p99/max in ms.
+  ``commit`` and ``reveal`` (the deal's messages) are timed the same way; ``turn`` is the host's
+  prompt, from the host handing it to the transport until the seat receives it. p50/p90/p99/max
+  in ms. ``act_legs_ms`` splits the act round trip: ``to_host`` (until the host starts handling
+  it), ``at_host`` (the host's handling) and ``to_seat`` (until the record is back at the seat).
 - ``host_ms``: host-side time per message, from wrappers put around library methods by this script
   (the library is not changed): ``handle_act`` (the whole handling of a remote ``act``: submit,
   journal and publish), ``submit`` (``HostTable.submit``: checks, engine, journal, every seat
   incl. bots), ``journal_sync`` (``LogWriter._sync``: flush and fsync), ``publish``
   (``TableService._publish``: redact, send, views), ``bot_turn`` (a host bot's whole turn).
+  ``peer_ms.record``: a remote seat's checking, replaying and journaling of one record.
 - ``reactor_ms``: how long each reactor iteration spent in timed calls (the host bots' turns) and
   in I/O (``doIteration``, which includes waiting in epoll when there is nothing to do).
 - rates: actions/s (every ``action`` record, host bots included), remote actions/s, records/s,
@@ -26,13 +33,16 @@ Prints JSON (and writes it with --out), one entry per pass (``--fsync on``, ``of
   the same window. Goal (the issue): 100 tables, p99 action->broadcast under 10 ms.
 
 The peers run in the same process and on the same reactor as the host: their record checking,
-replay and journaling take CPU from the host, as ``--remote-seats`` grows.
+replay and journaling take CPU from the host, the more so as ``--remote-seats`` grows.
+``--nodelay`` sets TCP_NODELAY on every connection (the library does not), ``--ramp`` spreads the
+tables' joins over some seconds, ``--profile FILE`` runs cProfile over the timed window.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import math
@@ -60,16 +70,14 @@ from twisted.logger import (
     textFileLogObserver,
 )
 
-from canasta_net.app import HostedTable, join_table, open_new_log, start_host
-from canasta_net.bots import make_bot
+from canasta_net.app import HostedTable, bot_player, join_table, open_new_log, start_host
 from canasta_net.eventlog import LogWriter, RecordInfo, verify_log
 from canasta_net.framing import FrameProtocol
+from canasta_net.games import UnknownGame, game_for
 from canasta_net.host_table import HostTable
 from canasta_net.identity import Identity
 from canasta_net.net_host import HostConnection, ServiceEvents, TableConfig, TableService
 from canasta_net.net_peer import PeerProtocol, PeerSession
-from canasta_net.players import BotPlayer
-from canasta_net.rules import preset
 
 LOOPBACK = "127.0.0.1"
 GOAL_TABLES = 100
@@ -127,6 +135,8 @@ class PassStats:
     latency: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     pending: dict[PeerSession, tuple[str, bytes, float]] = field(default_factory=dict)
     prompts: dict[tuple[bytes, int], float] = field(default_factory=dict)
+    at_host: dict[bytes, tuple[float, float]] = field(default_factory=dict)
+    legs: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     sent: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
     refused: int = 0
     handle: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
@@ -134,12 +144,13 @@ class PassStats:
     sync: list[float] = field(default_factory=list)
     publish: list[float] = field(default_factory=list)
     bot_turn: list[float] = field(default_factory=list)
+    peer_record: list[float] = field(default_factory=list)
+    gc: defaultdict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     timed_calls: list[float] = field(default_factory=list)
     io: list[float] = field(default_factory=list)
     records: int = 0
     actions: int = 0
     recording: bool = False  # the reactor's figures: only between the first join and the end
-    errors: int = 0
 
 
 # --------------------------------------------------------------------------- instrumentation
@@ -160,9 +171,16 @@ class Patches:
         self._undo.append((owner, name, original, had))
         return original
 
+    def callback(self, callbacks: list[Any], function: Any) -> None:
+        """Add ``function`` to a list of callbacks (``gc.callbacks``) until :meth:`restore`."""
+        callbacks.append(function)
+        self._undo.append((callbacks, "", function, False))
+
     def restore(self) -> None:
         for owner, name, original, had in reversed(self._undo):
-            if had:
+            if isinstance(owner, list):
+                owner.remove(original)
+            elif had:
                 setattr(owner, name, original)
             else:
                 delattr(owner, name)
@@ -196,13 +214,19 @@ def instrument(stats: PassStats, reactor: Any) -> Patches:
             pending = stats.pending.get(self.session)
             if pending is not None and pending[1] in message["data"]:
                 del stats.pending[self.session]
-                stats.latency[pending[0]].append(now - pending[2])
+                kind, act, sent = pending
+                stats.latency[kind].append(now - sent)
+                host = stats.at_host.pop(act, None)
+                if kind == "act" and host is not None:
+                    stats.legs["to_host"].append(host[0] - sent)
+                    stats.legs["at_host"].append(host[1] - host[0])
+                    stats.legs["to_seat"].append(now - host[1])
         elif t == "turn":
             session = self.session
             if session.signer is not None and session.seat is not None:
-                sent = stats.prompts.pop((session.signer.table_id, session.seat), None)
-                if sent is not None:
-                    stats.latency["turn"].append(now - sent)
+                prompted = stats.prompts.pop((session.signer.table_id, session.seat), None)
+                if prompted is not None:
+                    stats.latency["turn"].append(now - prompted)
         elif t == "error" and stats.pending.pop(self.session, None) is not None:
             stats.refused += 1
         peer_received(self, message)
@@ -219,6 +243,16 @@ def instrument(stats: PassStats, reactor: Any) -> Patches:
 
     patches.set(HostConnection, "send", host_connection_send)
 
+    # the remote seat's own work on each record: checks, replay, its journal
+    session_record = PeerSession._record
+
+    def peer_record(self: PeerSession, message: dict[str, Any]) -> None:
+        start = clock()
+        session_record(self, message)
+        stats.peer_record.append(clock() - start)
+
+    patches.set(PeerSession, "_record", peer_record)
+
     # the host's side
     service_handle = TableService.handle
 
@@ -229,7 +263,9 @@ def instrument(stats: PassStats, reactor: Any) -> Patches:
             return
         start = clock()
         service_handle(self, conn, message)
-        stats.handle[t].append(clock() - start)
+        end = clock()
+        stats.handle[t].append(end - start)
+        stats.at_host[message["act"]] = (start, end)
 
     patches.set(TableService, "handle", handle)
 
@@ -291,12 +327,23 @@ def instrument(stats: PassStats, reactor: Any) -> Patches:
 
     patches.set(reactor, "runUntilCurrent", timed_calls)
     patches.set(reactor, "doIteration", io_step)
+
+    # the garbage collector's pauses, per generation
+    gc_started = [0.0]
+
+    def gc_pause(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            gc_started[0] = clock()
+        elif stats.recording:
+            stats.gc[int(info["generation"])].append(clock() - gc_started[0])
+
+    patches.callback(gc.callbacks, gc_pause)
     return patches
 
 
 def no_nagle(patches: Patches) -> None:
     """TCP_NODELAY on both ends of every table connection (the library leaves Nagle on)."""
-    make_connection = FrameProtocol.makeConnection
+    make_connection: Callable[[Any, Any], None] = FrameProtocol.makeConnection
 
     def make(self: FrameProtocol, transport: Any) -> None:
         make_connection(self, transport)
@@ -306,18 +353,6 @@ def no_nagle(patches: Patches) -> None:
 
 
 # --------------------------------------------------------------------------- tables
-
-
-class BenchPlayer(BotPlayer):
-    """A remote seat's bot that tells the benchmark when its match is over."""
-
-    def __init__(self, bot: Any, session_box: list[PeerSession], done: Callable[[], None]) -> None:
-        super().__init__(bot, lambda: session_box[0].rules if session_box else None)
-        self._done = done
-
-    def finished(self, reason: str) -> None:
-        super().finished(reason)
-        self._done()
 
 
 @dataclass
@@ -350,14 +385,14 @@ class PassConfig:
     bot_delay: float
     ramp: float
     seed: int
-    profile: bool
+    profile: Path | None  # where the raw cProfile data goes (None: no profiling)
     nodelay: bool
 
 
 async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]:
     """Start the tables, let them play, stop everything; return the pass's figures."""
     stats = PassStats()
-    rules = preset(cfg.variant)
+    rules = game_for(cfg.variant).rules
     rng = random.Random(cfg.seed)
     tables = [Table(i) for i in range(cfg.tables)]
     all_done: defer.Deferred[None] = defer.Deferred()
@@ -387,7 +422,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
     patches = instrument(stats, reactor)
     if cfg.nodelay:
         no_nagle(patches)
-    profiler = cProfile.Profile() if cfg.profile else None
+    profiler = cProfile.Profile() if cfg.profile is not None else None
     try:
         for table in tables:
             directory = where / f"table-{table.index:03d}"
@@ -477,6 +512,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
         "remote_actions": remote_actions,
         "remote_actions_per_second": round(remote_actions / seconds, 1),
         "latency_ms": {t: percentiles(stats.latency[t]) for t in (*TIMED, "turn")},
+        "act_legs_ms": {leg: percentiles(samples) for leg, samples in stats.legs.items()},
         "host_ms": {
             "handle_act": percentiles(stats.handle["act"]),
             "submit": percentiles(stats.submit),
@@ -484,15 +520,18 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
             "publish": percentiles(stats.publish),
             "bot_turn": percentiles(stats.bot_turn),
         },
+        "peer_ms": {"record": percentiles(stats.peer_record)},
+        "gc_pause_ms": {f"gen{g}": percentiles(stats.gc[g]) for g in sorted(stats.gc)},
         "reactor_ms": {
             "timed_calls": percentiles(stats.timed_calls),
             "io": percentiles(stats.io),
         },
+        "remote_messages_sent": dict(stats.sent),
         "unanswered_messages": len(stats.pending),
         "refused_messages": stats.refused,
         "peer_problems": sum(1 for t in tables for p in t.peers if p.session.problem),
         "host_logs_verified": verified,
-        "profiled": cfg.profile,
+        "profiled": cfg.profile is not None,
         "tcp_nodelay": cfg.nodelay,
         "meets_goal": bool(
             cfg.tables >= GOAL_TABLES
@@ -501,7 +540,8 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
             and p99 < GOAL_P99_MS
         ),
     }
-    if profiler is not None:
+    if profiler is not None and cfg.profile is not None:
+        profiler.dump_stats(cfg.profile)
         result["profile_top"] = profile_top(profiler, 25)
     return result
 
@@ -531,7 +571,14 @@ def join_peer(
                 peer.service.stopService()
             one_done()
 
-    player = BenchPlayer(make_bot(cfg.bot, random.Random(rng.getrandbits(64))), box, done)
+    player: Any = bot_player(box, cfg.bot, rng.getrandbits(64))
+    original_finished = player.finished
+
+    def finished(reason: str) -> None:  # the match is over for this seat
+        original_finished(reason)
+        done()
+
+    player.finished = finished
     log_file = open_new_log(where / f"table-{table.index:03d}" / f"seat-{seat}.cnlog")
     session = PeerSession(
         Identity.generate(), player, name=f"peer-{seat}", bot=True, log_file=log_file
@@ -579,8 +626,9 @@ async def shut_down(reactor: Any, tables: list[Table]) -> None:
             await defer.maybeDeferred(t.hosted.port.stopListening)
     for service in services:
         for slot in service.slots:
-            if slot.conn is not None and slot.conn.transport is not None:
-                slot.conn.transport.abortConnection()
+            transport: Any = slot.conn.transport if slot.conn is not None else None
+            if transport is not None:
+                transport.abortConnection()
     await task.deferLater(reactor, SETTLE_SECONDS, lambda: None)
     for service in services:
         for slot in service.slots:
@@ -653,16 +701,14 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
     deadline = time.perf_counter() + args.seconds
     runs: list[dict[str, Any]] = []
     errors = [0]
-    globalLogBeginner.beginLoggingTo(
-        [
-            count_errors(errors),
-            FilteringLogObserver(
-                textFileLogObserver(sys.stderr),
-                [LogLevelFilterPredicate(defaultLogLevel=LogLevel.warn)],
-            ),
-        ],
-        redirectStandardIO=False,
-    )
+    observers: list[Any] = [
+        count_errors(errors),
+        FilteringLogObserver(
+            textFileLogObserver(sys.stderr),
+            [LogLevelFilterPredicate(defaultLogLevel=LogLevel.warn)],
+        ),
+    ]
+    globalLogBeginner.beginLoggingTo(observers, redirectStandardIO=False)
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-table-") as where:
         base = Path(where)
         fs = filesystem_of(base)
@@ -682,7 +728,13 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
                 bot_delay=args.bot_delay,
                 ramp=args.ramp,
                 seed=args.seed,
-                profile=args.profile,
+                profile=(
+                    None
+                    if args.profile is None
+                    else args.profile.with_name(
+                        f"{args.profile.stem}-fsync-{'on' if fsync else 'off'}{args.profile.suffix}"
+                    )
+                ),
                 nodelay=args.nodelay,
             )
             before = errors[0]
@@ -734,7 +786,7 @@ def main() -> int:
     parser.add_argument("--variant", default="classic")
     parser.add_argument("--bot", default="greedy", choices=["greedy", "random"])
     parser.add_argument(
-        "--fsync", default="on", choices=["on", "off", "both"], help="the host logs' fsync"
+        "--fsync", default="both", choices=["on", "off", "both"], help="the host logs' fsync"
     )
     parser.add_argument(
         "--bot-delay", type=float, default=0.0, help="the host bots' delay per move (seconds)"
@@ -751,7 +803,13 @@ def main() -> int:
     )
     parser.add_argument("--seed", type=int, default=1, help="seeds the bots (deals stay random)")
     parser.add_argument("--dir", type=Path, help="where the logs go (default: the temp dir)")
-    parser.add_argument("--profile", action="store_true", help="cProfile the timed window")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="cProfile the timed window: the top functions go to stderr and into the JSON, the "
+        "raw data to FILE (one file per pass: FILE's name gets -fsync-on / -fsync-off)",
+    )
     parser.add_argument(
         "--nodelay",
         action="store_true",
@@ -759,7 +817,10 @@ def main() -> int:
     )
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args()
-    players = preset(args.variant).players
+    try:
+        players = game_for(args.variant).players
+    except UnknownGame as e:
+        parser.error(str(e))
     if not 1 <= args.remote_seats < players:
         parser.error(f"--remote-seats must be 1 to {players - 1} for {args.variant}")
     if args.tables < 1 or args.hands < 1:

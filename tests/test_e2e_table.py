@@ -14,13 +14,28 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from canasta_net.eventlog import iter_records, redact_for_seat
 from canasta_net.log_replay import replay_log
 
 CLI = [sys.executable, "-m", "canasta_net"]
 TIMEOUT = 120
+_STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_processes() -> Iterator[None]:
+    """Whatever a test started is gone when it ends, even when it fails."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def _start(args: list[str], out: Path) -> subprocess.Popen[bytes]:
