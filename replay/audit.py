@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from canasta_net.eventlog import Header, LogSource
+from canasta_net.games import CANASTA
 from canasta_net.identity import fingerprint
 from canasta_net.log_replay import HandReplay, Replayer
 
 from .checking import LogCheck
 from .findings import STAGE_FORMAT, UNSUPPORTED_CODES, Failure, io_failure
-from .wording import seat_name, team_name
+from .wording import capital, hand_noun, result_text, seat_name
 
 AUDIT_FORMAT: Final = "canasta-replay/audit/1"
 
@@ -92,6 +93,7 @@ def _header_dict(header: Header, header_hash: bytes) -> dict[str, Any]:
         "software": header.software,
         "table": header.table.hex(),
         "header_hash": header_hash.hex(),
+        "game": game_kind(header),
         "variant": header.variant,
         "host": header.host,
         "insecure": header.insecure,
@@ -101,6 +103,12 @@ def _header_dict(header: Header, header_hash: bytes) -> dict[str, Any]:
             for n, s in enumerate(header.seats)
         ],
     }
+
+
+def game_kind(header: Header) -> str:
+    """The game a log's header names (logs written before there were two games: Canasta)."""
+    kind = header.fields.get("game", CANASTA)
+    return kind if isinstance(kind, str) else CANASTA
 
 
 def unreadable_report(file: str, reason: str) -> AuditReport:
@@ -219,18 +227,22 @@ def _match_dict(replayer: Replayer) -> dict[str, Any]:
 
 def _result_text(replayer: Replayer) -> str:
     result = replayer.result
-    rules = replayer.rules
-    names = [team_name(rules, t) for t in range(rules.teams)]
-    text = "the match ended" if result is None else result.describe(names)
+    forfeit = replayer.forfeit is not None
+    text = (
+        "the match ended"
+        if result is None
+        else result_text(replayer.game, replayer.header, result, forfeit=forfeit)
+    )
     if replayer.forfeit is not None:
         seat, why = replayer.forfeit
         text = f"{seat_name(replayer.header, seat)} forfeited ({why}); {text}"
-    return text[0].upper() + text[1:] + "."
+    return capital(text) + "."
 
 
 def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
     """Where an unfinished log stops, in words, and how much of it could not be checked."""
     hand, players = replayer.hand_no, replayer.rules.players
+    noun = hand_noun(replayer.game)
     current = replayer.current
     pending = replayer.pending
     if replayer.forfeit is not None:
@@ -238,31 +250,31 @@ def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
     elif replayer.commitments is None:
         if not replayer.commits:
             stage = "between-hands"
-            reason = f"the log stops after hand {hand - 1}'s checkpoint, before hand {hand}."
+            reason = f"the log stops after {noun} {hand - 1}'s checkpoint, before {noun} {hand}."
             if hand == 0:
-                reason = "the log stops before the first hand."
+                reason = f"the log stops before the first {noun}."
         else:
             stage = "committing"
             reason = (
-                f"the log stops while hand {hand} is being dealt "
+                f"the log stops while {noun} {hand} is being dealt "
                 f"({len(replayer.commits)} of {players} commitments)."
             )
     elif current is None or (current.state is None and not pending):
         stage = "revealing"
-        reason = f"the log stops while hand {hand}'s seeds are being revealed."
+        reason = f"the log stops while {noun} {hand}'s seeds are being revealed."
     elif pending:
         stage = "playing"
         reason = (
-            f"the log stops during hand {hand}; its last {pending} records cannot be checked in "
-            "this copy until the hand's seeds are published."
+            f"the log stops during {noun} {hand}; its last {pending} records cannot be checked in "
+            f"this copy until the {noun}'s seeds are published."
         )
     elif current.state is not None and not current.state.is_over:
         stage = "playing"
-        reason = f"the log stops during hand {hand}, at turn {current.state.turn_no}."
+        reason = f"the log stops during {noun} {hand}, at turn {current.state.turn_no}."
     elif not replayer.seeds_published:
         stage = "hand-over"
-        reason = f"the log stops after hand {hand} ended, before its seeds were published."
+        reason = f"the log stops after {noun} {hand} ended, before its seeds were published."
     else:
         stage = "checkpointing"
-        reason = f"the log stops before hand {hand}'s checkpoint was signed."
+        reason = f"the log stops before {noun} {hand}'s checkpoint was signed."
     return {"hand": hand, "stage": stage, "unverified_records": pending, "reason": reason}

@@ -40,7 +40,7 @@ from .stepper import HELP, Stepper
 from .timeline import Timeline, load_timeline
 from .views import ALL, PUBLIC, SEAT, Perspective
 from .whatif import play_line, split_line
-from .wording import count
+from .wording import count, hand_noun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -199,7 +199,8 @@ def _audit_text(report: AuditReport) -> str:
         finished = sum(1 for hand in report.hands if hand["checkpoint_signers"])
         lines.append(
             f"  {log['variant']}, {report.records} records, {whose}; "
-            f"{count(finished, 'hand')} closed, each checkpoint signed by every seat."
+            f"{count(finished, hand_noun(str(log.get('game'))))} closed, each checkpoint signed "
+            "by every seat."
         )
     failure = report.failure
     if failure is not None and not failure.unreadable and log is not None:
@@ -353,7 +354,7 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
             step = timeline.steps[annotation.record]
             place = f"record {annotation.record}"
             if step.hand is not None:
-                place += f", hand {step.hand}"
+                place += f", {hand_noun(timeline.game)} {step.hand}"
                 place += f" turn {step.turn}" if step.turn is not None else ""
             click.echo(f"{place} ({step.kind}):")
             previous = annotation.record

@@ -18,7 +18,7 @@ from .annotations import Annotation, AnnotationSet
 from .describe import describe_step
 from .timeline import Timeline
 from .views import ALL, Perspective, table_view
-from .wording import team_name, team_seats
+from .wording import result_text, side_names, team_seats
 
 EXPORT_FORMAT: Final = "canasta-replay/export/1"
 
@@ -63,7 +63,7 @@ def visible_annotations(
 def build_export(
     timeline: Timeline, perspective: Perspective, annotations: AnnotationSet | None = None
 ) -> dict[str, Any]:
-    header, rules = timeline.header, timeline.rules
+    header, game = timeline.header, timeline.game
     shown, withheld = visible_annotations(timeline, annotations, perspective)
     steps = []
     for step in timeline.steps:
@@ -80,11 +80,11 @@ def build_export(
                 "text": describe_step(timeline, step, perspective),
                 "totals": list(step.totals),
                 "pending": step.pending,
-                "view": None if step.state is None else table_view(step.state, perspective),
+                "view": None if step.state is None else table_view(game, step.state, perspective),
             }
         )
     result = timeline.result
-    names = [team_name(rules, t) for t in range(rules.teams)]
+    names = side_names(game, header)
     return {
         "format": EXPORT_FORMAT,
         "generator": f"canasta-replay {__version__}",
@@ -92,6 +92,8 @@ def build_export(
             "software": header.software,
             "table": header.table.hex(),
             "header_hash": timeline.header_hash.hex(),
+            "game": game.kind,
+            "lowest_wins": game.lowest_wins,
             "variant": header.variant,
             "rules": header.rules,
             "host": header.host,
@@ -113,13 +115,13 @@ def build_export(
                 "seat": n,
                 "name": seat.name,
                 "bot": seat.bot,
-                "team": rules.team_of(n),
+                "team": game.team_of(n),
                 "fingerprint": fingerprint(seat.key),
             }
             for n, seat in enumerate(header.seats)
         ],
         "teams": [
-            {"team": t, "name": names[t], "seats": team_seats(rules, t)} for t in range(rules.teams)
+            {"team": t, "name": names[t], "seats": team_seats(game, t)} for t in range(game.teams)
         ],
         "hands": [
             {
@@ -143,7 +145,7 @@ def build_export(
             "winner": result.winner,
             "totals": list(result.scores),
             "hands": result.hands,
-            "text": result.describe(names),
+            "text": result_text(game, header, result, forfeit=timeline.forfeit is not None),
         },
         "annotations": [{**a.to_dict(), "hand": timeline.steps[a.record].hand} for a in shown],
         "withheld_annotations": withheld,

@@ -12,6 +12,8 @@ from typing import Any
 
 from canasta_net import records as R
 
+from .wording import count, hand_noun
+
 # Protocol records that a hand history leaves out (the audit covers them).
 _QUIET = frozenset({R.COMMIT, R.REVEAL, R.COMMITMENTS, R.SEEDS})
 
@@ -26,6 +28,8 @@ _SCORE_PARTS = (
 
 def render_text(export: dict[str, Any]) -> str:
     lines: list[str] = []
+    noun = hand_noun(str(export["log"].get("game")))
+    lowest_wins = bool(export["log"].get("lowest_wins"))
     _preamble(export, lines)
     notes = _annotations_by_record(export["annotations"])
     seat_names = {s["seat"]: f"seat {s['seat']} ({s['name']})" for s in export["seats"]}
@@ -35,13 +39,16 @@ def render_text(export: dict[str, Any]) -> str:
         if kind == R.DEAL:
             hand = hands.get(step["hand"], {})
             minimums = "/".join(str(m) for m in hand.get("minimums") or [])
+            view = step["view"]
+            what = f" · minimums {minimums}" if minimums else ""
+            if view is not None and view.get("contract"):
+                what += f" · contract {view['contract']}"
             lines.append("")
             lines.append(
-                f"== Hand {step['hand']} · dealer {seat_names.get(hand.get('dealer'), '?')} · "
-                f"minimums {minimums} =="
+                f"== {noun.capitalize()} {step['hand']} · dealer "
+                f"{seat_names.get(hand.get('dealer'), '?')}{what} =="
             )
             lines.append(f"[{step['record']:>5}] {step['text']}")
-            view = step["view"]
             if view is not None and "hands" in view:
                 for seat, cards in enumerate(view["hands"]):
                     lines.append(f"        {seat_names[seat]}: {' '.join(cards)}")
@@ -51,7 +58,9 @@ def render_text(export: dict[str, Any]) -> str:
             lines.append(f"[{step['record']:>5}] {step['text']}")
             hand = hands.get(step["hand"], {})
             for team, score in enumerate(hand.get("scores") or []):
-                lines.append(f"        {export['teams'][team]['name']}: {_score_parts(score)}")
+                lines.append(
+                    f"        {export['teams'][team]['name']}: {_score_parts(score, lowest_wins)}"
+                )
         else:
             acted = step["action_turn"]
             turn = f"turn {acted:>3} " if acted is not None else ""
@@ -72,6 +81,8 @@ def _preamble(export: dict[str, Any], lines: list[str]) -> None:
     lines.append(
         f"canasta-net game: {log['variant']}, table {log['table'][:16]}, {log['records']} records"
     )
+    if log.get("lowest_wins"):
+        lines.append("Every seat plays for itself; penalty points add up, the lowest total wins.")
     lines.append(
         f"Written by {log['software']} · created {created}"
         + (
@@ -89,7 +100,8 @@ def _preamble(export: dict[str, Any], lines: list[str]) -> None:
             f"seat {seat['seat']} {seat['name']}" + (f" ({', '.join(roles)})" if roles else "")
         )
     lines.append("Seats: " + " · ".join(seats))
-    lines.append("Teams: " + " · ".join(t["name"] for t in export["teams"]))
+    if not log.get("lowest_wins"):
+        lines.append("Teams: " + " · ".join(t["name"] for t in export["teams"]))
     perspective = export["perspective"]
     seen = {
         "seat": f"seat {perspective['seat']}'s view",
@@ -105,22 +117,29 @@ def _preamble(export: dict[str, Any], lines: list[str]) -> None:
         )
 
 
-def _score_parts(score: dict[str, int]) -> str:
+def _score_parts(score: dict[str, int], lowest_wins: bool = False) -> str:
+    if lowest_wins or not all(key in score for key, _, _ in _SCORE_PARTS):
+        # May I?: the penalty points of the cards left in hand
+        return count(score["total"], "penalty point")
     parts = [f"{label} {sign * score[key]:+d}" for key, label, sign in _SCORE_PARTS]
     return ", ".join(parts) + f" = {score['total']:+d}"
 
 
 def score_sheet(export: dict[str, Any]) -> list[str]:
-    """One row per finished hand: each team's score for the hand and its running total."""
+    """One row per finished hand: each side's score for the hand and its running total."""
     teams = export["teams"]
+    lowest_wins = bool(export["log"].get("lowest_wins"))
+    noun = hand_noun(str(export["log"].get("game")))
     width = max(20, *(len(t["name"]) for t in teams))
-    lines = ["Score sheet", " hand | " + " | ".join(f"{t['name']:>{width}}" for t in teams)]
+    title = "Score sheet (penalty points: the lowest total wins)" if lowest_wins else "Score sheet"
+    lines = [title, f"{noun:>5} | " + " | ".join(f"{t['name']:>{width}}" for t in teams)]
     lines.append("------+-" + "-+-".join("-" * width for _ in teams))
+    sign = "" if lowest_wins else "+"
     for hand in export["hands"]:
         if not hand["scores"]:
             continue
         cells = [
-            f"{score['total']:>+7d} = {total:>{width - 10}d}"
+            f"{score['total']:>{sign}7d} = {total:>{width - 10}d}"
             for score, total in zip(hand["scores"], hand["totals"], strict=True)
         ]
         lines.append(f"{hand['hand']:>5} | " + " | ".join(cells))

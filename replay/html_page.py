@@ -39,7 +39,8 @@ h1 { font-size: 20px; margin: 6px 0; }
 .card.back { background: repeating-linear-gradient(45deg, #2b4c9b, #2b4c9b 4px, #3d5fb5 4px,
   #3d5fb5 8px); color: transparent; min-width: 1.4em; }
 .card.hl { outline: 3px solid #ffd95a; }
-.meld { margin: 3px 0; } .meld .label { display: inline-block; width: 3.2em; }
+.meld { margin: 3px 0; }
+.meld .label { display: inline-block; min-width: 3.2em; margin-right: 4px; }
 .canasta { font-size: 12px; color: #ffd95a; margin-left: 6px; }
 #annotations .note { background: var(--paper); border-left: 4px solid #d9a400; padding: 6px 10px;
   margin: 6px 0; border-radius: 4px; }
@@ -56,6 +57,9 @@ SCRIPT: Final = r"""
   "use strict";
   var DATA = JSON.parse(document.getElementById("game-data").textContent);
   var steps = DATA.steps, pos = 0;
+  // the games differ in words and in the table only: May I? seats play alone for penalty points
+  var SEATS_ALONE = DATA.log.game === "may-i";
+  var NOUN = SEATS_ALONE ? "deal" : "hand";
   var SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -97,10 +101,11 @@ SCRIPT: Final = r"""
     var view = step.view;
     if (!view) {
       table.appendChild(el("div", "panel wide", step.pending
-        ? "This copy of the log cannot show this hand: its seeds are not published in it."
-        : "No hand is on the table."));
+        ? "This copy of the log cannot show this " + NOUN + ": its seeds are not published in it."
+        : "No " + NOUN + " is on the table."));
       return;
     }
+    if (SEATS_ALONE) { renderSeatsTable(step, view, table, highlighted); return; }
     var centre = el("div", "panel wide centre");
     centre.appendChild(el("h2", null, "Hand " + step.hand + " \u00b7 turn " + step.turn +
       " \u00b7 dealer " + seatName(view.dealer) + " \u00b7 " +
@@ -151,6 +156,60 @@ SCRIPT: Final = r"""
       table.appendChild(panel);
     });
   }
+  function seatList(seats) { return seats.map(seatName).join(", "); }
+  function renderSeatsTable(step, view, table, highlighted) {
+    // May I?: the deal's contract, the stock, the whole (public) discard pile, the buy window,
+    // and per seat its hand, whether it is down, its buys and its own melds
+    var centre = el("div", "panel wide centre");
+    centre.appendChild(el("h2", null, "Deal " + view.deal + " \u00b7 contract " + view.contract +
+      (view.discard_out ? "" : " (the last card must be melded)") + " \u00b7 turn " +
+      step.turn + " \u00b7 dealer " + seatName(view.dealer) + " \u00b7 " +
+      (view.to_move === null ? "the deal is over"
+        : seatName(view.to_move) + " to move (" + view.phase + ")")));
+    var pileLine = el("div", "pile", "Stock: " + count(view.stock_size, "card") +
+      (view.turnovers ? " (the pile turned over " + count(view.turnovers, "time") + ")" : "") +
+      " \u00b7 Discard pile: " + count(view.pile.length, "card") + " \u00b7 top ");
+    if (view.pile_top) pileLine.appendChild(card(view.pile_top, highlighted));
+    else pileLine.appendChild(el("span", null, "none"));
+    centre.appendChild(pileLine);
+    var full = el("div", "pile-all", "Discard pile, bottom to top: ");
+    full.appendChild(cards(view.pile, highlighted));
+    centre.appendChild(full);
+    if (view.stock) {
+      var stock = el("div", "stock-all", "Stock, next card last: ");
+      stock.appendChild(cards(view.stock, highlighted));
+      centre.appendChild(stock);
+    }
+    if (view.phase === "buy-offer") {
+      centre.appendChild(el("div", "window", "Buy window: " + view.pile_top +
+        " is for sale; to be asked: " + seatList(view.window.offer)));
+    } else if (view.phase === "buy-permission" && view.window.asker !== null) {
+      centre.appendChild(el("div", "window", "Buy window: " + seatName(view.window.asker) +
+        " asks to buy " + view.pile_top + "; to allow or deny: " +
+        seatList(view.window.permission)));
+    }
+    table.appendChild(centre);
+    view.hand_sizes.forEach(function (size, seat) {
+      var panel = el("div", "panel seat" + (view.to_move === seat ? " to-move" : ""));
+      panel.setAttribute("data-seat", seat);
+      panel.appendChild(el("h2", null, seatName(seat) + ": " + count(size, "card") +
+        " \u00b7 " + (view.down[seat] ? "down" : "not down") + " \u00b7 " +
+        view.buys[seat] + " of " + view.buy_limit + " buys" +
+        (view.seat === seat ? " (you)" : "")));
+      if (view.hands) panel.appendChild(cards(view.hands[seat], highlighted));
+      else if (view.seat === seat) panel.appendChild(cards(view.hand, highlighted));
+      else panel.appendChild(backs(size));
+      view.melds[seat].forEach(function (meld, n) {
+        var line = el("div", "meld");
+        line.setAttribute("data-meld", seat + "." + n);
+        line.appendChild(el("span", "label", seat + "." + n + ": " + meld.label + " "));
+        line.appendChild(cards(meld.cards, highlighted));
+        panel.appendChild(line);
+      });
+      if (!view.melds[seat].length) panel.appendChild(el("div", "meld", "no melds"));
+      table.appendChild(panel);
+    });
+  }
   function renderNotes(step) {
     var box = document.getElementById("annotations");
     box.textContent = "";
@@ -174,11 +233,12 @@ SCRIPT: Final = r"""
       a.cards.forEach(function (c) { highlighted[c] = true; });
     });
     document.getElementById("position").textContent = "Record " + step.record + " of " +
-      (steps.length - 1) + (step.hand !== null ? " \u00b7 hand " + step.hand : "") +
+      (steps.length - 1) + (step.hand !== null ? " \u00b7 " + NOUN + " " + step.hand : "") +
       (step.turn !== null ? " \u00b7 turn " + step.turn : "");
     document.getElementById("description").textContent = step.text;
     document.getElementById("slider").value = pos;
-    document.getElementById("totals").textContent = "Totals: " + DATA.teams.map(function (t) {
+    document.getElementById("totals").textContent = (SEATS_ALONE
+      ? "Penalty points (the lowest total wins): " : "Totals: ") + DATA.teams.map(function (t) {
       return t.name + " " + step.totals[t.team];
     }).join(" \u00b7 ");
     renderTable(step, highlighted);
@@ -202,8 +262,8 @@ SCRIPT: Final = r"""
   }
   function setup() {
     document.title = "canasta-net replay: " + DATA.log.variant + " " + DATA.log.table.slice(0, 8);
-    document.getElementById("title").textContent = "Canasta (" + DATA.log.variant + "), table " +
-      DATA.log.table.slice(0, 16);
+    document.getElementById("title").textContent = (SEATS_ALONE ? "May I? (" : "Canasta (") +
+      DATA.log.variant + "), table " + DATA.log.table.slice(0, 16);
     document.getElementById("meta").textContent = DATA.seats.map(function (s) {
       return "seat " + s.seat + " " + s.name + (s.seat === DATA.log.host ? " (host)" : "");
     }).join(" \u00b7 ") + " \u2014 " + ({ seat: "seat " + DATA.perspective.seat + "'s view",
@@ -242,7 +302,7 @@ SCRIPT: Final = r"""
     }
     var sheet = document.getElementById("scores");
     var head = el("tr");
-    head.appendChild(el("th", null, "hand"));
+    head.appendChild(el("th", null, NOUN));
     DATA.teams.forEach(function (t) { head.appendChild(el("th", null, t.name)); });
     sheet.appendChild(head);
     DATA.hands.forEach(function (h) {
@@ -250,7 +310,8 @@ SCRIPT: Final = r"""
       var row = el("tr");
       row.appendChild(el("td", null, h.hand));
       h.scores.forEach(function (s, t) {
-        row.appendChild(el("td", null, (s.total >= 0 ? "+" : "") + s.total + " = " + h.totals[t]));
+        var sign = s.total >= 0 && !DATA.log.lowest_wins ? "+" : "";
+        row.appendChild(el("td", null, sign + s.total + " = " + h.totals[t]));
       });
       sheet.appendChild(row);
     });

@@ -2,7 +2,8 @@
 
 ``hand:H`` is the deal of hand H; ``hand:H/turn:T`` is the record after which turn T of hand H
 begins (the deal for turn 0, else the discard that ended turn T-1). Hands and turns count from 0,
-as the log and the engine number them.
+as the log and the engine number them. ``deal:H`` is the same as ``hand:H`` (May I? calls its
+rounds deals).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import re
 
 from .errors import LocatorError
 from .timeline import Timeline
+from .wording import capital, hand_noun
 
-_HAND = re.compile(r"^hand:(\d+)(?:/turn:(\d+))?$")
+_HAND = re.compile(r"^(?:hand|deal):(\d+)(?:/turn:(\d+))?$")
 FORMS = "a record number, hand:H, hand:H/turn:T, or end"
 
 
@@ -33,11 +35,14 @@ def locate(timeline: Timeline, text: str) -> int:
     if match is None:
         raise LocatorError(f"{text!r} is not a position: write {FORMS}.")
     hand_no = int(match.group(1))
+    noun = hand_noun(timeline.game)
     info = timeline.hand(hand_no)
     if info is None or info.deal_record is None:
         dealt = [h.hand for h in timeline.hands if h.deal_record is not None]
-        known = f"hands {dealt[0]} to {dealt[-1]}" if dealt else "no hand"
-        raise LocatorError(f"Hand {hand_no} was never dealt in this log (it has {known}).")
+        known = f"{noun}s {dealt[0]} to {dealt[-1]}" if dealt else f"no {noun}"
+        raise LocatorError(
+            f"{capital(noun)} {hand_no} was never dealt in this log (it has {known})."
+        )
     if match.group(2) is None:
         return info.deal_record
     turn = int(match.group(2))
@@ -47,11 +52,13 @@ def locate(timeline: Timeline, text: str) -> int:
     for step in steps[info.deal_record : end + 1]:
         if step.pending:
             raise LocatorError(
-                f"Hand {hand_no} cannot be replayed from this copy of the log (its seeds were "
-                "never published), so its turns cannot be found."
+                f"{capital(noun)} {hand_no} cannot be replayed from this copy of the log (its "
+                "seeds were never published), so its turns cannot be found."
             )
         if step.turn is not None:
             if step.turn == turn:
                 return step.record
             last_turn = step.turn
-    raise LocatorError(f"Hand {hand_no} has no turn {turn} (its turns are 0 to {last_turn}).")
+    raise LocatorError(
+        f"{capital(noun)} {hand_no} has no turn {turn} (its turns are 0 to {last_turn})."
+    )

@@ -20,6 +20,7 @@ from .locate import locate
 from .render import render_step
 from .timeline import Timeline
 from .views import Perspective
+from .wording import hand_noun
 
 HELP = """Commands:
   n, next [K]      forward one record (or K)         (an empty line does the same)
@@ -66,7 +67,8 @@ class Stepper:
     def goto_turn(self, turn: int) -> None:
         hand = self.current_hand()
         if hand is None:
-            raise LocatorError("No hand is being played here: choose a hand first (h H).")
+            noun = hand_noun(self.timeline.game)
+            raise LocatorError(f"No {noun} is being played here: choose a {noun} first (h H).")
         self.jump(f"hand:{hand}/turn:{turn}")
 
     def current_hand(self) -> int | None:

@@ -9,6 +9,10 @@ it is replayed at once (the host's log) or when the hand's seeds arrive (a seat'
 A step's ``state`` is the table after its record, or None when no hand is on the table (the header,
 a hand being dealt) or when this copy of the log cannot replay it (a seat's copy of a hand whose
 seeds were never published). Steps are indexed by record number.
+
+The timeline works for every game the table hosts (``canasta_net.games``): a state is the game's
+hand state (a Canasta ``HandState``, a May I? ``DealState``), and ``timeline.game`` is what the
+other modules ask for views, action parsing, scoring and words.
 """
 
 from __future__ import annotations
@@ -18,11 +22,8 @@ from typing import Any, cast
 
 from canasta_net import records as R
 from canasta_net.eventlog import Header, LogSource, StoredRecord, Truncation
+from canasta_net.games import Game
 from canasta_net.log_replay import Replayer
-from canasta_net.match import MatchResult
-from canasta_net.rules import RuleSet
-from canasta_net.scoring import TeamScore
-from canasta_net.state import HandState
 
 from .checking import LogCheck
 from .errors import UnreadableLog
@@ -37,7 +38,7 @@ class _SnapshotReplayer(Replayer):
 
     def __init__(self, header: Header) -> None:
         super().__init__(header)
-        self.snapshots: dict[int, HandState] = {}
+        self.snapshots: dict[int, Any] = {}
 
     def _replay(self, record: StoredRecord) -> None:
         super()._replay(record)
@@ -56,8 +57,8 @@ class Step:
     author: int | None  # the seat that signed the record's message, if it carries one
     action: str | None  # an action record's action, in canonical text
     info: dict[str, Any]  # the record's public game fields (never a private payload)
-    state: HandState | None
-    before: HandState | None  # an action record's table before the action
+    state: Any  # the game's hand state after the record, or None
+    before: Any  # an action record's table before the action, or None
     pending: bool  # a hand record this copy of the log cannot replay
     totals: tuple[int, ...]  # the match totals after this record
 
@@ -84,7 +85,7 @@ class HandInfo:
     seeds_record: int | None = None
     checkpoint_record: int | None = None
     end: dict[str, Any] | None = None
-    scores: list[TeamScore] = field(default_factory=list)
+    scores: list[Any] = field(default_factory=list)  # per side: ``total`` and ``to_dict()``
     totals: list[int] | None = None
     checkpoint_signers: list[int] = field(default_factory=list)
     replayed: bool = False
@@ -99,10 +100,11 @@ class HandInfo:
 class Timeline:
     header: Header
     header_hash: bytes
-    rules: RuleSet
+    game: Game
+    rules: Any  # the game's rule set (``game.rules``)
     steps: list[Step]
     hands: list[HandInfo]
-    result: MatchResult | None
+    result: Any  # the match result (``winner``, ``scores``, ``hands``), or None
     forfeit: tuple[int, str] | None
     over: bool
     truncated: Truncation | None
@@ -170,6 +172,7 @@ def load_timeline(source: LogSource) -> Timeline:
     return Timeline(
         header=header,
         header_hash=check.header_hash,
+        game=replayer.game,
         rules=replayer.rules,
         steps=steps,
         hands=hands,
@@ -211,7 +214,7 @@ def _hand_infos(replayer: _SnapshotReplayer, raw: list[tuple[StoredRecord, int]]
         if replayed.state is not None and replayed.state.end is not None:
             end = replayed.state.end
             infos[replayed.hand_no].end = {"reason": end.reason.value, "went_out": end.went_out}
-    totals = [0] * replayer.rules.teams
+    totals = [0] * replayer.game.teams
     for hand_info in sorted(infos.values(), key=lambda i: i.hand):
         if hand_info.scores:
             totals = [t + s.total for t, s in zip(totals, hand_info.scores, strict=True)]
@@ -238,12 +241,12 @@ def _steps(
 ) -> list[Step]:
     snapshots = replayer.snapshots
     hand_totals = {h.hand: tuple(h.totals) for h in hands if h.totals is not None}
-    totals: tuple[int, ...] = (0,) * replayer.rules.teams
-    current: HandState | None = None
+    totals: tuple[int, ...] = (0,) * replayer.game.teams
+    current: Any = None
     steps: list[Step] = []
     for record, hand in raw:
         kind = record.kind
-        before: HandState | None = None
+        before: Any = None
         pending = False
         if kind in _HAND_RECORDS:
             state = snapshots.get(record.index)

@@ -1,8 +1,10 @@
 """Whose eyes the table is seen through: one seat, a spectator, or everything face up.
 
-Every view is built from the engine's ``position.seat_view``, which never holds another seat's
-hidden card; the public view drops the seat's own hand from it, and only the face-up view (``all``)
-adds every hand, the whole pile and the stock.
+Every view is built from the game's ``seat_view`` (``Game.seat_view``: the Canasta engine's
+``position.seat_view`` or May I?'s ``mayi.seat_view``), which never holds another seat's hidden
+card; the public view drops the seat's own hand from it, and only the face-up view (``all``) adds
+every hand, the whole pile and the stock. (May I?'s seat view holds the whole discard pile, which
+is public in that game; its stock and the other hands are not.)
 """
 
 from __future__ import annotations
@@ -10,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from canasta_net.cards import face_text, sorted_faces
+from canasta_net.cards import face_text
 from canasta_net.eventlog import Header
-from canasta_net.position import seat_view
-from canasta_net.state import HandState
+from canasta_net.games import Game
 
 from .wording import seat_name
 
@@ -49,21 +50,24 @@ class Perspective:
         return {"kind": self.kind, "seat": self.seat}
 
 
-def table_view(state: HandState, perspective: Perspective) -> dict[str, Any]:
+def table_view(game: Game, state: Any, perspective: Perspective) -> dict[str, Any]:
     """The table as ``perspective`` may see it (see ``docs/replay.md`` for the fields)."""
     if perspective.kind == SEAT:
         assert perspective.seat is not None
-        return seat_view(state, perspective.seat)
-    view = seat_view(state, 0)
+        return game.seat_view(state, perspective.seat)
+    view = game.seat_view(state, 0)
     del view["seat"], view["hand"]
     if perspective.kind == ALL:
-        view["hands"] = [
-            [face_text(f) for f in sorted_faces(state.hand_faces(s))] for s in range(state.players)
-        ]
-        view["pile"] = state.faces_text(state.pile)
-        view["stock"] = state.faces_text(state.stock)
+        # each hand as its own seat sees it (the game's order), the pile and the stock in order
+        view["hands"] = [game.seat_view(state, s)["hand"] for s in range(state.players)]
+        view["pile"] = _texts(state, state.pile)
+        view["stock"] = _texts(state, state.stock)
     return view
 
 
-def public_view(state: HandState) -> dict[str, Any]:
-    return table_view(state, Perspective(PUBLIC))
+def public_view(game: Game, state: Any) -> dict[str, Any]:
+    return table_view(game, state, Perspective(PUBLIC))
+
+
+def _texts(state: Any, cards: list[int]) -> list[str]:
+    return [face_text(f) for f in state.faces(cards)]

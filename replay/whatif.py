@@ -1,10 +1,11 @@
 """What-if lines: an alternative sequence of actions from a recorded position, played by the engine.
 
-The line is played on a copy of the table after the chosen record (``HandState.copy``), each action
-by the seat to move, through the engine's own ``apply``: an illegal action is refused with the
-engine's reason code, and nothing of the recorded game changes. The outcome kept with the line is
-the public table after it (never a hidden hand) and, when the line ends the hand, the engine's
-scores and the match totals they would give.
+The line is played on a copy of the table after the chosen record (the game's ``state.copy()``),
+each action read by the game's own parser (``Game.parse_action``) and played by the seat to move
+through the engine's own ``apply``: an illegal action is refused with the engine's reason code, and
+nothing of the recorded game changes. The outcome kept with the line is the public table after it
+(never a hidden hand) and, when the line ends the hand (a May I? deal), the engine's scores
+(``Game.score_hand``) and the match totals they would give.
 """
 
 from __future__ import annotations
@@ -12,15 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from canasta_net.actions import parse_action
 from canasta_net.errors import ActionParseError, IllegalAction
-from canasta_net.scoring import score_hand
 
 from .annotations import MAX_LINE, WhatIfLine
 from .errors import PositionUnknown, WhatIfError
 from .timeline import Timeline
 from .views import public_view
-from .wording import count, seat_name, team_name
+from .wording import count, hand_noun, points_text, seat_name, side_name
 
 
 def split_line(text: str) -> list[str]:
@@ -50,11 +49,12 @@ def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIf
             f"There is no hand on the table after record {record} ({step.kind}): a what-if line "
             "starts from a position of a hand being played."
         )
+    game = timeline.game
     state = step.state.copy()
     canonical: list[str] = []
     for index, text in enumerate(actions):
         try:
-            action = parse_action(text)
+            action = game.parse_action(text)
             state.apply(action, state.to_move)
         except ActionParseError as e:
             raise WhatIfError(index, text, "bad-action", str(e)) from None
@@ -66,34 +66,34 @@ def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIf
         "ends_hand": state.is_over,
         "turn": state.turn_no,
         "to_move": None if state.is_over else state.to_move,
-        "position": public_view(state),
+        "position": public_view(game, state),
         "end": None,
         "scores": None,
         "totals": None,
     }
-    header, rules = timeline.header, timeline.rules
+    header, noun = timeline.header, hand_noun(game)
     if state.is_over and state.end is not None:
-        scores = score_hand(state)
+        scores = game.score_hand(state)
         totals = [before + s.total for before, s in zip(step.totals, scores, strict=True)]
-        outcome["end"] = {
-            "reason": state.end.reason.value,
-            "went_out": state.end.went_out,
-            "going_out_bonus": state.end.going_out_bonus,
-        }
+        outcome["end"] = {"reason": state.end.reason.value, "went_out": state.end.went_out}
+        bonus = getattr(state.end, "going_out_bonus", None)  # the Canasta family's
+        if bonus is not None:
+            outcome["end"]["going_out_bonus"] = bonus
         outcome["scores"] = [s.to_dict() for s in scores]
         outcome["totals"] = totals
         how = (
             f"{seat_name(header, state.end.went_out)} goes out"
             if state.end.went_out is not None
-            else f"the hand ends ({state.end.reason.value})"
+            else f"the {noun} ends ({state.end.reason.value})"
         )
         parts = "; ".join(
-            f"{team_name(rules, t)} {s.total:+d} (total {totals[t]})" for t, s in enumerate(scores)
+            f"{side_name(game, header, t)} {points_text(game, s.total)} (total {totals[t]})"
+            for t, s in enumerate(scores)
         )
         outcome["summary"] = f"After {count(len(canonical), 'action')} {how}: {parts}."
     else:
         outcome["summary"] = (
-            f"After {count(len(canonical), 'action')} the hand goes on: turn {state.turn_no}, "
+            f"After {count(len(canonical), 'action')} the {noun} goes on: turn {state.turn_no}, "
             f"{seat_name(header, state.to_move)} to move ({state.phase.value})."
         )
     return WhatIfLine(tuple(canonical), outcome)

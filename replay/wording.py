@@ -1,11 +1,19 @@
-"""Small helpers that turn engine and log facts into the words the tools print."""
+"""Small helpers that turn engine and log facts into the words the tools print.
+
+The games differ in words only: the Canasta family scores teams ("team 0 (seats 0+2)") and calls a
+round a hand, the highest total winning; "May I?" has every seat play for itself ("seat 2
+(carol)"), calls a round a deal and counts penalty points, the lowest total winning. The helpers
+that take a :class:`~canasta_net.games.Game` pick the words; nothing else in the tool asks which
+game it is showing except to draw the table (``render.py``, ``html_page.py``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from canasta_net.eventlog import Header
-from canasta_net.rules import RuleSet
+from canasta_net.games import MAY_I, Game
 
 
 def capital(text: str) -> str:
@@ -28,14 +36,65 @@ def seat_name(header: Header, seat: int) -> str:
     return f"seat {seat}"
 
 
-def team_seats(rules: RuleSet, team: int) -> list[int]:
+def team_seats(rules: Any, team: int) -> list[int]:
     return [s for s in range(rules.players) if rules.team_of(s) == team]
 
 
-def team_name(rules: RuleSet, team: int) -> str:
+def team_name(rules: Any, team: int) -> str:
     """``team 0 (seats 0+2)``; a team of one seat is just that seat."""
     seats = team_seats(rules, team)
     return f"team {team} (seat{'s' if len(seats) > 1 else ''} {'+'.join(map(str, seats))})"
+
+
+def seats_play_alone(game: Game) -> bool:
+    """Whether every seat is its own side and is named as a seat, not as a team."""
+    return game.kind == MAY_I
+
+
+def side_name(game: Game, header: Header, side: int) -> str:
+    """A scoring side: ``team 0 (seats 0+2)`` in the Canasta family, ``seat 2 (carol)`` in
+    May I?."""
+    return seat_name(header, side) if seats_play_alone(game) else team_name(game.rules, side)
+
+
+def side_names(game: Game, header: Header) -> list[str]:
+    return [side_name(game, header, side) for side in range(game.teams)]
+
+
+def hand_noun(game: Game | str) -> str:
+    """What the game (or the game a log header names) calls one round: ``hand`` (the Canasta
+    family), ``deal`` (May I?)."""
+    kind = game if isinstance(game, str) else game.kind
+    return "deal" if kind == MAY_I else "hand"
+
+
+def points_text(game: Game, points: int) -> str:
+    """One side's score for a hand: ``+120`` (Canasta), ``35 penalty points`` (May I?)."""
+    if game.lowest_wins:
+        return count(points, "penalty point")
+    return f"{points:+d}"
+
+
+def result_text(game: Game, header: Header, result: Any, *, forfeit: bool = False) -> str:
+    """The match result in words (no capital, no full stop): who wins, how, and the totals.
+
+    ``result`` has ``winner`` (a side, or None), ``scores`` and ``hands``; after a ``forfeit`` the
+    winner (if any) is the one the table named, not necessarily the best total.
+    """
+    names = side_names(game, header)
+    if not game.lowest_wins:
+        return str(result.describe(names))
+    scores = ", ".join(f"{n} {s}" for n, s in zip(names, result.scores, strict=True))
+    rounds = count(result.hands, hand_noun(game))
+    if forfeit:
+        if result.winner is None:
+            return f"the match ended without a winner after {rounds}: {scores}"
+        return f"{names[result.winner]} wins after {rounds}: {scores}"
+    if result.winner is None:
+        best = min(result.scores)
+        tied = " and ".join(n for n, s in zip(names, result.scores, strict=True) if s == best)
+        return f"draw after {rounds}: {tied} share the lowest total ({scores})"
+    return f"{names[result.winner]} wins with the lowest total after {rounds}: {scores}"
 
 
 def join_cards(cards: Sequence[str]) -> str:
