@@ -10,6 +10,7 @@ text                   meaning
 ``take-top 2``         Samba: take the top card alone onto the team's sequence number 2
 ``meld KH KS 2C``      lay a new meld from the hand
 ``add 2 KH 2D``        add hand cards to the team's meld number 2 (0-based, as listed)
+``merge 1 4``          Samba: merge the team's group 4 into its group 1 (same rank)
 ``discard 7D``         discard a card (the last card: going out)
 ``ask-go-out``         "Partner, may I go out?"
 ``answer yes``         the partner's binding answer (``answer no``)
@@ -71,6 +72,17 @@ class AddToMeld:
 
 
 @dataclass(frozen=True, slots=True)
+class MergeMelds:
+    """Samba: merge the team's group number ``second`` into its group number ``first``."""
+
+    first: int
+    second: int
+
+    def __str__(self) -> str:
+        return f"merge {self.first} {self.second}"
+
+
+@dataclass(frozen=True, slots=True)
 class Discard:
     card: int
 
@@ -92,9 +104,19 @@ class Answer:
         return "answer yes" if self.yes else "answer no"
 
 
-Action = Draw | TakePile | TakeTop | Meld | AddToMeld | Discard | AskGoOut | Answer
+Action = Draw | TakePile | TakeTop | Meld | AddToMeld | MergeMelds | Discard | AskGoOut | Answer
 
-VERBS = ("draw", "take-pile", "take-top", "meld", "add", "discard", "ask-go-out", "answer")
+VERBS = (
+    "draw",
+    "take-pile",
+    "take-top",
+    "meld",
+    "add",
+    "merge",
+    "discard",
+    "ask-go-out",
+    "answer",
+)
 
 
 def parse_action(text: str) -> Action:
@@ -117,6 +139,8 @@ def parse_action(text: str) -> Action:
             return Meld(parse_faces(args))
         if verb == "add" and len(args) >= 2 and args[0].isdigit():
             return AddToMeld(int(args[0]), parse_faces(args[1:]))
+        if verb == "merge" and len(args) == 2 and all(a.isdecimal() for a in args):
+            return MergeMelds(int(args[0]), int(args[1]))
         if verb == "discard" and len(args) == 1:
             return Discard(parse_faces(args)[0])
         if verb == "ask-go-out" and not args:

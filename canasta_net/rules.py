@@ -51,6 +51,7 @@ class RuleSet:
     canasta_size: int = 7
     black_threes_only_going_out: bool = True
     one_group_per_rank: bool = True  # False: a team may hold several groups of a rank
+    merge_groups: bool = False  # Samba: two groups of one rank may be merged into one
     sequences: bool = False  # runs of one suit, 4 up to ace (Samba, Bolivia)
     sequence_min: int = 3
     sequence_max: int = 7  # a sequence of this size is closed (a samba / escalera)
@@ -268,6 +269,7 @@ SAMBA = CLASSIC.with_changes(
     wild_rule="naturals_outnumber",
     max_wilds_in_group=2,
     one_group_per_rank=False,
+    merge_groups=True,
     sequences=True,
     wilds_on_canasta=False,
     sequence_canasta_bonus=1500,

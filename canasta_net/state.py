@@ -21,6 +21,7 @@ from .actions import (
     Discard,
     Draw,
     Meld,
+    MergeMelds,
     TakePile,
     TakeTop,
 )
@@ -43,6 +44,7 @@ from .melds import (
     MeldKind,
     TableMeld,
     check_addition,
+    check_wild_balance,
     group_shape,
     is_wild,
     rank_at,
@@ -347,6 +349,8 @@ class HandState:
             self._plan_meld(action)
         elif isinstance(action, AddToMeld):
             self._plan_add(action)
+        elif isinstance(action, MergeMelds):
+            self._plan_merge(action)
         elif isinstance(action, Discard):
             self._check_discard(action)
         elif isinstance(action, AskGoOut):
@@ -369,6 +373,8 @@ class HandState:
             self._do_meld(action)
         elif isinstance(action, AddToMeld):
             self._do_add(action)
+        elif isinstance(action, MergeMelds):
+            self._do_merge(action)
         elif isinstance(action, Discard):
             self._do_discard(action)
         elif isinstance(action, AskGoOut):
@@ -901,6 +907,48 @@ class HandState:
         )
         return used
 
+    # ------------------------------------------------------------------ merging two groups
+    def _plan_merge(self, action: MergeMelds) -> None:
+        """Samba: two groups of one rank become one (it may make a canasta)."""
+        self._require_phase(Phase.PLAY)
+        rules, team = self.rules, self.team_of(self.turn)
+        if not rules.merge_groups:
+            raise IllegalAction("not-in-this-game", "Groups are not merged in this game.")
+        if not self.opened[team]:
+            raise IllegalAction("initial-meld-too-low", "Merge groups once the team has opened.")
+        if self.t.permission is True:  # the way out was planned without merges
+            raise IllegalAction("must-go-out", "Your partner said yes: lay out your hand.")
+        first = self.melds[team][self._team_meld(team, action.first)]
+        second = self.melds[team][self._team_meld(team, action.second)]
+        if action.first == action.second:
+            raise IllegalAction("no-such-meld", "Name two different groups to merge.")
+        if (
+            first.kind is not MeldKind.GROUP
+            or second.kind is not MeldKind.GROUP
+            or first.rank != second.rank
+        ):
+            raise IllegalAction("wrong-rank", "Only two groups of the same rank merge.")
+        if first.is_closed(rules) or second.is_closed(rules):
+            raise IllegalAction("meld-closed", "A closed meld cannot be merged.")
+        if not rules.wilds_on_canasta and (
+            (first.is_canasta(rules) and second.wilds) or (second.is_canasta(rules) and first.wilds)
+        ):
+            raise IllegalAction("wild-on-canasta", "Wild cards may not be added to a canasta.")
+        if rules.max_meld_size and first.size + second.size > rules.max_meld_size:
+            raise IllegalAction("meld-too-large", "The merged meld would be too large.")
+        check_wild_balance(rules, first.naturals + second.naturals, first.wilds + second.wilds)
+
+    def _do_merge(self, action: MergeMelds) -> None:
+        self._plan_merge(action)
+        team = self.team_of(self.turn)
+        first, second = self.melds[team][action.first], self.melds[team][action.second]
+        first.cards.extend(second.cards)
+        first.faces.extend(second.faces)
+        first.naturals += second.naturals
+        first.wilds += second.wilds
+        first.laid_turn = min(first.laid_turn, second.laid_turn)
+        del self.melds[team][action.second]
+
     def _do_add(self, action: AddToMeld) -> None:
         used = self._plan_add(action)
         seat, team = self.turn, self.team_of(self.turn)
@@ -1138,6 +1186,21 @@ class HandState:
             b3 = sorted(f for f in hand if is_black_three(f))
             for n in range(3, min(len(b3), 4) + 1):
                 yield Meld(tuple(b3[:n])), False
+        if (
+            self.phase is Phase.PLAY
+            and rules.merge_groups
+            and self.opened[team]
+            and self.t.permission is not True
+        ):
+            groups = [
+                (i, m.rank)
+                for i, m in enumerate(self.melds[team])
+                if m.kind is MeldKind.GROUP and not m.is_closed(rules)
+            ]
+            for i, rank in groups:
+                for j, other in groups:
+                    if other == rank and i != j:
+                        yield MergeMelds(i, j), False
         if self.phase is Phase.PLAY:
             pending = not self.opened[team] and self.t.initial_points > 0
             trusted = size >= 2 and self.t.permission is not True and not pending

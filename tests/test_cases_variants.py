@@ -1447,3 +1447,60 @@ def test_soak_random_play(name: str, hands: int, kinds: str) -> None:
     assert seen["sequences"] > 0
     if name == "bolivia":
         assert seen["went-out"] == 0 and seen["bonus"] > 0
+
+
+# --------------------------------------------------------------------------- merging groups
+def _samba_with_two_king_groups(
+    second: list[str], first: tuple[str, ...] = ("KH", "KD", "KS", "KC", "2C")
+) -> HandState:
+    return position_from_dict(
+        {
+            "rules": "samba",
+            "turn": 0,
+            "phase": "play",
+            "hands": [["4C", "5C", "9D"], [], [], []],
+            "melds": [
+                [
+                    {"cards": list(first), "turn": -1, "seat": 0},
+                    {"cards": second, "turn": -1, "seat": 2},
+                ],
+                [],
+            ],
+            "opened": [True, True],
+            "turn_state": {"drew": "stock"},
+        }
+    )
+
+
+def test_samba_two_groups_of_a_rank_merge_into_a_canasta() -> None:
+    state = _samba_with_two_king_groups(["KH", "KD", "KS"])
+    assert "merge 0 1" in [str(a) for a in state.legal_actions()]
+    state.apply(parse_action("merge 0 1"))
+    (kings,) = state.melds[0]
+    assert kings.size == 8 and kings.naturals == 7 and kings.wilds == 1
+    assert kings.is_canasta(state.rules) and state.canastas(0) == 1
+
+
+def test_samba_merge_refuses_too_many_wilds_and_other_ranks_and_classic() -> None:
+    state = _samba_with_two_king_groups(["KH", "KD", "2S"], ("KH", "KD", "KS", "KC", "2C", "2D"))
+    with pytest.raises(IllegalAction) as err:
+        state.apply(parse_action("merge 0 1"))  # 6 naturals and 3 wild cards: at most 2
+    assert err.value.code == "too-many-wilds"
+    assert len(state.melds[0]) == 2, "state unchanged"
+    state = _samba_with_two_king_groups(["QH", "QD", "QS"])
+    with pytest.raises(IllegalAction) as err:
+        state.apply(parse_action("merge 0 1"))
+    assert err.value.code == "wrong-rank"
+    classic = position_from_dict(
+        {
+            "rules": "classic",
+            "turn": 0,
+            "phase": "play",
+            "hands": [["4C", "5C", "9D"], [], [], []],
+            "melds": [[{"cards": ["KH", "KD", "KS"], "turn": -1, "seat": 0}], []],
+            "turn_state": {"drew": "stock"},
+        }
+    )
+    with pytest.raises(IllegalAction) as err:
+        classic.apply(parse_action("merge 0 0"))
+    assert err.value.code == "not-in-this-game"

@@ -25,7 +25,9 @@ from canasta_net.actions import (
     Discard,
     Draw,
     Meld,
+    MergeMelds,
     TakePile,
+    TakeTop,
     parse_action,
 )
 from canasta_net.cards import JOKER, face_text, is_red_three, is_wild
@@ -42,7 +44,11 @@ def _random_candidate(state: HandState, rng: random.Random) -> Action:
     """An arbitrary, usually illegal, action built from the hand and random faces."""
     hand = state.hand_faces(state.turn) or [JOKER]
     pick = lambda k: tuple(rng.choice(hand) for _ in range(k))  # noqa: E731
-    kind = rng.randrange(7)
+    kind = rng.randrange(9)
+    if kind == 7:
+        return MergeMelds(rng.randrange(4), rng.randrange(4))
+    if kind == 8:
+        return TakeTop(rng.randrange(4))
     if kind == 0:
         return Draw()
     if kind == 1:
@@ -176,6 +182,13 @@ actions_strategy = st.one_of(
     st.builds(Meld, st.lists(st.integers(0, 52), min_size=1, max_size=8).map(tuple)),
     st.builds(AddToMeld, st.integers(0, 20), st.lists(st.integers(0, 52), min_size=1).map(tuple)),
     st.builds(Discard, st.integers(0, 52)),
+    st.builds(MergeMelds, st.integers(0, 20), st.integers(0, 20)),
+    st.builds(TakeTop, st.integers(0, 20)),
+    st.builds(
+        TakePile,
+        st.lists(st.integers(0, 52), max_size=3).map(tuple),
+        st.one_of(st.none(), st.integers(0, 20)),
+    ),
 )
 
 
