@@ -15,6 +15,8 @@ from .cards import JOKER, THREE, TWO, is_black_three
 from .rules import RuleSet
 
 MELDABLE_RANKS = tuple(r for r in range(13) if r not in (TWO, THREE))
+WILD_MELD = -1
+"""The key of a meld of wild cards only (Bolivia) among a team's melds: it takes wild cards."""
 
 
 @dataclass(slots=True)
@@ -103,6 +105,8 @@ class MeldCounts:
 
     def capacity(self, rules: RuleSet, added_naturals: int) -> int:
         """Wild cards it could still take after ``added_naturals`` more naturals."""
+        if self.rank == WILD_MELD:
+            return max(0, min(self.wild_room, self.room))
         limit = rules.max_wilds(self.naturals + added_naturals) - self.wilds
         return max(0, min(limit, self.wild_room, self.room - added_naturals))
 
@@ -130,7 +134,7 @@ def _greedy_value(
     capacity = 0
     pairs: list[int] = []
     for m in melds.values():
-        if hand.naturals[m.rank] == 0:
+        if m.rank == WILD_MELD or hand.naturals[m.rank] == 0:
             capacity += m.capacity(rules, 0)
     for r in MELDABLE_RANKS:
         n = hand.naturals[r]
@@ -331,7 +335,7 @@ def _lays_out(
     size_caps: list[tuple[int, int, bool]] = []  # (size, wild capacity, was a canasta)
     pairs = 0
     for m in melds.values():
-        n = hand.naturals[m.rank]
+        n = 0 if m.rank == WILD_MELD else hand.naturals[m.rank]
         if n > m.room:
             return False
         size_caps.append((m.size + n, m.capacity(rules, n), m.size >= rules.canasta_size))

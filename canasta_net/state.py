@@ -50,7 +50,7 @@ from .melds import (
     rank_at,
     run_position,
 )
-from .planner import HandCounts, MeldCounts, best_lay_value, can_lay_out
+from .planner import WILD_MELD, HandCounts, MeldCounts, best_lay_value, can_lay_out
 from .rules import RuleSet
 
 
@@ -279,11 +279,12 @@ class HandState:
         rules = self.rules
         out: dict[int, MeldCounts] = {}
         for m in self.melds[team]:
-            if m.kind is not MeldKind.GROUP or m.rank in out or m.is_closed(rules):
+            if m.kind not in (MeldKind.GROUP, MeldKind.WILDS) or m.is_closed(rules):
                 continue
-            if only_this_turn and m.laid_turn != self.turn_no:
+            key = m.rank if m.kind is MeldKind.GROUP else WILD_MELD
+            if key in out or (only_this_turn and m.laid_turn != self.turn_no):
                 continue
-            out[m.rank] = self._counts_of(m.rank, m.naturals, m.wilds)
+            out[key] = self._counts_of(key, m.naturals, m.wilds)
         return out
 
     def _open_sequences(self, team: int, skip: int = -1) -> list[tuple[int, int, int]]:
@@ -834,6 +835,8 @@ class HandState:
             team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
             if shape.kind is MeldKind.GROUP:
                 team_melds[shape.rank] = self._counts_of(shape.rank, shape.naturals, shape.wilds)
+            elif shape.kind is MeldKind.WILDS and WILD_MELD not in team_melds:
+                team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, shape.wilds)
             sequences = self._open_sequences(team)
             if shape.kind is MeldKind.SEQUENCE and len(used) < rules.sequence_max:
                 sequences.append((shape.suit, shape.low, shape.high))
@@ -891,6 +894,8 @@ class HandState:
                 team_melds[meld.rank] = self._counts_of(
                     meld.rank, meld.naturals + naturals, meld.wilds + wilds
                 )
+            elif meld.kind is MeldKind.WILDS:
+                team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, meld.wilds + wilds)
             sequences = self._open_sequences(team, skip=action.meld)
             if meld.kind is MeldKind.SEQUENCE and high - low + 1 < rules.sequence_max:
                 sequences.append((meld.suit, low, high))

@@ -935,11 +935,9 @@ def test_bolivia_no_meld_over_seven() -> None:
     rejects(state, "add 2 QC", "meld-closed")
 
 
-@pytest.mark.xfail(strict=True, reason="planner: wild cards added to a wild meld of this turn")
 def test_bolivia_initial_meld_by_growing_a_wild_meld_laid_this_turn() -> None:
-    # Known limitation (docs/variants.md, open questions): the dead-end guard does not see that
-    # the two jokers left could go on the wild meld just laid, so the first step is refused;
-    # laying all five wild cards at once (190) is accepted.
+    # The dead-end guard sees that the two jokers left can go on the wild meld just laid: laying
+    # the five wild cards at once (190) or in two steps both reach the minimum of 180.
     state = bol(hands={0: ["2C", "2D", "JK", "JK", "JK", *JUNK]}, minimums=[180, 60])
     act(state, "meld 2C 2D JK JK JK")
     state = bol(hands={0: ["2C", "2D", "JK", "JK", "JK", *JUNK]}, minimums=[180, 60])
