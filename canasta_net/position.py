@@ -52,6 +52,8 @@ def position_to_dict(state: HandState) -> dict[str, Any]:
         "opened": list(state.opened),
         "has_melded": list(state.has_melded),
         "canasta_bonus_given": state.canasta_bonus_given,
+        "team_map": list(state.team_map),
+        "lone": state.lone,
         "turn_state": {
             "drew": t.drew,
             "initial_points": t.initial_points,
@@ -155,6 +157,16 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         if len(state.opened) != teams or len(state.has_melded) != n:
             raise PositionError("'opened' needs one entry per team, 'has_melded' one per seat")
         state.canasta_bonus_given = bool(data.get("canasta_bonus_given", False))
+        team_map = data.get("team_map", state.team_map)
+        if (
+            not isinstance(team_map, list)
+            or len(team_map) != n
+            or not all(isinstance(t, int) and 0 <= t < teams for t in team_map)
+        ):
+            raise PositionError(f"'team_map' must give each of the {n} seats a team")
+        state.team_map = list(team_map)
+        lone = data.get("lone")
+        state.lone = lone if isinstance(lone, int) and 0 <= lone < n else None
         state.turn = int(data.get("turn", state.turn)) % n
         state.turn_no = int(data.get("turn_no", 0))
         state.phase = Phase(data.get("phase", "draw"))

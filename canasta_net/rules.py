@@ -116,10 +116,10 @@ class RuleSet:
             raise RuleSetError(f"unknown wild_rule {self.wild_rule!r}")
         if self.tie_policy not in ("draw", "play_on"):
             raise RuleSetError(f"unknown tie_policy {self.tie_policy!r}")
-        if self.three_player_mode != "standard":
-            raise RuleSetError(
-                f"three_player_mode {self.three_player_mode!r} is not implemented yet"
-            )
+        if self.three_player_mode not in ("standard", "lone_hand"):
+            raise RuleSetError(f"unknown three_player_mode {self.three_player_mode!r}")
+        if self.three_player_mode == "lone_hand" and (self.players != 3 or self.partnerships):
+            raise RuleSetError("lone-hand play is for three players, each for himself")
         if self.hand_size * self.players + 1 > self.decks * (52 + self.jokers_per_deck):
             raise RuleSetError("not enough cards to deal")
         if self.draw_count < 1 or self.canasta_size < 3 or self.canastas_to_go_out < 1:
@@ -247,6 +247,13 @@ CLASSIC_3P = CLASSIC.with_changes(
     partnerships=False,
     hand_size=13,
 )
+CUTTHROAT = CLASSIC_3P.with_changes(
+    name="classic-3p-lone",
+    description="Canasta for 3, lone hand: the first to take the pile plays alone against two",
+    three_player_mode="lone_hand",
+    draw_count=2,
+    target=7500,
+)
 VIENNA = CLASSIC.with_changes(
     name="vienna",
     description="Vienna (Austrian) Canasta: red threes need a canasta, hand canasta 1000",
@@ -324,7 +331,18 @@ BOLIVIA = CLASSIC.with_changes(
 )
 
 PRESETS: dict[str, RuleSet] = {
-    r.name: r for r in (CLASSIC, CLASSIC_2P, CLASSIC_3P, VIENNA, SAMBA, SAMBA_2P, SAMBA_3P, BOLIVIA)
+    r.name: r
+    for r in (
+        CLASSIC,
+        CLASSIC_2P,
+        CLASSIC_3P,
+        CUTTHROAT,
+        VIENNA,
+        SAMBA,
+        SAMBA_2P,
+        SAMBA_3P,
+        BOLIVIA,
+    )
 }
 
 

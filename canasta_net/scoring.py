@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass
 
 from .cards import SEVEN
@@ -46,9 +47,12 @@ def _special_canasta(state: HandState, team: int) -> bool:
     return False
 
 
-def red_three_score(state: HandState, team: int) -> int:
+def red_three_score(state: HandState, team: int, seats: list[int] | None = None) -> int:
+    """The red threes of ``seats`` (default: the team's), plus or minus by the team's melds."""
     rules = state.rules
-    count = sum(len(state.red_threes[s]) for s in range(state.players) if state.team_of(s) == team)
+    if seats is None:
+        seats = [s for s in range(state.players) if state.team_of(s) == team]
+    count = sum(len(state.red_threes[s]) for s in seats)
     if not count:
         return 0
     value = (
@@ -69,7 +73,24 @@ def red_three_score(state: HandState, team: int) -> int:
 
 
 def score_hand(state: HandState) -> list[TeamScore]:
-    """Score every team of a finished hand (any state can be scored, e.g. to show progress)."""
+    """Score every team of a finished hand (any state can be scored, e.g. to show progress).
+
+    In three-handed lone-hand play the result is per seat: each partner receives the
+    partnership's score with his own red threes, the lone hand his own.
+    """
+    scores = _score_sides(state)
+    if state.rules.three_player_mode != "lone_hand":
+        return scores
+    return [
+        dataclasses.replace(
+            scores[state.team_of(seat)],
+            red_threes=red_three_score(state, state.team_of(seat), [seat]),
+        )
+        for seat in range(state.players)
+    ]
+
+
+def _score_sides(state: HandState) -> list[TeamScore]:
     rules = state.rules
     scores: list[TeamScore] = []
     for team in range(rules.teams):

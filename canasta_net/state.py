@@ -134,6 +134,10 @@ class HandState:
             raise ValueError("one initial-meld minimum per team")
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.melds: list[list[TableMeld]] = [[] for _ in range(rules.teams)]
+        # seat -> team; fixed but for three-handed "lone hand" play, where the two players who
+        # did not first take the pile become partners (see _form_partnership)
+        self.team_map = [rules.team_of(s) for s in range(n)]
+        self.lone: int | None = None
         self.red_threes: list[list[int]] = [[] for _ in range(n)]
         self.opened = [False] * rules.teams
         self.has_melded = [False] * n
@@ -211,7 +215,35 @@ class HandState:
         return self.phase is Phase.OVER
 
     def team_of(self, seat: int) -> int:
-        return self.rules.team_of(seat)
+        return self.team_map[seat]
+
+    def _minimum(self, team: int) -> int:
+        """The initial-meld minimum that applies to the player to move (in lone-hand play each
+        partner keeps his own, by his own score)."""
+        if self.rules.three_player_mode == "lone_hand":
+            return self.minimums[self.turn]
+        return self.minimums[team]
+
+    def _form_partnership(self, lone: int) -> None:
+        """Three-handed lone-hand play: ``lone`` plays alone from now on; the other two become
+        partners, pooling their melds (groups of one rank merge)."""
+        if self.rules.three_player_mode != "lone_hand" or self.lone is not None:
+            return
+        self.lone = lone
+        first, second = (s for s in range(self.players) if s != lone)
+        for meld in self.melds[second]:
+            same = self.team_meld_of_rank(first, meld.rank)
+            if meld.kind is MeldKind.GROUP and same is not None:
+                target = self.melds[first][same]
+                target.cards.extend(meld.cards)
+                target.faces.extend(meld.faces)
+                target.naturals += meld.naturals
+                target.wilds += meld.wilds
+            else:
+                self.melds[first].append(meld)
+        self.melds[second] = []
+        self.opened[first] = self.opened[first] or self.opened[second]
+        self.team_map[second] = first
 
     def faces(self, cards: Iterable[int]) -> list[int]:
         face = self.deck.face
@@ -272,7 +304,7 @@ class HandState:
         return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
 
     def minimum_for(self, team: int) -> int:
-        return self.minimums[team]
+        return self._minimum(team)
 
     def _meld_counts(self, team: int, only_this_turn: bool = False) -> dict[int, MeldCounts]:
         """The team's groups as the planner sees them: one open group per rank."""
@@ -441,7 +473,7 @@ class HandState:
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         cards_after = len(hand_after) + extra_cards
-        opened = self.opened[team] or points_after >= self.minimums[team]
+        opened = self.opened[team] or points_after >= self._minimum(team)
         if cards_after > 1 and opened and self.t.permission is not True:
             return  # the common case: nothing can go wrong
         team_melds, sequences = melds_after()
@@ -473,11 +505,11 @@ class HandState:
             if not self._initial_possible():
                 raise IllegalAction(
                     "initial-meld-unreachable",
-                    f"Your hand cannot reach the initial meld of {self.minimums[team]} this turn.",
+                    f"Your hand cannot reach the initial meld of {self._minimum(team)} this turn.",
                 )
             keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra_cards)
             reachable = points_after + best_lay_value(rules, counts, team_melds, keep, sequences)
-            if reachable >= self.minimums[team]:
+            if reachable >= self._minimum(team):
                 return
             if (
                 self.phase is Phase.PLAY
@@ -491,7 +523,7 @@ class HandState:
                 return
             raise IllegalAction(
                 "initial-meld-unreachable",
-                f"After that lay the initial meld could no longer reach {self.minimums[team]}.",
+                f"After that lay the initial meld could no longer reach {self._minimum(team)}.",
             )
 
     def _initial_possible(self) -> bool:
@@ -510,7 +542,7 @@ class HandState:
         keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra)
         possible = self.t.initial_points + best_lay_value(
             rules, counts, melds, keep, self._open_sequences(team)
-        ) >= self.minimums[team] or (
+        ) >= self._minimum(team) or (
             self.phase is Phase.PLAY
             and self.t.drew == "stock"
             and self._could_go_concealed(seat)
@@ -521,7 +553,7 @@ class HandState:
 
     def _minimum_sentence(self, team: int) -> str:
         return (
-            f"The initial meld must be worth at least {self.minimums[team]}; "
+            f"The initial meld must be worth at least {self._minimum(team)}; "
             f"laid so far this turn: {self.t.initial_points}."
         )
 
@@ -648,13 +680,13 @@ class HandState:
             counts = HandCounts.of(rules, self.faces(hand_after))
             keep = max(0, 2 - rest_to_hand)
             reachable = points + best_lay_value(rules, counts, team_melds, keep)
-            if reachable < self.minimums[team]:
+            if reachable < self._minimum(team):
                 raise IllegalAction(
                     "initial-meld-too-low",
-                    f"Taking the pile for an initial meld needs {self.minimums[team]} from the "
+                    f"Taking the pile for an initial meld needs {self._minimum(team)} from the "
                     f"top card and your hand; you can reach at most {reachable}.",
                 )
-        if points >= self.minimums[team] or self.opened[team]:
+        if points >= self._minimum(team) or self.opened[team]:
             self._check_cards_left(len(hand_after) + rest_to_hand, canastas_after)
         return used, existing, shape
 
@@ -707,6 +739,7 @@ class HandState:
 
     def _do_take_pile(self, action: TakePile) -> None:
         used, existing, shape = self._plan_take_pile(action)
+        self._form_partnership(self.turn)
         seat, team = self.turn, self.team_of(self.turn)
         top_card = self.pile.pop()
         for c in used:
@@ -775,7 +808,7 @@ class HandState:
         self.t.laid = True
 
     def _after_lay(self, seat: int, team: int) -> None:
-        if not self.opened[team] and self.t.initial_points >= self.minimums[team]:
+        if not self.opened[team] and self.t.initial_points >= self._minimum(team):
             self.opened[team] = True
         if (
             self.rules.first_canasta_bonus_cards
@@ -971,7 +1004,7 @@ class HandState:
             raise IllegalAction("cannot-discard-three", "Red threes cannot be discarded.")
         (card,) = self._take_from_hand(seat, (action.card,))
         left = len(self.hands[seat]) - 1
-        pending = 0 < self.t.initial_points < self.minimums[team] and not self.opened[team]
+        pending = 0 < self.t.initial_points < self._minimum(team) and not self.opened[team]
         if left == 0:
             if not rules.going_out_allowed:
                 raise IllegalAction(
@@ -1017,6 +1050,7 @@ class HandState:
         self.phase = Phase.DRAW
 
     def _go_out(self, seat: int) -> None:
+        self._form_partnership(seat)  # going out before the pile was taken: the lone hand
         rules, team = self.rules, self.team_of(seat)
         concealed = self._could_go_concealed(seat) and (
             self._own_canasta_this_turn(team) or not rules.concealed_requires_own_canasta
@@ -1344,4 +1378,5 @@ class HandState:
         other.t.pending_pile = list(self.t.pending_pile)
         other.end = self.end
         other.canasta_bonus_given = self.canasta_bonus_given
+        other.team_map, other.lone = list(self.team_map), self.lone
         return other
