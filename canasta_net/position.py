@@ -208,6 +208,7 @@ def seat_view(state: HandState, seat: int) -> dict[str, Any]:
         "phase": state.phase.value,
         "hand": [face_text(f) for f in sorted_faces(state.hand_faces(seat))],
         "hand_sizes": [len(h) for h in state.hands],
+        "teams": list(state.team_map),
         "stock_size": len(state.stock),
         "pile_top": None if top is None else face_text(top),
         "pile_size": len(state.pile),

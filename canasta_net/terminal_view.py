@@ -48,6 +48,7 @@ def render_view(view: dict[str, Any]) -> str:
         return "\n".join(lines + _may_i_lines(state, seats))
     me = state["seat"]
     teams = len(state["melds"])
+    team_of = state.get("teams") or [s % teams for s in range(len(seats))]
     for s, info in enumerate(seats):
         marks = []
         if info.get("bot"):
@@ -58,11 +59,13 @@ def render_view(view: dict[str, Any]) -> str:
             marks.append("you")
         turn = "  <- to move" if state.get("to_move") == s else ""
         lines.append(
-            f"  seat {s} {info.get('name', '')} (team {s % teams})"
+            f"  seat {s} {info.get('name', '')} (team {team_of[s]})"
             f"{' [' + ', '.join(marks) + ']' if marks else ''}: "
             f"{state['hand_sizes'][s]} cards, red threes {_cards(state['red_threes'][s])}{turn}"
         )
     for team, melds in enumerate(state["melds"]):
+        if team not in team_of:
+            continue  # a lone-hand partner whose melds joined his partner's
         opened = "opened" if state["opened"][team] else f"needs {state['minimums'][team]}"
         lines.append(f"  team {team} melds ({opened}):")
         for i, m in enumerate(melds):
