@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .cards import CardParseError, face_text, parse_face, sorted_faces
+from .cards import CardParseError, Deck, face_text, parse_face, sorted_faces
 from .errors import IllegalAction, PositionError
 from .melds import TableMeld, group_shape
 from .rules import RuleSet, RuleSetError, preset
@@ -72,12 +72,13 @@ def position_to_dict(state: HandState) -> dict[str, Any]:
     }
 
 
-class _CardAllocator:
-    """Hands out physical card ids for faces, each id once."""
+class CardAllocator:
+    """Hands out physical card ids for faces written as text, each id once, lowest first
+    (positions of every game read their cards with it)."""
 
-    def __init__(self, state: HandState) -> None:
+    def __init__(self, deck: Deck) -> None:
         self.free: dict[int, list[int]] = {}
-        for card_id, f in enumerate(state.deck.face):
+        for card_id, f in enumerate(deck.face):
             self.free.setdefault(f, []).append(card_id)
         for ids in self.free.values():
             ids.reverse()
@@ -118,7 +119,7 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
     n, teams = rules.players, rules.teams
     try:
         state = HandState.blank(rules, int(data.get("dealer", 0)), data.get("minimums") or None)
-        alloc = _CardAllocator(state)
+        alloc = CardAllocator(state.deck)
         state.hands = [alloc.take(h, f"hands[{i}]") for i, h in enumerate(_per(data, "hands", n))]
         state.stock = alloc.take(data.get("stock", []), "stock")
         state.pile = alloc.take(data.get("pile", []), "pile")

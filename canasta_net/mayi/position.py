@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import CardParseError, face_text, parse_face
+from ..cards import face_text
 from ..errors import IllegalAction, PositionError
+from ..position import CardAllocator
 from .melds import new_meld, shape_of
 from .rules import MayIRules, MayIRulesError, preset
 from .state import DealEnd, DealState, EndReason, Phase
@@ -56,33 +57,6 @@ def position_to_dict(state: DealState) -> dict[str, Any]:
     }
 
 
-class _CardAllocator:
-    """Hands out physical card ids for faces, each id once, lowest first."""
-
-    def __init__(self, state: DealState) -> None:
-        self.free: dict[int, list[int]] = {}
-        for card_id, f in enumerate(state.deck.face):
-            self.free.setdefault(f, []).append(card_id)
-        for ids in self.free.values():
-            ids.reverse()
-
-    def take(self, texts: Any, where: str) -> list[int]:
-        if not isinstance(texts, list):
-            raise PositionError(f"{where}: expected a list of cards")
-        out = []
-        for text in texts:
-            if not isinstance(text, str):
-                raise PositionError(f"{where}: cards are written as text like 'KH'")
-            try:
-                f = parse_face(text)
-            except CardParseError as e:
-                raise PositionError(f"{where}: {e}") from None
-            if not self.free.get(f):
-                raise PositionError(f"{where}: more {text} cards than the deck holds")
-            out.append(self.free[f].pop())
-        return out
-
-
 def _per_seat(data: Mapping[str, Any], key: str, n: int, default: Any = None) -> list[Any]:
     value = data.get(key, default)
     if not isinstance(value, list) or len(value) != n:
@@ -108,7 +82,7 @@ def position_from_dict(data: Mapping[str, Any]) -> DealState:
     n = rules.players
     try:
         state = DealState.blank(rules, int(data.get("dealer", 0)), int(data.get("deal", 0)))
-        alloc = _CardAllocator(state)
+        alloc = CardAllocator(state.deck)
         hands = _per_seat(data, "hands", n)
         state.hands = [alloc.take(h, f"hands[{i}]") for i, h in enumerate(hands)]
         state.stock = alloc.take(data.get("stock", []), "stock")
