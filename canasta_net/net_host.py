@@ -11,10 +11,13 @@ Bots sign with keys derived from the host's key, so a resumed host can sign for 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
 import random
+import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal
@@ -465,7 +468,11 @@ class TableService:
             if need == "wait":
                 continue
             if slot.local is not None:
-                self.reactor.callLater(self.config.bot_delay, self._local_turn, slot, need)
+                turn = functools.partial(self._local_turn, slot, need)
+                if self.config.bot_delay:
+                    self.reactor.callLater(self.config.bot_delay, bot_turns(self.reactor).add, turn)
+                else:
+                    bot_turns(self.reactor).add(turn)
                 return
             if slot.conn is not None:
                 # re-prompt only once the seat's own last message was taken (or refused)
@@ -570,6 +577,46 @@ class TableService:
                 self._schedule_pump()
             return
         self._publish(infos)
+
+
+class BotTurns:
+    """Host bots' moves, run a few milliseconds' worth per reactor iteration.
+
+    A host may run many tables whose bots never wait; if each bot move were its own timed call,
+    a person's action would queue behind every table's bots. Here the network is read between
+    slices, so a person's move waits at most one slice.
+    """
+
+    SLICE = 0.002  # seconds of bot moves per reactor iteration
+
+    def __init__(self, reactor: Any) -> None:
+        self.reactor = reactor
+        self.queue: deque[Callable[[], None]] = deque()
+        self.call: IDelayedCall | None = None
+
+    def add(self, turn: Callable[[], None]) -> None:
+        self.queue.append(turn)
+        if self.call is None or not self.call.active():
+            self.call = self.reactor.callLater(0, self._run)
+
+    def _run(self) -> None:
+        self.call = None
+        deadline = time.perf_counter() + self.SLICE
+        while self.queue and time.perf_counter() < deadline:
+            self.queue.popleft()()
+        if self.queue and (self.call is None or not self.call.active()):
+            self.call = self.reactor.callLater(0, self._run)
+
+
+_bot_turns: dict[int, BotTurns] = {}
+
+
+def bot_turns(reactor: Any) -> BotTurns:
+    """The reactor's one queue of host-bot moves."""
+    key = id(reactor)
+    if key not in _bot_turns or _bot_turns[key].reactor is not reactor:
+        _bot_turns[key] = BotTurns(reactor)
+    return _bot_turns[key]
 
 
 class HostConnection(FrameProtocol):
