@@ -46,14 +46,6 @@ def make_face(rank: int, suit: int) -> int:
     return suit * 13 + rank
 
 
-def is_joker(face: int) -> bool:
-    return face == JOKER
-
-
-def is_two(face: int) -> bool:
-    return face != JOKER and face % 13 == TWO
-
-
 def is_wild(face: int) -> bool:
     """Jokers and twos are wild in every Canasta variant here."""
     return face == JOKER or face % 13 == TWO
@@ -106,14 +98,6 @@ def rank_text(rank: int) -> str:
     return "JK" if rank < 0 else RANK_NAMES[rank]
 
 
-def parse_rank(text: str) -> int:
-    t = text.strip().upper()
-    t = _RANK_ALIASES.get(t, t)
-    if t in RANK_NAMES:
-        return RANK_NAMES.index(t)
-    raise CardParseError(f"{text!r} is not a rank (A, 2..10, J, Q, K)")
-
-
 class Deck:
     """The physical cards of a variant: ``decks`` packs of 52 with ``jokers_per_deck`` jokers each.
 
@@ -137,9 +121,6 @@ class Deck:
     def faces(self, card_ids: Iterable[int]) -> list[int]:
         face = self.face
         return [face[c] for c in card_ids]
-
-    def count_of(self, predicate_face: int) -> int:
-        return sum(1 for f in self.face if f == predicate_face)
 
     @property
     def red_threes(self) -> int:

@@ -382,14 +382,9 @@ def _lays_out(
     return canastas + new_canastas + wild_meld_canastas >= canastas_needed
 
 
-def meld_counts(rank_naturals_wilds: Sequence[tuple[int, int, int]]) -> dict[int, MeldCounts]:
-    return {r: MeldCounts(r, n, w) for r, n, w in rank_naturals_wilds}
-
-
 __all__ = [
     "HandCounts",
     "MeldCounts",
     "best_lay_value",
     "can_lay_out",
-    "meld_counts",
 ]

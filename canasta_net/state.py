@@ -303,9 +303,6 @@ class HandState:
     def canastas(self, team: int) -> int:
         return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
 
-    def minimum_for(self, team: int) -> int:
-        return self._minimum(team)
-
     def _meld_counts(self, team: int, only_this_turn: bool = False) -> dict[int, MeldCounts]:
         """The team's groups as the planner sees them: one open group per rank."""
         rules = self.rules
