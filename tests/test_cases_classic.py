@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 import pytest
+from positions import short_position
 
 from canasta_net.actions import (
     Action,
@@ -26,7 +27,7 @@ from canasta_net.cards import Deck, is_red_three, parse_face
 from canasta_net.errors import REASONS, IllegalAction
 from canasta_net.match import Match, MatchOver
 from canasta_net.melds import MeldKind, TableMeld, is_wild
-from canasta_net.position import position_from_dict, position_to_dict
+from canasta_net.position import position_to_dict
 from canasta_net.rules import RuleSet, preset
 from canasta_net.scoring import TeamScore, score_hand
 from canasta_net.state import EndReason, HandState, Phase
@@ -38,46 +39,8 @@ OUTNUMBER = CLASSIC.with_changes(wild_rule="naturals_outnumber")
 
 
 # ---------------------------------------------------------------------------------- helpers
-def pos(
-    rules: str | RuleSet = "classic",
-    *,
-    hands: dict[int, list[str]] | None = None,
-    melds: dict[int, list[Any]] | None = None,
-    pile: list[str] | None = None,
-    stock: list[str] | None = None,
-    red_threes: dict[int, list[str]] | None = None,
-    turn: int = 0,
-    phase: str = "play",
-    minimums: list[int] | None = None,
-    **extra: Any,
-) -> HandState:
-    """A position: seats and teams not mentioned hold nothing; melds are laid in earlier turns
-    (turn -1) by the team's first seat unless given as dicts."""
-    r = preset(rules) if isinstance(rules, str) else rules
-    n, teams = r.players, r.teams
-    hands = hands or {}
-    melds = melds or {}
-    red_threes = red_threes or {}
-    data: dict[str, Any] = {
-        "rules": rules if isinstance(rules, str) else r.to_dict(),
-        "dealer": (turn - 1) % n,
-        "turn": turn,
-        "phase": phase,
-        "minimums": minimums or [r.initial_minimum(0)] * teams,
-        "hands": [hands.get(s, []) for s in range(n)],
-        "stock": stock or [],
-        "pile": pile or [],
-        "melds": [
-            [
-                m if isinstance(m, dict) else {"cards": m, "turn": -1, "seat": t}
-                for m in melds.get(t, [])
-            ]
-            for t in range(teams)
-        ],
-        "red_threes": [red_threes.get(s, []) for s in range(n)],
-    }
-    data.update(extra)
-    return position_from_dict(data)
+def pos(rules: str | RuleSet = "classic", **kw: Any) -> HandState:
+    return short_position(rules, **kw)
 
 
 def _key(action: Action) -> object:
