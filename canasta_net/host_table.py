@@ -22,7 +22,8 @@ from typing import Any, BinaryIO
 
 from . import __version__
 from . import records as R
-from .commit_reveal import DealError, DealRound, HandNumbers
+from .commit_reveal import DealRound, HandNumbers
+from .dealing import DEALT, CommitRevealDealer, DealRefused, HandDealer
 from .effects import action_effects, public_deal_fields, snapshot
 from .errors import IllegalAction
 from .eventlog import (
@@ -38,8 +39,6 @@ from .eventlog import _decode_map as decode_log_map
 from .games import Game, GameMatch, canasta_game
 from .identity import BadSignature, Identity, verify
 from .rules import RuleSet
-from .shuffle import SEED_SIZE
-from .shuffle import commitment as make_commitment
 from .state import HandState
 
 ACTION_KIND = "seat-action"
@@ -148,7 +147,7 @@ class HostTable:
         self.known_heads: set[bytes] = set()
         self.next_aseq = [0] * rules.players
         self.state: HandState | None = None
-        self.round: DealRound | None = None
+        self.dealer: HandDealer | None = None
         self.checkpoint_msg = b""
         self.checkpoint_sigs: dict[int, bytes] = {}
         self.phase = TablePhase.COMMITTING
@@ -188,10 +187,23 @@ class HostTable:
     def _salt(self) -> bytes:
         return self.random_bytes(R.SALT_SIZE)
 
+    @property
+    def round(self) -> DealRound | None:
+        """The commit-reveal round of the current hand (None once the match is over)."""
+        return getattr(self.dealer, "round", None)
+
+    def _new_dealer(self, hand_no: int) -> CommitRevealDealer:
+        return CommitRevealDealer(
+            self.hand_numbers.start_round(hand_no, self.game.players),
+            self.table_id,
+            hand_no,
+            lambda: {"dealer": self.match.dealer, "minimums": self.match.minimums()},
+        )
+
     def _start_hand(self) -> None:
         self.hand_no += 1
-        self.round = self.hand_numbers.start_round(self.hand_no, self.game.players)
-        self.phase = TablePhase.COMMITTING
+        self.dealer = self._new_dealer(self.hand_no)
+        self.phase = TablePhase(self.dealer.stage)
         self.state = None
 
     # ------------------------------------------------------------------ inbound messages
@@ -228,10 +240,8 @@ class HostTable:
                 verify(self.seats[seat].key, ACTION_KIND, act, asig)
             except BadSignature:
                 raise TableError("bad-signature", "the signature does not verify", seat) from None
-            if type_ == "commit":
-                out = self._commit(seat, fields, act, asig)
-            elif type_ == "reveal":
-                out = self._reveal(seat, fields, act, asig, seed)
+            if type_ in ("commit", "reveal"):
+                out = self._deal_message(seat, type_, fields, act, asig, seed)
             elif type_ == "action":
                 out = self._action(seat, fields, act, asig)
             else:
@@ -249,65 +259,34 @@ class HostTable:
                 "wrong-phase", f"the table is {self.phase.value}, not {phase.value}", seat
             )
 
-    def _commit(
-        self, seat: int, fields: dict[str, Any], act: bytes, asig: bytes
+    def _deal_message(
+        self,
+        seat: int,
+        type_: str,
+        fields: dict[str, Any],
+        act: bytes,
+        asig: bytes,
+        seed: bytes | None,
     ) -> list[RecordInfo]:
-        self._require(TablePhase.COMMITTING, seat)
-        assert self.round is not None
-        commitment = R.typed(fields, "commitment", bytes, "commit")
+        """A seat's part of the deal (its commitment, its seed...), as the deal mode says."""
+        if self.dealer is None or self.phase not in (TablePhase.COMMITTING, TablePhase.REVEALING):
+            raise TableError("wrong-phase", f"the table is {self.phase.value}, not dealing", seat)
         try:
-            self.round.add_commitment(seat, commitment)
-        except DealError as e:
+            step = self.dealer.accept(seat, type_, fields, seed, self._salt)
+        except DealRefused as e:
             raise TableError(e.code, str(e), seat) from None
         self._accept(seat)
-        out = [self._append(R.COMMIT, {"act": act, "asig": asig})]
-        if self.round.commitments_complete:
-            out.append(self._write_commitments())
-        return out
-
-    def _write_commitments(self) -> RecordInfo:
-        assert self.round is not None
-        self.phase = TablePhase.REVEALING
-        return self._append(
-            R.COMMITMENTS,
-            {
-                "hand": self.hand_no,
-                "dealer": self.match.dealer,
-                "minimums": self.match.minimums(),
-                "commitments": self.round.commitment_list(),
-            },
-        )
-
-    def _reveal(
-        self, seat: int, fields: dict[str, Any], act: bytes, asig: bytes, seed: bytes | None
-    ) -> list[RecordInfo]:
-        self._require(TablePhase.REVEALING, seat)
-        assert self.round is not None
-        if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
-            raise TableError("seed-size", "a reveal carries the 32-byte seed", seat)
-        if R.typed(fields, "commitment", bytes, "reveal") != make_commitment(
-            self.table_id, self.hand_no, seat, seed
-        ):
-            raise TableError("reveal-mismatch", f"seat {seat}'s seed does not match", seat)
-        try:
-            self.round.add_reveal(seat, seed)
-        except DealError as e:
-            raise TableError(e.code, str(e), seat) from None
-        self._accept(seat)
-        out = [
-            self._append(
-                R.REVEAL,
-                {"act": act, "asig": asig},
-                {seat: R.private_payload(self._salt(), seed=seed)},
-            )
-        ]
-        if not self.round.missing_reveals():
+        out = [self._append(type_, {"act": act, "asig": asig}, step.private)]
+        out.extend(self._append(kind, body) for kind, body in step.follow)
+        if self.dealer.stage == DEALT:
             out.append(self._deal())
+        else:
+            self.phase = TablePhase(self.dealer.stage)
         return out
 
     def _deal(self) -> RecordInfo:
-        assert self.round is not None
-        order = self.round.deck(self.game.deck_size)
+        assert self.dealer is not None
+        order = self.dealer.deck(self.game.deck_size)
         self.state = self.match.new_hand(order)
         state = self.state
         self.phase = TablePhase.PLAYING
@@ -365,8 +344,8 @@ class HostTable:
 
     # ------------------------------------------------------------------ hand end
     def _end_hand(self) -> list[RecordInfo]:
-        state, round_ = self.state, self.round
-        assert state is not None and state.end is not None and round_ is not None
+        state, dealer = self.state, self.dealer
+        assert state is not None and state.end is not None and dealer is not None
         team_scores = [score.to_dict() for score in self.match.record_hand(state)]
         end = state.end
         hand_end = self._append(
@@ -379,7 +358,7 @@ class HostTable:
                 "totals": list(self.match.scores),
             },
         )
-        seeds = self._append(R.SEEDS, {"hand": self.hand_no, "seeds": round_.seed_list()})
+        seeds = self._append(*dealer.end_of_hand())
         self.checkpoint_msg = R.pack(
             {
                 "table": self.table_id,
@@ -428,8 +407,8 @@ class HostTable:
         """Record that ``seat`` withheld its commitment or seed: the match ends against it."""
         if self.phase not in (TablePhase.COMMITTING, TablePhase.REVEALING):
             raise TableError("wrong-phase", "a seat forfeits only by withholding its seed", seat)
-        assert self.round is not None
-        self.round.forfeit(seat)
+        assert self.dealer is not None
+        self.dealer.forfeit(seat)
         winner = self.game.forfeit_winner(self.match.scores, seat)
         out = [
             self._append(R.FORFEIT, {"hand": self.hand_no, "seat": seat, "reason": reason}),
@@ -456,12 +435,9 @@ class HostTable:
 
     def needs(self, seat: int) -> str:
         """What the table waits for from ``seat``: commit, reveal, act, checkpoint or wait."""
-        if self.phase is TablePhase.COMMITTING:
-            assert self.round is not None
-            return "commit" if seat in self.round.missing_commitments() else "wait"
-        if self.phase is TablePhase.REVEALING:
-            assert self.round is not None
-            return "reveal" if seat in self.round.missing_reveals() else "wait"
+        if self.phase in (TablePhase.COMMITTING, TablePhase.REVEALING):
+            assert self.dealer is not None
+            return self.dealer.needs(seat)
         if self.phase is TablePhase.PLAYING:
             assert self.state is not None
             return "act" if self.state.to_move == seat else "wait"
@@ -528,13 +504,14 @@ class HostTable:
         if replayer.over:
             table.phase = TablePhase.OVER
             return table
-        table.round = table.hand_numbers.start_round(replayer.hand_no, rules.players)
+        dealer = table._new_dealer(replayer.hand_no)
+        table.dealer = dealer
         for seat, value in sorted(replayer.commits.items()):
-            table.round.add_commitment(seat, value)
+            dealer.round.add_commitment(seat, value)
         if replayer.seeds_published:
             table.state = replayer.current.state if replayer.current else None
             for seat, seed in sorted(replayer.seeds.items()):
-                table.round.add_reveal(seat, seed)
+                dealer.round.add_reveal(seat, seed)
             hand_end = next(i for i in reversed(history) if i.kind == R.HAND_END)
             table.checkpoint_msg = R.pack(
                 {
@@ -547,21 +524,22 @@ class HostTable:
             table.phase = TablePhase.CHECKPOINTING
         elif replayer.current is not None and replayer.current.state is not None:
             for seat, seed in sorted(replayer.seeds.items()):
-                table.round.add_reveal(seat, seed)
+                dealer.round.add_reveal(seat, seed)
             table.state = replayer.current.state
             table.phase = TablePhase.PLAYING
             if table.state.is_over:  # crashed between the last action and the hand's end
                 table._end_hand()
         elif replayer.commitments is not None:
             for seat, seed in sorted(replayer.seeds.items()):
-                table.round.add_reveal(seat, seed)
+                dealer.round.add_reveal(seat, seed)
             table.phase = TablePhase.REVEALING
-            if not table.round.missing_reveals():  # crashed before writing the deal
+            if not dealer.round.missing_reveals():  # crashed before writing the deal
                 table._deal()
         else:
             table.phase = TablePhase.COMMITTING
-            if table.round.commitments_complete:  # crashed before writing the list
-                table._write_commitments()
+            if dealer.round.commitments_complete:  # crashed before writing the list
+                table._remember(table.writer.append(*dealer.commitments_record()))
+                table.phase = TablePhase.REVEALING
         return table
 
 
