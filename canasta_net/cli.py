@@ -600,6 +600,7 @@ def join(
             decide=None if expected else decide,
         )
         conn_box.append(service)
+        click.echo(f"connecting to {where} (host fingerprint {expected or 'to be confirmed'})")
         await done
         await service.stopService()
         log_file.close()

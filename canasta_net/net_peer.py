@@ -301,6 +301,8 @@ class PeerProtocol(FrameProtocol):
             self.session.problem = str(reason.value)
             self.session.player.event(f"refusing the host: {reason.value}")
             self.session.player.finished(f"connection refused: {reason.value}")
+        elif not self.session.done:
+            self.session.player.event("connection to the host lost; reconnecting")
 
 
 class PeerFactory(Factory):
