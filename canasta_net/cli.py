@@ -529,7 +529,21 @@ def join(
         if address is None or ":" not in address:
             entry = await _pick_from_beacons(reactor, listen_port, listen_interface, address)
             host_, port_ = entry.endpoint
-            fingerprint = fingerprint or entry.fingerprint
+            where = f"{host_}:{port_}"
+            pinned = known.lookup(where)
+            if fingerprint is None and pinned is None:
+                # a beacon is a hint anyone on the LAN could send: a person confirms the key
+                fingerprint = entry.fingerprint
+                if sys.stdin.isatty():
+                    if not click.confirm(
+                        f"Table {entry.beacon.table_name!r} at {where} announces fingerprint\n"
+                        f"  {fingerprint}\nIs that what the host's screen shows?",
+                        default=False,
+                    ):
+                        raise click.ClickException("not joining: the fingerprint was not confirmed")
+                    known.pin(where, fingerprint)
+                else:
+                    click.echo(f"trusting the beacon's fingerprint {fingerprint}", err=True)
         else:
             host_, port_ = _address(address, DEFAULT_PORT)
         where = f"{host_}:{port_}"
