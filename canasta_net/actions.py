@@ -152,12 +152,3 @@ def parse_action(text: str) -> Action:
     if verb not in VERBS:
         raise ActionParseError(f"unknown action {verb!r}; actions: {', '.join(VERBS)}")
     raise ActionParseError(f"cannot read {text.strip()!r}: see 'help' for the form of {verb!r}")
-
-
-def action_cards(action: Action) -> tuple[int, ...]:
-    """The hand cards an action uses (faces)."""
-    if isinstance(action, TakePile | Meld | AddToMeld):
-        return action.cards
-    if isinstance(action, Discard):
-        return (action.card,)
-    return ()

@@ -173,10 +173,6 @@ _identity_option = click.option(
 )
 
 
-def _print_event(line: str) -> None:
-    click.echo(line)
-
-
 def _watch_events(service: Callable[[], Any]) -> ServiceEvents:
     """Print what happens at the table (for a host whose seat a bot plays)."""
     from .eventlog import parse_stored_record

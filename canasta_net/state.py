@@ -742,7 +742,7 @@ class HandState:
         for c in used:
             self.hands[seat].remove(c)
         cards = [top_card, *used]
-        self._lay(seat, team, cards, existing, shape, from_pile=True)
+        self._lay(seat, team, cards, existing, shape)
         self.t.pending_pile = self.pile
         self.pile = []
         self.t.drew = "pile"
@@ -767,7 +767,6 @@ class HandState:
         cards: list[int],
         existing: int | None,
         shape: GroupShape | None,
-        from_pile: bool = False,
     ) -> None:
         rules = self.rules
         faces = self.faces(cards)
