@@ -12,22 +12,18 @@ import random
 from typing import Any
 
 import pytest
-from positions import short_position
+from rulecases import act, faces, phase_of, rejects, short_position, texts
 
 from canasta_net.actions import (
-    Action,
     AddToMeld,
     AskGoOut,
     Draw,
     Meld,
     TakePile,
-    parse_action,
 )
 from canasta_net.cards import Deck, is_red_three, parse_face
-from canasta_net.errors import REASONS, IllegalAction
 from canasta_net.match import Match, MatchOver
 from canasta_net.melds import MeldKind, TableMeld, is_wild
-from canasta_net.position import position_to_dict
 from canasta_net.rules import RuleSet, preset
 from canasta_net.scoring import TeamScore, score_hand
 from canasta_net.state import EndReason, HandState, Phase
@@ -41,56 +37,6 @@ OUTNUMBER = CLASSIC.with_changes(wild_rule="naturals_outnumber")
 # ---------------------------------------------------------------------------------- helpers
 def pos(rules: str | RuleSet = "classic", **kw: Any) -> HandState:
     return short_position(rules, **kw)
-
-
-def _key(action: Action) -> object:
-    if isinstance(action, Meld | TakePile):
-        return (type(action).__name__, tuple(sorted(action.cards)))
-    if isinstance(action, AddToMeld):
-        return ("add", action.meld, tuple(sorted(action.cards)))
-    return action
-
-
-def _listed(state: HandState, action: Action) -> bool:
-    keys = {_key(a) for a in state.legal_actions()}
-    return _key(state.normalize(action)) in keys
-
-
-def act(state: HandState, *texts: str, seat: int | None = None) -> None:
-    """Apply actions that must be legal (and listed among the legal actions)."""
-    for text in texts:
-        action = parse_action(text)
-        assert state.is_legal(action, seat), f"{text!r} should be legal"
-        assert _listed(state, action), f"{text!r} is legal but not listed"
-        state.apply(action, seat)
-
-
-def rejects(state: HandState, text: str, code: str, seat: int | None = None) -> IllegalAction:
-    """The action is refused with ``code``, the state is unchanged, and it is not listed."""
-    assert code in REASONS
-    action = parse_action(text)
-    before = position_to_dict(state)
-    with pytest.raises(IllegalAction) as info:
-        state.apply(action, seat)
-    assert info.value.code == code, f"{text!r}: {info.value.code} ({info.value})"
-    assert position_to_dict(state) == before
-    assert not state.is_legal(action, seat)
-    if seat is None:
-        assert not _listed(state, action)
-    return info.value
-
-
-def phase_of(state: HandState) -> Phase:
-    """The phase, read through a call so that type checkers do not narrow it across actions."""
-    return state.phase
-
-
-def faces(state: HandState, seat: int) -> list[str]:
-    return sorted(state.deck.card_text(c) for c in state.hands[seat])
-
-
-def texts(state: HandState, cards: list[int]) -> list[str]:
-    return sorted(state.deck.card_text(c) for c in cards)
 
 
 def meld_of(state: HandState, team: int, rank_text: str) -> TableMeld:

@@ -15,24 +15,21 @@ import random
 from typing import Any
 
 import pytest
-from positions import short_position
+from rulecases import act, faces, rejects, short_position, texts
 
 from canasta_net.actions import (
-    Action,
-    AddToMeld,
     AskGoOut,
     Draw,
-    Meld,
     TakePile,
     TakeTop,
     parse_action,
 )
 from canasta_net.bots import make_bot
 from canasta_net.cards import JOKER, Deck, is_red_three, parse_face
-from canasta_net.errors import REASONS, IllegalAction
+from canasta_net.errors import IllegalAction
 from canasta_net.match import Match, MatchOver
 from canasta_net.melds import MeldKind, TableMeld, canasta_bonus
-from canasta_net.position import position_from_dict, position_to_dict
+from canasta_net.position import position_from_dict
 from canasta_net.rules import RuleSet, RuleSetError, preset
 from canasta_net.scoring import TeamScore, score_hand
 from canasta_net.simulate import cards_in_play, play_hand
@@ -52,58 +49,6 @@ def bol(**kw: Any) -> HandState:
     """A Bolivia position; the first-canasta bonus is taken as given unless said otherwise."""
     kw.setdefault("canasta_bonus_given", True)
     return pos("bolivia", **kw)
-
-
-def _key(action: Action) -> object:
-    if isinstance(action, Meld):
-        return ("meld", tuple(sorted(action.cards)))
-    if isinstance(action, TakePile):
-        return ("take-pile", tuple(sorted(action.cards)), action.meld)
-    if isinstance(action, AddToMeld):
-        return ("add", action.meld, tuple(sorted(action.cards)))
-    return action
-
-
-def _listed(state: HandState, action: Action) -> bool:
-    keys = {_key(a) for a in state.legal_actions()}
-    return _key(state.normalize(action)) in keys
-
-
-def act(state: HandState, *texts: str, seat: int | None = None) -> None:
-    """Apply actions that must be legal (and listed among the legal actions)."""
-    for text in texts:
-        action = parse_action(text)
-        assert state.is_legal(action, seat), f"{text!r} should be legal"
-        assert _listed(state, action), f"{text!r} is legal but not listed"
-        state.apply(action, seat)
-
-
-def rejects(state: HandState, text: str, code: str, seat: int | None = None) -> IllegalAction:
-    """The action is refused with ``code``, the state is unchanged, and it is not listed."""
-    assert code in REASONS, code
-    action = parse_action(text)
-    before = position_to_dict(state)
-    with pytest.raises(IllegalAction) as info:
-        state.apply(action, seat)
-    assert info.value.code == code, f"{text!r}: {info.value.code} ({info.value})"
-    assert position_to_dict(state) == before
-    assert not state.is_legal(action, seat)
-    if seat is None:
-        assert not _listed(state, action)
-    return info.value
-
-
-def phase_of(state: HandState) -> Phase:
-    """The phase, read through a call so that type checkers do not narrow it across actions."""
-    return state.phase
-
-
-def faces(state: HandState, seat: int) -> list[str]:
-    return sorted(state.deck.card_text(c) for c in state.hands[seat])
-
-
-def texts(state: HandState, cards: list[int]) -> list[str]:
-    return sorted(state.deck.card_text(c) for c in cards)
 
 
 def groups_of(state: HandState, team: int, rank_text: str) -> list[TableMeld]:
