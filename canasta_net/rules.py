@@ -266,9 +266,11 @@ VIENNA = CLASSIC.with_changes(
     one_card_pile_rule=False,
 )
 
-SAMBA = CLASSIC.with_changes(
-    name="samba",
-    description="Samba: 162 cards, draw two, sequences (a samba: 1500), two canastas to go out",
+# What Samba and Bolivia share: three packs, fifteen cards, draw two, groups of at most two wild
+# cards that the naturals outnumber, several groups of a rank, sequences worth 1500 when closed.
+_THREE_DECKS = CLASSIC.with_changes(
+    name="three-decks",
+    description="the three-deck games' common ground (not a preset)",
     decks=3,
     jokers_per_deck=2,
     hand_size=15,
@@ -276,20 +278,24 @@ SAMBA = CLASSIC.with_changes(
     wild_rule="naturals_outnumber",
     max_wilds_in_group=2,
     one_group_per_rank=False,
-    merge_groups=True,
     sequences=True,
-    wilds_on_canasta=False,
     sequence_canasta_bonus=1500,
+    pile_take_with_wild=False,
+    one_card_pile_rule=False,
+)
+SAMBA = _THREE_DECKS.with_changes(
+    name="samba",
+    description="Samba: 162 cards, draw two, sequences (a samba: 1500), two canastas to go out",
+    merge_groups=True,
+    wilds_on_canasta=False,
     red_three_all_bonus=1000,
     red_three_positive_if="two_canastas",
     going_out_bonus=200,
     concealed_bonus=200,
     canastas_to_go_out=2,
     initial_minimums=((-(10**9), 15), (0, 50), (1500, 90), (3000, 120), (7000, 150)),
-    pile_take_with_wild=False,
     pile_always_frozen=True,
     take_top_to_sequence=True,
-    one_card_pile_rule=False,
     target=10000,
 )
 SAMBA_2P = SAMBA.with_changes(
@@ -298,21 +304,12 @@ SAMBA_2P = SAMBA.with_changes(
 SAMBA_3P = SAMBA.with_changes(
     name="samba-3p", description="Samba for 3, each for himself", players=3, partnerships=False
 )
-BOLIVIA = CLASSIC.with_changes(
+BOLIVIA = _THREE_DECKS.with_changes(
     name="bolivia",
     description="Bolivia: 162 cards, escaleras and bolivias, no going out, a match of 4 hands",
-    decks=3,
-    jokers_per_deck=2,
-    hand_size=15,
-    draw_count=2,
-    wild_rule="naturals_outnumber",
-    max_wilds_in_group=2,
-    one_group_per_rank=False,
-    sequences=True,
     wild_melds=True,
     max_meld_size=7,
     black_threes_only_going_out=False,
-    sequence_canasta_bonus=1500,
     wild_canasta_bonus=2000,
     natural_sevens_bonus=1500,
     mixed_sevens_bonus=1000,
@@ -323,9 +320,7 @@ BOLIVIA = CLASSIC.with_changes(
     black_three_left_penalty=200,
     seven_left_penalty=500,
     initial_minimums=((-(10**9), 60), (3500, 100), (7000, 140), (10500, 180)),
-    pile_take_with_wild=False,
     forced_pile_take_at_stock_end=False,
-    one_card_pile_rule=False,
     target=0,
     match_hands=4,
 )
