@@ -62,6 +62,7 @@ __all__ = [
     "StoredRecord",
     "Truncation",
     "VerificationReport",
+    "decode_log_map",
     "iter_records",
     "iter_verified",
     "open_log_for_writing",
@@ -358,6 +359,12 @@ def _decode_map(data: bytes, record_no: int, what: str) -> dict[str, Any]:
             record_no, "bad-encoding", f"{what} holds an ext value (only plain msgpack is allowed)"
         )
     return cast(dict[str, Any], value)
+
+
+def decode_log_map(data: bytes, record_no: int, what: str) -> dict[str, Any]:
+    """Decode a map exactly as the log's reader does (no ext types, no repeated keys, no
+    trailing bytes): what a host checks before it accepts bytes it must later journal."""
+    return _decode_map(data, record_no, what)
 
 
 def _bad(record_no: int, reason: str) -> LogFormatError:

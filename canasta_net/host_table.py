@@ -32,10 +32,10 @@ from .eventlog import (
     LogVerifier,
     LogWriter,
     RecordInfo,
+    decode_log_map,
     iter_records,
     record_hash,
 )
-from .eventlog import _decode_map as decode_log_map
 from .games import Game, GameMatch, canasta_game
 from .identity import BadSignature, Identity, verify
 from .rules import RuleSet
