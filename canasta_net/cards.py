@@ -146,9 +146,14 @@ def pick_cards(face_of: Sequence[int], hand: Iterable[int], faces: Sequence[int]
 
     Raises ``IllegalAction("card-not-in-hand")`` if the hand lacks one of them.
     """
+    return pick_in_order(face_of, sorted(hand), faces)
+
+
+def pick_in_order(face_of: Sequence[int], cards: Iterable[int], faces: Sequence[int]) -> list[int]:
+    """The first cards of ``cards`` (in their order) that show ``faces``, or raise."""
     from .errors import IllegalAction
 
-    available = sorted(hand)
+    available = list(cards)
     chosen: list[int] = []
     for f in faces:
         for c in available:

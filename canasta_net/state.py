@@ -35,6 +35,7 @@ from .cards import (
     is_red_three,
     is_three,
     pick_cards,
+    pick_in_order,
     rank_of,
     sort_key,
 )
@@ -107,6 +108,15 @@ def _frozen_pile_error(rank: int) -> IllegalAction:
     )
 
 
+def upcard_turns_again(rules: RuleSet, face: int) -> bool:
+    """Whether an upcard showing ``face`` is covered by the next stock card at the deal."""
+    return (
+        is_wild(face)
+        or is_red_three(face)
+        or (is_black_three(face) and rules.upcard_turns_on_black_three)
+    )
+
+
 class HandState:
     """One hand: hands, stock, discard pile, melds, red threes, whose turn, and the phase."""
 
@@ -149,6 +159,11 @@ class HandState:
         self.t = TurnState()
         self.end: HandEnd | None = None
         self.canasta_bonus_given = False
+        # Blind dealing (docs/blind-deal.md): seats whose hands this state holds only stand-in
+        # cards for. Guards that read the rest of such a hand are left to the hand-end audit.
+        self.hidden_hands: frozenset[int] = frozenset()
+        # Cards a lay takes first (in this order) when other cards of the hand show the same face.
+        self.prefer_cards: tuple[int, ...] = ()
 
     @classmethod
     def blank(
@@ -172,13 +187,7 @@ class HandState:
         while True:
             card = self.stock.pop()
             self.pile.append(card)
-            f = face[card]
-            turn_again = (
-                is_wild(f)
-                or is_red_three(f)
-                or (is_black_three(f) and rules.upcard_turns_on_black_three)
-            )
-            if not turn_again:
+            if not upcard_turns_again(rules, face[card]):
                 break
         for k in range(n):
             seat = (self.dealer + 1 + k) % n
@@ -427,7 +436,15 @@ class HandState:
             )
 
     def _take_from_hand(self, seat: int, faces: Sequence[int]) -> list[int]:
-        """The card ids in ``seat``'s hand for ``faces`` (lowest id first), or raise."""
+        """The card ids in ``seat``'s hand for ``faces`` (lowest id first, the cards of
+        :attr:`prefer_cards` before any other), or raise."""
+        if self.prefer_cards:
+            hand = self.hands[seat]
+            first = [c for c in self.prefer_cards if c in hand]
+            taken = set(first)
+            return pick_in_order(
+                self.deck.face, first + sorted(c for c in hand if c not in taken), faces
+            )
         return pick_cards(self.deck.face, self.hands[seat], faces)
 
     def _must_take_pile(self) -> bool:
@@ -473,6 +490,9 @@ class HandState:
         opened = self.opened[team] or points_after >= self._minimum(team)
         if cards_after > 1 and opened and self.t.permission is not True:
             return  # the common case: nothing can go wrong
+        if seat in self.hidden_hands:
+            self._check_after_hidden_lay(cards_after, canastas_after, opened)
+            return
         team_melds, sequences = melds_after()
         concealed = (
             self._could_go_concealed(seat)
@@ -521,6 +541,21 @@ class HandState:
             raise IllegalAction(
                 "initial-meld-unreachable",
                 f"After that lay the initial meld could no longer reach {self._minimum(team)}.",
+            )
+
+    def _check_after_hidden_lay(self, cards_after: int, canastas_after: int, opened: bool) -> None:
+        """The guards of :meth:`_check_after_lay` that need no hidden card: the rest (whether
+        the hand could still lay out, reach the minimum, or go out) are the audit's."""
+        if cards_after > 1:
+            return
+        if self.t.permission is False:
+            raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
+        if cards_after == 1:
+            canastas_after = max(canastas_after, self.rules.canastas_to_go_out)
+        self._check_cards_left(cards_after, canastas_after)
+        if not opened and not (self._could_go_concealed(self.turn) and self.t.drew == "stock"):
+            raise IllegalAction(
+                "initial-meld-too-low", self._minimum_sentence(self.team_of(self.turn))
             )
 
     def _initial_possible(self) -> bool:
@@ -664,7 +699,8 @@ class HandState:
             m = self.melds[team][existing]
             if m.size + len(melded) >= rules.canasta_size and not m.is_canasta(rules):
                 canastas_after += 1
-        if not self.opened[team]:  # the top card and the hand must reach the minimum
+        if not self.opened[team] and seat not in self.hidden_hands:
+            # the top card and the hand must reach the minimum
             team_melds = self._meld_counts(team)
             if existing is not None:
                 m = self.melds[team][existing]
@@ -1076,7 +1112,7 @@ class HandState:
                 "ask-not-allowed",
                 "Ask only after drawing from the stock and before melding, once a turn.",
             )
-        if not self.can_go_out():
+        if seat not in self.hidden_hands and not self.can_go_out():
             raise IllegalAction("ask-not-allowed", "You cannot go out this turn, so do not ask.")
 
     def can_go_out(self) -> bool:
@@ -1375,4 +1411,5 @@ class HandState:
         other.end = self.end
         other.canasta_bonus_given = self.canasta_bonus_given
         other.team_map, other.lone = list(self.team_map), self.lone
+        other.hidden_hands, other.prefer_cards = self.hidden_hands, self.prefer_cards
         return other
