@@ -137,6 +137,7 @@ class HostTable:
         if deal_mode not in R.DEAL_MODES:
             raise ValueError(f"unknown deal mode {deal_mode!r}")
         self.rules = self.game.rules
+        self.deal_mode = deal_mode
         self.table_id = table_id
         self.seats = list(seats)
         self.header_keys = [s.key for s in seats]  # the keys the header lists, before any stand-in
@@ -240,15 +241,28 @@ class HostTable:
                 verify(self.seats[seat].key, ACTION_KIND, act, asig)
             except BadSignature:
                 raise TableError("bad-signature", "the signature does not verify", seat) from None
-            if type_ in ("commit", "reveal"):
-                out = self._deal_message(seat, type_, fields, act, asig, seed)
-            elif type_ == "action":
-                out = self._action(seat, fields, act, asig)
-            else:
-                out = self._chat(seat, fields, act, asig)
+            out = self._dispatch(seat, type_, fields, act, asig, seed)
         except R.MessageError as e:
             raise TableError(e.code, str(e), seat) from None
         return out
+
+    def _dispatch(
+        self,
+        seat: int,
+        type_: str,
+        fields: dict[str, Any],
+        act: bytes,
+        asig: bytes,
+        seed: bytes | None,
+    ) -> list[RecordInfo]:
+        """A verified, in-sequence message of ``type_``: the records it makes."""
+        if type_ in ("commit", "reveal"):
+            return self._deal_message(seat, type_, fields, act, asig, seed)
+        if type_ == "action":
+            return self._action(seat, fields, act, asig)
+        if type_ == "chat":
+            return self._chat(seat, fields, act, asig)
+        raise TableError("bad-message", f"{type_!r} is not used at a {self.deal_mode} table", seat)
 
     def _accept(self, seat: int) -> None:
         self.next_aseq[seat] += 1
@@ -345,7 +359,14 @@ class HostTable:
     # ------------------------------------------------------------------ hand end
     def _end_hand(self) -> list[RecordInfo]:
         state, dealer = self.state, self.dealer
-        assert state is not None and state.end is not None and dealer is not None
+        assert state is not None and dealer is not None
+        return self._close_hand(state, dealer.end_of_hand())
+
+    def _close_hand(
+        self, state: HandState, secrets_record: tuple[str, dict[str, Any]]
+    ) -> list[RecordInfo]:
+        """Score the finished hand, publish its secrets, and ask every seat to sign the result."""
+        assert state.end is not None
         team_scores = [score.to_dict() for score in self.match.record_hand(state)]
         end = state.end
         hand_end = self._append(
@@ -358,7 +379,7 @@ class HostTable:
                 "totals": list(self.match.scores),
             },
         )
-        seeds = self._append(*dealer.end_of_hand())
+        seeds = self._append(*secrets_record)
         self.checkpoint_msg = R.pack(
             {
                 "table": self.table_id,
@@ -466,6 +487,11 @@ class HostTable:
         report = writer.resumed_from
         assert report is not None
         header = report.header
+        if header.deal != "commit-reveal":
+            raise ValueError(
+                f"resuming a {header.deal}-dealt table is not supported: its seats' secrets "
+                "are not in the host's log"
+            )
         file.seek(0)
         data = file.read(report.valid_length)
         file.seek(report.valid_length)

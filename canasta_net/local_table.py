@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from .blind_seat import BlindSeat, HandContext, act_of_body
+from .blind_table import BlindHostTable
 from .bots import Bot, choose_for
 from .eventlog import LogWriter, RecordInfo
 from .games import game_of_rules
@@ -31,17 +33,47 @@ class LocalMatch:
     seats: list[SeatSigner]
     bots: list[Bot]
     records: int = 0
+    blind_seats: list[BlindSeat] | None = None  # a blind-dealt table: each seat's own view
 
     def _broadcast(self, infos: Sequence[RecordInfo]) -> None:
         for info in infos:
             self.records += 1
             for signer in self.seats:
                 signer.observe(info.hash)
+            if self.blind_seats is not None:
+                act = act_of_body(info.body)
+                for seat in self.blind_seats:
+                    seat.observe(info.kind, act)
+
+    def _blind_step(self, blind_seats: list[BlindSeat]) -> None:
+        host = self.host
+        hand = host.hand_no
+        for signer, seat in zip(self.seats, blind_seats, strict=True):
+            need = host.needs(signer.seat)
+            if need == "wait":
+                continue
+            if need == "checkpoint":
+                sig = signer.sign_checkpoint(host.checkpoint_msg)
+                self._broadcast(host.submit_checkpoint(signer.seat, sig))
+            elif need == "act":
+                state = seat.hand.state if seat.hand is not None else None
+                assert state is not None
+                action = choose_for(self.bots[signer.seat], state)
+                fields = seat.action_fields(action)
+                self._broadcast(host.submit(signer.seat, *signer.sign(hand, "action", **fields)))
+            else:
+                answer = seat.answer(hand, need)
+                assert answer is not None, f"seat {signer.seat} has no {need} to give"
+                type_, fields = answer
+                self._broadcast(host.submit(signer.seat, *signer.sign(hand, type_, **fields)))
+            return
 
     def step(self) -> None:
         """Advance the table by one round of messages."""
         host = self.host
-        if host.phase is TablePhase.COMMITTING:
+        if self.blind_seats is not None:
+            self._blind_step(self.blind_seats)
+        elif host.phase is TablePhase.COMMITTING:
             for signer in self.seats:
                 self._broadcast(host.submit(signer.seat, *signer.commit(host.hand_no)))
         elif host.phase is TablePhase.REVEALING:
@@ -81,6 +113,7 @@ def recorded_match(
     bot_kinds: Sequence[str] = ("greedy",),
     fsync: bool = False,
     table_id: bytes | None = None,
+    deal: str = "commit-reveal",
 ) -> LocalMatch:
     """Set up an all-bot table journaling to ``log_file``; deterministic for a given seed.
 
@@ -93,7 +126,7 @@ def recorded_match(
     table = table_id or rng.randbytes(16)
     entries = [SeatEntry(f"bot-{s}", identities[s].public_key, True) for s in range(rules.players)]
     writer = LogWriter(log_file, identities[0], fsync=fsync)
-    host = HostTable(
+    host = (BlindHostTable if deal == "blind" else HostTable)(
         game,
         table,
         entries,
@@ -111,4 +144,14 @@ def recorded_match(
         game.make_bot(bot_kinds[s % len(bot_kinds)], random.Random(rng.getrandbits(64)))
         for s in range(rules.players)
     ]
-    return LocalMatch(host, signers, bots)
+    blind_seats = None
+    if deal == "blind":
+
+        def context() -> HandContext:
+            return HandContext(host.match.dealer, host.match.minimums(), [e.key for e in entries])
+
+        blind_seats = [
+            BlindSeat(identities[s], s, game, table, context, rng.randbytes)
+            for s in range(rules.players)
+        ]
+    return LocalMatch(host, signers, bots, blind_seats=blind_seats)

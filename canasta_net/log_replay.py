@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from . import records as R
+from .blind.hand import BlindHand, BlindRefused, Violation
+from .blind_seat import BLIND_RECORD_KINDS, blind_act, feed_blind
 from .commit_reveal import DealError, verify_deal
 from .effects import action_effects, public_deal_fields, snapshot
 from .errors import IllegalAction
@@ -25,6 +27,8 @@ from .eventlog import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation
 from .games import CANASTA, GameMatch, UnknownGame, game_from_header
 from .match import MatchResult as ForfeitResult
 from .shuffle import commitment as make_commitment
+
+BLIND_RECORDS = frozenset(BLIND_RECORD_KINDS | {R.DEAL, R.HAND_END, R.SEEDS})
 
 
 class ReplayError(ValueError):
@@ -95,6 +99,7 @@ class Replayer:
         self.result: Any = None
         self.forfeit: tuple[int, str] | None = None
         self.over = False
+        self.blind_mode = header.deal == "blind"
         self._reset_hand(0)
 
     # ------------------------------------------------------------------ per-hand state
@@ -107,6 +112,7 @@ class Replayer:
         self.current: HandReplay | None = None
         self.hand_over = False
         self.seeds_published = False
+        self.blind: BlindHand | None = None
 
     @property
     def pending(self) -> int:
@@ -133,6 +139,9 @@ class Replayer:
         if self.over:
             self._fail(record, "after-end", "a record after the end of the match")
         kind = record.kind
+        if self.blind_mode and kind in BLIND_RECORDS:
+            self._on_blind(record)
+            return
         handler = {
             R.COMMIT: self._on_commit,
             R.COMMITMENTS: self._on_commitments,
@@ -342,6 +351,77 @@ class Replayer:
         self.seeds_published = True
         self._seeds_hash = record.hash
 
+    # ------------------------------------------------------------------ blind-dealt hands
+    def _blind_hand(self) -> BlindHand:
+        if self.blind is None:
+            self.blind = BlindHand(
+                self.rules,
+                self.table,
+                self.hand_no,
+                self.match.dealer,
+                self.match.minimums(),
+                [s.key for s in self.header.seats],
+            )
+            self.current = HandReplay(self.hand_no, self.match.dealer)
+            self.hands.append(self.current)
+            self.commitments = []
+        return self.blind
+
+    def _on_blind(self, record: StoredRecord) -> None:
+        """A blind-dealt hand: follow it as the host did; replay it fully at its end."""
+        hand = self._blind_hand()
+        kind = record.kind
+        if kind == R.DEAL:
+            expected = (
+                None
+                if hand.state is None
+                else {"hand": self.hand_no, **public_deal_fields(hand.state)}
+            )
+            if expected is None or {k: record.fields.get(k) for k in expected} != expected:
+                self._fail(record, "bad-deal", "the deal's public cards are not the hand's")
+            return
+        if kind == R.HAND_END:
+            try:
+                final = hand.verify()
+            except ValueError as e:
+                self._fail(record, "bad-hand-end", str(e))
+            except Violation as v:
+                self._fail(record, v.code, f"seat {v.seat}: {v.reason}", v.seat)
+            assert self.current is not None
+            self.current.state = final
+            self.current.actions = sum(1 for e in hand.events if e.action is not None)
+            self._check_hand_end(record)
+            return
+        if kind == R.SEEDS:
+            seeds = [hand.seeds.get(s) for s in range(self.rules.players)]
+            if not self.hand_over or record.fields.get("seeds") != seeds:
+                self._fail(record, "bad-seeds", "the published seeds are not the seats' reveals")
+            self.seeds_published = True
+            self._seeds_hash = record.hash
+            return
+        act = record.action
+        found = blind_act(kind, act)
+        if found is None or act is None or act.get("type") != kind:
+            self._fail(record, "bad-record", f"a {kind} record needs a signed {kind} message")
+            return
+        seat, type_, fields = found
+        if fields.get("hand") != self.hand_no:
+            self._fail(record, "wrong-hand", f"signed for hand {fields.get('hand')}", seat)
+        try:
+            feed_blind(hand, seat, type_, fields, self.game)
+        except BlindRefused as e:
+            self._fail(record, e.code, f"seat {seat}: {e}", seat)
+
+    def blind_violation(self) -> Violation | None:
+        """For a forfeit record after a blind hand: the violation the hand-end replay finds."""
+        if self.blind is None or self.blind.phase.value != "done":
+            return None
+        try:
+            self.blind.verify()
+        except Violation as v:
+            return v
+        return None
+
     def _on_checkpoint(self, record: StoredRecord) -> None:
         cp = record.checkpoint
         assert cp is not None
@@ -368,7 +448,12 @@ class Replayer:
             or (self.current and self.current.state)
         ):
             self._fail(record, "bad-forfeit", "a forfeit out of place")
-        self.forfeit = (seat, str(f.get("reason", "")))
+        reason = str(f.get("reason", ""))
+        if self.blind_mode and reason.startswith("violation"):
+            found = self.blind_violation()
+            if found is None or found.seat != seat:
+                self._fail(record, "bad-forfeit", "the hand's replay finds no such violation")
+        self.forfeit = (seat, reason)
 
     def _on_match_end(self, record: StoredRecord) -> None:
         f = record.fields

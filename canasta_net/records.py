@@ -14,6 +14,9 @@ A seat's signed message (``act``) is a msgpack map with the container's fields `
 ``action``     ``action`` (str)                 a game action in canonical text form
 ``chat``       ``text`` (str)                   a chat message
 =============  ===============================  ===========================================
+
+Blind-dealt tables (``docs/blind-deal.md``) add ``announce``, ``stage``, ``keys``, ``release`` and
+``reds``; there ``reveal`` carries the ``seed`` itself and ``action`` its card ``proofs``.
 """
 
 from __future__ import annotations
@@ -36,11 +39,14 @@ FORFEIT: Final = "forfeit"
 MATCH_END: Final = "match-end"
 CHAT: Final = "chat"
 
-ACT_TYPES: Final = frozenset({"commit", "reveal", "action", "chat"})
-MAX_ACT_SIZE: Final = 4096
+# the blind deal's messages (docs/blind-deal.md): an announcement, a stage output, sealed keys,
+# released keys, a report of the red threes among positions just received
+BLIND_TYPES: Final = frozenset({"announce", "stage", "keys", "release", "reds"})
+ACT_TYPES: Final = frozenset({"commit", "reveal", "action", "chat"}) | BLIND_TYPES
+MAX_ACT_SIZE: Final = 16384  # a stage output of 162 cards is 5.2 kB; a deal's sealed keys ~6 kB
 MAX_CHAT_LENGTH: Final = 500
 SALT_SIZE: Final = 16
-DEAL_MODES: Final = ("commit-reveal",)
+DEAL_MODES: Final = ("commit-reveal", "blind")
 
 
 class MessageError(ValueError):

@@ -84,6 +84,10 @@ class SeatSigner:
                 )
         return self.secrets[hand]
 
+    def sign(self, hand: int, type_: str, **fields: object) -> tuple[bytes, bytes]:
+        """Sign any message (the blind deal's ``stage``, ``keys``...) with the next sequence."""
+        return self._sign(hand, type_, **fields)
+
     def commit(self, hand: int) -> tuple[bytes, bytes]:
         return self._sign(hand, "commit", commitment=self.secret(hand).commitment)
 

@@ -14,6 +14,8 @@ from typing import Any, Final
 
 import msgpack
 
+from .records import MAX_ACT_SIZE
+
 PROTOCOL_MIN: Final = 1
 PROTOCOL_MAX: Final = 1
 MAX_FRAME: Final = 2 << 20  # a log record is at most 1 MiB; views and lists are far smaller
@@ -52,9 +54,9 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         "password": ((str, 200), _OPT),
         "resume": (_I, _OPT),
     },
-    "commit": {"act": (bytes, 4096), "asig": (bytes, 64)},
-    "reveal": {"act": (bytes, 4096), "asig": (bytes, 64), "seed": (bytes, 32)},
-    "act": {"act": (bytes, 4096), "asig": (bytes, 64)},
+    "commit": {"act": (bytes, MAX_ACT_SIZE), "asig": (bytes, 64)},
+    "reveal": {"act": (bytes, MAX_ACT_SIZE), "asig": (bytes, 64), "seed": (bytes, 32)},
+    "act": {"act": (bytes, MAX_ACT_SIZE), "asig": (bytes, 64)},
     "checkpoint": {"hand": _I, "sig": (bytes, 64)},
     # host -> peer
     "welcome": {"version": _I, "seat": _I, "table": _MAP, "aseq": _I, "head": (bytes, 32)},
@@ -74,7 +76,20 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
 
 PEER_TO_HOST: Final = frozenset({"hello", "commit", "reveal", "act", "checkpoint"})
 HOST_TO_PEER: Final = frozenset({"welcome", "record", "view", "turn", "seats", "error", "bye"})
-NEEDS: Final = frozenset({"commit", "reveal", "act", "checkpoint", "wait"})
+NEEDS: Final = frozenset(
+    {
+        "commit",
+        "reveal",
+        "act",
+        "checkpoint",
+        "wait",
+        "announce",
+        "stage",
+        "keys",
+        "release",
+        "reds",
+    }
+)
 
 
 def encode(message: Mapping[str, Any]) -> bytes:

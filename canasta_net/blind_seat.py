@@ -1,0 +1,149 @@
+"""A seat's side of blind-dealt hands (``docs/blind-deal.md``), sans-io.
+
+:class:`BlindSeat` holds the seat's secrets for the current hand and its own
+:class:`~canasta_net.blind.hand.BlindHand` (which opens the positions dealt to it), follows the
+table's signed messages as they arrive in the log, and answers what the hand needs from the seat.
+The remote peer (``net_peer``) and the host's own seats (``net_host``) both use it, so a seat
+played inside the host process holds its own cards and nothing more.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import records as R
+from .actions import Action
+from .blind.hand import BlindHand, BlindRefused
+from .blind.keys import SeatSecrets
+from .identity import Identity
+from .rules import RuleSet
+
+
+@dataclass(frozen=True)
+class HandContext:
+    """What a new hand starts from: the dealer, the initial-meld minimums, the seats' keys."""
+
+    dealer: int
+    minimums: Sequence[int]
+    keys: Sequence[bytes]
+
+
+def blind_act(kind: str, fields: dict[str, Any] | None) -> tuple[int, str, dict[str, Any]] | None:
+    """A blind-deal record's signed message: (seat, type, fields), or None for other records."""
+    if fields is None or kind not in BLIND_RECORD_KINDS:
+        return None
+    type_ = fields.get("type")
+    if not isinstance(type_, str) or type_ not in BLIND_RECORD_KINDS:
+        return None
+    return int(fields["seat"]), type_, fields
+
+
+BLIND_RECORD_KINDS = frozenset(R.BLIND_TYPES | {"reveal", "action"})
+
+
+def act_of_body(body: bytes) -> dict[str, Any] | None:
+    """The signed message inside a record body written by this process's own host, if any."""
+    fields = R.unpack_map(body, "record", limit=1 << 20)
+    act = fields.get("act")
+    return R.unpack_map(act, "signed message") if isinstance(act, bytes) else None
+
+
+def feed_blind(hand: BlindHand, seat: int, type_: str, fields: dict[str, Any], game: Any) -> None:
+    """Give a hand one seat's signed message, as the host took it (raises BlindRefused)."""
+    if type_ == "action":
+        text = fields.get("action")
+        try:
+            action = game.parse_action(text if isinstance(text, str) else "")
+        except ValueError as e:
+            raise BlindRefused("bad-action", str(e)) from None
+        hand.feed_action(seat, action, fields.get("proofs"))
+    else:
+        hand.feed(seat, type_, fields)
+
+
+class BlindSeat:
+    """One seat's secrets and view of the current blind-dealt hand."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seat: int,
+        game: Any,
+        table_id: bytes,
+        context: Callable[[], HandContext],
+        random_bytes: Callable[[int], bytes] = os.urandom,
+    ) -> None:
+        self.identity = identity
+        self.seat = seat
+        self.game = game
+        self.rules: RuleSet = game.rules
+        self.table_id = table_id
+        self.context = context
+        self.random_bytes = random_bytes
+        self.hand: BlindHand | None = None
+
+    def _hand(self, hand_no: int) -> BlindHand:
+        if self.hand is None or self.hand.hand_no != hand_no:
+            ctx = self.context()
+            secrets = SeatSecrets.generate(
+                self.table_id, hand_no, self.seat, self.rules.deck_size, self.random_bytes
+            )
+            self.hand = BlindHand(
+                self.rules,
+                self.table_id,
+                hand_no,
+                ctx.dealer,
+                ctx.minimums,
+                ctx.keys,
+                viewer=self.seat,
+                secrets=secrets,
+                identity=self.identity,
+            )
+        return self.hand
+
+    def observe(self, kind: str, act: dict[str, Any] | None) -> None:
+        """A record the host wrote (its signed message, if any): follow the hand."""
+        found = blind_act(kind, act)
+        if found is None:
+            return
+        seat, type_, fields = found
+        feed_blind(self._hand(int(fields["hand"])), seat, type_, fields, self.game)
+
+    def answer(self, hand_no: int, need: str) -> tuple[str, dict[str, Any]] | None:
+        """The message (type, fields) for a deal step the hand waits for, or None if this seat's
+        own view of the hand waits for nothing of that kind."""
+        hand = self._hand(hand_no)
+        wanted = hand.needs(self.seat)
+        if wanted.kind != need or need == "act":
+            return None
+        return need, hand.respond(wanted)
+
+    def legal_actions(self, hand_no: int) -> list[Action]:
+        hand = self._hand(hand_no)
+        if hand.state is None or hand.needs(self.seat).kind != "act":
+            return []
+        return hand.state.legal_actions()
+
+    def action_fields(self, action: Action) -> dict[str, Any]:
+        assert self.hand is not None
+        return {"action": str(action), "proofs": self.hand.proofs_for(action)}
+
+    def view(self) -> dict[str, Any] | None:
+        """The seat's own view of the hand (its cards, the public ones, counts of the rest)."""
+        if self.hand is None or self.hand.state is None:
+            return None
+        view: dict[str, Any] = self.game.seat_view(self.hand.state, self.seat)
+        return view
+
+
+__all__ = [
+    "BLIND_RECORD_KINDS",
+    "BlindSeat",
+    "HandContext",
+    "act_of_body",
+    "blind_act",
+    "feed_blind",
+]
