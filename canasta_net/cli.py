@@ -23,6 +23,7 @@ from .local_table import recorded_match
 from .net_host import ServiceEvents, TableConfig
 from .net_peer import PeerSession, describe_record
 from .players import TerminalPlayer
+from .rules import RuleSet
 from .simulate import simulate
 
 DEFAULT_PORT = 47475
@@ -319,6 +320,11 @@ def _start_announcer(
     return start_announcing(reactor, beacon, target=target)
 
 
+def _check_deal(deal: str, rules: Any) -> None:
+    if deal == "blind" and not isinstance(rules, RuleSet):
+        raise click.UsageError("--deal blind is for the Canasta games (not May I?)")
+
+
 @main.command()
 @click.option("--variant", default="classic", show_default=True)
 @click.option(
@@ -330,6 +336,14 @@ def _start_announcer(
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--name", default="you", show_default=True, help="Your name at the table.")
+@click.option(
+    "--deal",
+    type=click.Choice(["commit-reveal", "blind"]),
+    default="commit-reveal",
+    show_default=True,
+    help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
+    "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
+)
 @click.option("--delay", default=None, type=float, help="Seconds between bot moves.")
 @_identity_option
 def play(
@@ -340,9 +354,11 @@ def play(
     name: str,
     delay: float | None,
     identity_path: Path | None,
+    deal: str = "commit-reveal",
 ) -> None:
     """Play at a local table on 127.0.0.1: you against bots (no LAN announcement)."""
     rules = _rules_or_fail(variant)
+    _check_deal(deal, rules)
     bot_count = rules.players - 1 if bots is None else min(bots, rules.players)
     watch = bot_count >= rules.players
     identity = _identity(identity_path)
@@ -353,6 +369,7 @@ def play(
         host_plays=not watch,
         bot_delay=(0.0 if watch else 0.3) if delay is None else delay,
         max_hands=hands,
+        deal=deal,
     )
     if not watch:
         config.seats[0].name = name
@@ -425,6 +442,14 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
 @click.option("--delay", default=0.0, show_default=True, help="Seconds between bot moves.")
 @click.option("--player-name", default="host", show_default=True, help="Your name at the table.")
 @click.option("--insecure-seed", type=int, default=None, hidden=True)
+@click.option(
+    "--deal",
+    type=click.Choice(["commit-reveal", "blind"]),
+    default="commit-reveal",
+    show_default=True,
+    help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
+    "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
+)
 @_identity_option
 def host(
     bind: str,
@@ -445,9 +470,11 @@ def host(
     player_name: str,
     insecure_seed: int | None,
     identity_path: Path | None,
+    deal: str = "commit-reveal",
 ) -> None:
     """Host a table on the LAN: you play seat 0, others join, bots fill the rest."""
     rules = _rules_or_fail(variant)
+    _check_deal(deal, rules)
     identity = _identity(identity_path)
     if players is not None and bot_seats is not None:
         raise click.UsageError("give --players or --bots, not both")
@@ -464,6 +491,7 @@ def host(
         bot_delay=delay,
         max_hands=hands,
         insecure_seed=insecure_seed,
+        deal=deal,
     )
     config.seats[0].name = player_name
     resume = resume_path is not None

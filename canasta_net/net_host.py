@@ -28,6 +28,8 @@ from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 
 from . import wire
+from .blind_seat import BlindSeat, HandContext, act_of_body
+from .blind_table import BlindHostTable
 from .bots import Bot
 from .eventlog import LogWriter, RecordInfo, redact_for_seat
 from .framing import FrameProtocol
@@ -58,6 +60,7 @@ class TableConfig:
     host_plays: bool = True
     insecure_seed: int | None = None  # deterministic seeds, for tests; marked insecure
     max_hands: int | None = None  # stop after this many hands (the log then ends mid-match)
+    deal: str = "commit-reveal"  # or "blind": nobody, host included, sees another seat's cards
 
     @property
     def game(self) -> Game:
@@ -95,6 +98,7 @@ class LocalSeat:
     identity: Identity
     bot: Bot
     signer: SeatSigner | None = None
+    blind: BlindSeat | None = None  # a blind-dealt table: the seat's own secrets and cards
 
 
 @dataclass
@@ -224,6 +228,20 @@ class TableService:
             seed_source=keyed_seeds(identity, self.table_id),
         )
 
+    def _blind_seat_for(self, seat: int, identity: Identity) -> BlindSeat | None:
+        table = self.table
+        if table is None or not isinstance(table, BlindHostTable):
+            return None
+
+        def context() -> HandContext:
+            return HandContext(
+                table.match.dealer, table.match.minimums(), [s.key for s in table.seats]
+            )
+
+        return BlindSeat(
+            identity, seat, self.config.game, self.table_id, context, self.random_bytes
+        )
+
     def seat_summary(self) -> list[dict[str, Any]]:
         return [
             {
@@ -336,6 +354,10 @@ class TableService:
         if table is None or table.phase is TablePhase.OVER or slot.conn is not None:
             return
         need = table.needs(slot.seat)
+        if self.config.deal == "blind" and table.phase is not TablePhase.CHECKPOINTING:
+            # the seat's secrets for the hand left with the player: no stand-in can hold them
+            self._publish(table.forfeit(slot.seat, "the player left a blind-dealt hand"))
+            return
         if need == "reveal" or (table.phase is TablePhase.COMMITTING and need == "wait"):
             # only the player knows the seed committed to: no stand-in could reveal it
             self._publish(table.forfeit(slot.seat, "the player left before revealing a seed"))
@@ -388,7 +410,8 @@ class TableService:
             SeatEntry(s.name, s.key, s.is_bot)  # type: ignore[arg-type]
             for s in self.slots
         ]
-        self.table = HostTable(
+        table_class = BlindHostTable if self.config.deal == "blind" else HostTable
+        self.table = table_class(
             self.config.game,
             self.table_id,
             entries,
@@ -401,6 +424,7 @@ class TableService:
         for slot in self.slots:
             if slot.local is not None:
                 slot.local.signer = self._signer_for(slot.seat, slot.local.identity)
+                slot.local.blind = self._blind_seat_for(slot.seat, slot.local.identity)
         if self.events.on_started:
             self.events.on_started(self.table)
         self._publish(list(self.table.history))
@@ -411,9 +435,12 @@ class TableService:
         for info in infos:
             if self.events.on_record:
                 self.events.on_record(info)
+            act = act_of_body(info.body) if self.config.deal == "blind" else None
             for slot in self.slots:
                 if slot.local is not None and slot.local.signer is not None:
                     slot.local.signer.observe(info.hash)
+                if slot.local is not None and slot.local.blind is not None:
+                    slot.local.blind.observe(info.kind, act)
                 if slot.conn is not None:
                     data = redact_for_seat(info.stored, slot.seat)
                     slot.conn.send({"t": "record", "seq": info.seq, "data": data})
@@ -437,7 +464,11 @@ class TableService:
             "hand_no": table.hand_no,
             "scores": list(table.match.scores),
             "seats": self.seat_summary(),
-            "state": None if table.state is None else self.config.game.seat_view(table.state, seat),
+            # at a blind-dealt table the host holds stand-ins for hidden cards: each seat shows
+            # its own view of the hand
+            "state": None
+            if table.state is None or self.config.deal == "blind"
+            else self.config.game.seat_view(table.state, seat),
         }
 
     def _broadcast_seats(self) -> None:
@@ -490,7 +521,7 @@ class TableService:
             "hand": table.hand_no,
             "aseq": table.next_aseq[seat],
         }
-        if need == "act":
+        if need == "act" and self.config.deal != "blind":
             assert table.state is not None
             message["legal"] = [str(a) for a in table.state.legal_actions()]
         if need == "checkpoint":
@@ -506,7 +537,9 @@ class TableService:
         assert signer is not None
         hand = table.hand_no
         try:
-            if need == "commit":
+            if slot.local.blind is not None and need not in ("checkpoint", "wait"):
+                infos = self._local_blind_turn(slot, slot.local.blind, signer, need)
+            elif need == "commit":
                 infos = table.submit(slot.seat, *signer.commit(hand))
             elif need == "reveal":
                 act, sig, seed = signer.reveal(hand)
@@ -525,6 +558,26 @@ class TableService:
             log.failure("a local seat's message was refused: {code}", code=e.code)
             return
         self._publish(infos)
+
+    def _local_blind_turn(
+        self, slot: Slot, seat: BlindSeat, signer: SeatSigner, need: str
+    ) -> list[RecordInfo]:
+        table = self.table
+        assert table is not None and slot.local is not None
+        hand = table.hand_no
+        if need == "act":
+            state = seat.hand.state if seat.hand is not None else None
+            assert state is not None
+            legal = seat.legal_actions(hand)
+            action = slot.local.bot.choose(legal, state.hand_faces(slot.seat), state.rules)
+            return table.submit(
+                slot.seat, *signer.sign(hand, "action", **seat.action_fields(action))
+            )
+        answer = seat.answer(hand, need)
+        if answer is None:
+            raise TableError("out-of-step", f"seat {slot.seat}'s view of the hand differs")
+        type_, fields = answer
+        return table.submit(slot.seat, *signer.sign(hand, type_, **fields))
 
     def _finish(self) -> None:
         if self.finished:

@@ -22,6 +22,9 @@ from twisted.python.failure import Failure
 
 from . import records as R
 from . import wire
+from .blind.errors import BlindError
+from .blind.hand import BlindRefused
+from .blind_seat import BlindSeat, HandContext
 from .eventlog import (
     Header,
     LogError,
@@ -115,6 +118,7 @@ class PeerSession:
         self.done = False
         self.problem: str | None = None  # set when the host was caught misbehaving
         self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
+        self.blind: BlindSeat | None = None  # at a blind-dealt table: this seat's own cards
 
     # ------------------------------------------------------------------ outgoing
     @property
@@ -144,6 +148,8 @@ class PeerSession:
             self._record(message)
         elif t == "view":
             self.view = message["view"]
+            if self.blind is not None:  # the host cannot see this seat's cards: show our own
+                self.view = {**self.view, "state": self.blind.view()}
             self.player.show(self.view)
         elif t == "turn":
             self._turn(message, send)
@@ -218,9 +224,52 @@ class PeerSession:
                 self.replayer.feed(record)
             except ReplayError as e:
                 self._misbehaving(f"record {seq}: {e.reason}")
+        self._follow_blind(record)
         line = describe_record(record, self.names)
         if line:
             self.player.event(line)
+
+    def _follow_blind(self, record: StoredRecord) -> None:
+        """At a blind-dealt table, follow the hand with this seat's own secrets and cards."""
+        header, replayer = self.header, self.replayer
+        if header is None or header.deal != "blind" or self.seat is None or replayer is None:
+            return
+        if self.blind is None:
+            self._follow_blind_start()
+        assert self.blind is not None
+        try:
+            self.blind.observe(record.kind, record.action)
+        except (BlindRefused, BlindError) as e:
+            self._misbehaving(f"record {record.index}: {e}")
+
+    def _blind_turn(self, need: str, hand: int, send: Callable[[dict[str, Any]], None]) -> None:
+        blind, signer = self.blind, self.signer
+        assert blind is not None and signer is not None
+        if need == "act":
+            legal = blind.legal_actions(hand)
+            if not legal:
+                return  # our view of the hand is not there yet: the host prompts again
+            view = {**self.view, "state": blind.view()}
+            d = maybeDeferred(self.player.choose, [str(a) for a in legal], view)
+
+            def chosen(text: str) -> None:
+                if self.signer is None or self.done or self.blind is None:
+                    return
+                action = next((a for a in legal if str(a) == text), None)
+                if action is None:
+                    self.player.event(f"not a legal action: {text!r}")
+                    return
+                act, sig = self.signer.sign(hand, "action", **self.blind.action_fields(action))
+                send({"t": "act", "act": act, "asig": sig})
+
+            d.addCallbacks(chosen, lambda f: log.failure("choosing an action failed", f))
+            return
+        answer = blind.answer(hand, need)
+        if answer is None:
+            return  # our view waits for a record still on its way; the host prompts again
+        type_, fields = answer
+        act, sig = signer.sign(hand, type_, **fields)
+        send({"t": "act", "act": act, "asig": sig})
 
     def _turn(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         signer = self.signer
@@ -228,6 +277,11 @@ class PeerSession:
         if signer is None or self.problem is not None:
             return
         signer.aseq = message["aseq"]  # the host numbers what it has taken from this seat
+        if self.header is not None and self.header.deal == "blind" and need != "checkpoint":
+            if self.blind is None:
+                self._follow_blind_start()
+            self._blind_turn(need, hand, send)
+            return
         if need == "commit":
             act, sig = signer.commit(hand)
             send({"t": "commit", "act": act, "asig": sig})
@@ -261,6 +315,24 @@ class PeerSession:
                 self._misbehaving(f"refusing to sign hand {hand}: {reason}")
                 return
             send({"t": "checkpoint", "hand": hand, "sig": signer.sign_checkpoint(msg)})
+
+    def _follow_blind_start(self) -> None:
+        """The first hand's first prompt can come before any record of the hand."""
+        if self.header is not None and self.replayer is not None and self.seat is not None:
+            keys = [s.key for s in self.header.seats]
+            replayer = self.replayer
+
+            def context() -> HandContext:
+                return HandContext(replayer.match.dealer, replayer.match.minimums(), keys)
+
+            self.blind = BlindSeat(
+                self.identity,
+                self.seat,
+                replayer.game,
+                self.header.table,
+                context,
+                self.random_bytes,
+            )
 
     def _checkpoint_problem(self, msg: bytes, hand: int) -> str | None:
         """Why this seat will not sign the checkpoint, or None: its own replay must agree."""

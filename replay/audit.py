@@ -145,7 +145,7 @@ def _report(check: LogCheck, file: str) -> AuditReport:
     if header is not None and header.insecure:
         report.warnings.append(INSECURE_WARNING)
     if header is not None:
-        report.copy = _copy_kind(check.payload_seats, len(header.seats))
+        report.copy = _copy_kind(check.payload_seats, len(header.seats), header.deal)
     if replayer is not None:
         report.hands = [_hand_dict(hand) for hand in replayer.hands]
         report.match = _match_dict(replayer)
@@ -178,10 +178,12 @@ def _report(check: LogCheck, file: str) -> AuditReport:
     return report
 
 
-def _copy_kind(payload_seats: frozenset[int], seats: int) -> dict[str, Any]:
+def _copy_kind(payload_seats: frozenset[int], seats: int, deal: str) -> dict[str, Any]:
     """Whose copy of the log this is, judged by the private payloads it holds."""
     held = sorted(payload_seats)
-    if len(held) == seats:
+    if deal == "blind" and not held:
+        kind = "blind"  # no private payloads: every copy holds the same records
+    elif len(held) == seats:
         kind = "host"
     elif len(held) == 1:
         kind = "seat"

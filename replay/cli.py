@@ -191,10 +191,12 @@ def _audit_text(report: AuditReport) -> str:
     log = report.log
     if log is not None and report.failure is None:
         copy = report.copy.get("kind")
+        held = report.copy.get("payload_seats") or ["?"]
         whose = {
             "host": "the host's copy (every private payload)",
-            "seat": f"seat {report.copy.get('payload_seats', ['?'])[0]}'s own copy",
+            "seat": f"seat {held[0]}'s own copy",
             "public": "a copy without private payloads",
+            "blind": "a blind-dealt log (every copy holds the same records)",
         }.get(str(copy), f"a copy with the payloads of seats {report.copy.get('payload_seats')}")
         finished = sum(1 for hand in report.hands if hand["checkpoint_signers"])
         lines.append(

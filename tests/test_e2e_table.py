@@ -275,3 +275,43 @@ def test_three_deck_and_contract_games_across_processes(tmp_path: Path) -> None:
             timeout=60,
         )
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _labels_and_points(rules_name: str) -> list[bytes]:
+    from canasta_net.blind.points import card_points
+    from canasta_net.blind.schedule import labels_for_rules
+    from canasta_net.rules import preset
+
+    labels = labels_for_rules(preset(rules_name))
+    return [label.encode() for label in labels] + list(card_points(labels))
+
+
+def test_blind_match_across_processes(tmp_path: Path) -> None:
+    """``--deal blind``: a whole match, each seat in its own process; every copy audits and the
+    host's log holds no card point or label of a card before it is public."""
+    host, port, fingerprint, _ = _host(tmp_path, "--players", "4", "--deal", "blind")
+    joins = [
+        _join(tmp_path, name, port, fingerprint, tmp_path / f"{name}.cnlog")[0]
+        for name in ("alice", "bob", "carol")
+    ]
+    _finish(*joins, host)
+    assert [p.returncode for p in (*joins, host)] == [0, 0, 0, 0]
+    seats = {}
+    for name in ("alice", "bob", "carol"):
+        path = tmp_path / f"{name}.cnlog"
+        header = next(iter(iter_records(path.read_bytes())))
+        assert header.fields["deal"] == "blind"
+        seats[[s["name"] for s in header.fields["seats"]].index(name)] = path
+    _check_agree(tmp_path / "host.cnlog", seats)
+    for path in (tmp_path / "host.cnlog", *seats.values()):
+        result = subprocess.run(
+            [sys.executable, "-m", "replay", "audit", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+    # no card label and no bare card point anywhere in the log: cards travel encrypted
+    data = (tmp_path / "host.cnlog").read_bytes()
+    for needle in _labels_and_points("classic"):
+        assert needle not in data
