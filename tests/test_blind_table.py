@@ -1,0 +1,242 @@
+"""Blind-dealt hands at the table, sans-io: the host never holds a hidden card, every copy of the
+log verifies, and a seat that cheats is caught and named."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from canasta_net.blind.errors import BlindError
+from canasta_net.blind.hand import BlindHand, BlindRefused, HandPhase, Violation
+from canasta_net.blind.keys import SeatSecrets
+from canasta_net.blind.points import card_points
+from canasta_net.blind.schedule import labels_for_rules
+from canasta_net.cards import is_red_three
+from canasta_net.host_table import TablePhase
+from canasta_net.identity import Identity
+from canasta_net.local_table import recorded_match
+from canasta_net.log_replay import ReplayError, replay_log
+from canasta_net.rules import preset
+
+TABLE = b"blind-test-table"
+
+Tamper = Callable[[int, str, dict[str, Any], list[BlindHand]], dict[str, Any]]
+
+
+def _hands(variant: str, seed: int) -> tuple[BlindHand, list[BlindHand], random.Random]:
+    rules = preset(variant)
+    rng = random.Random(seed)
+    ids = [Identity.from_seed(bytes([s + 1]) * 32) for s in range(rules.players)]
+    keys = [i.public_key for i in ids]
+    minimums = [rules.initial_minimum(0)] * rules.teams
+    host = BlindHand(rules, TABLE, 0, 0, minimums, keys)
+    seats = [
+        BlindHand(
+            rules,
+            TABLE,
+            0,
+            0,
+            minimums,
+            keys,
+            viewer=s,
+            secrets=SeatSecrets.generate(TABLE, 0, s, rules.deck_size, rng.randbytes),
+            identity=ids[s],
+        )
+        for s in range(rules.players)
+    ]
+    return host, seats, rng
+
+
+def _deal_step(host: BlindHand, seats: list[BlindHand]) -> None:
+    """One deal message: the first seat the hand waits for answers; everyone takes it."""
+    seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
+    need = host.needs(seat)
+    fields = seats[seat].respond(need)
+    for hand in (host, *seats):
+        hand.feed(seat, need.kind, fields)
+
+
+def _play(variant: str, seed: int, tamper: Tamper | None = None) -> BlindHand:
+    """One hand, random legal play; every seat's message goes to the host and every seat."""
+    host, seats, rng = _hands(variant, seed)
+    while host.phase is not HandPhase.DONE:
+        seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
+        need = host.needs(seat)
+        assert seats[seat].needs(seat) == need  # everyone agrees on what comes next
+        view = seats[seat]
+        if need.kind == "act":
+            assert view.state is not None
+            action = rng.choice(view.state.legal_actions())
+            proofs = view.proofs_for(action)
+            for hand in (host, *seats):
+                hand.feed_action(seat, action, proofs)
+            continue
+        fields = view.respond(need)
+        if tamper is not None:
+            fields = tamper(seat, need.kind, fields, seats)
+        for hand in (host, *seats):
+            hand.feed(seat, need.kind, fields)
+    return host
+
+
+@pytest.mark.parametrize("variant", ["classic", "classic-2p", "samba-3p", "bolivia"])
+def test_a_blind_hand_verifies_and_the_host_knows_only_public_cards(variant: str) -> None:
+    host = _play(variant, 7)
+    final = host.verify()
+    assert final.is_over
+    # every position the host can open was opened in public
+    assert set(host.fixed) == host.public
+    assert host.received == {}
+
+
+def test_the_host_state_holds_no_card_point_of_a_hidden_card() -> None:
+    """Scan a dump of the host's whole hand object mid-hand for every card's point and label:
+    only the public ones may be there (the stand-in engine holds card ids, not secrets)."""
+    host, seats, _ = _hands("classic", 3)
+    while host.phase is not HandPhase.PLAY:
+        _deal_step(host, seats)
+    dump = pickle.dumps({k: v for k, v in vars(host).items() if k not in ("cards", "labels")})
+    labels = labels_for_rules(preset("classic"))
+    points = card_points(labels)
+    public_cards = {host.fixed[p] for p in host.public}
+    for card, point in enumerate(points):
+        if card not in public_cards:
+            assert point not in dump, labels[card]
+    # and a seat's view holds its own cards and the public ones only
+    for s, view in enumerate(seats):
+        own = {view.fixed[p] for p in view.fixed if p not in view.public}
+        dealt = set(view.schedule.hands[s]) | set(range(view.dealt + 1, view.dealt + view.consumed))
+        assert {p for p in view.fixed if p not in view.public} <= dealt
+        assert len(own) >= len(view.schedule.hands[s]) - 4  # red threes dealt are public
+
+
+def test_a_concealed_red_three_is_named_at_the_hand_end() -> None:
+    """A seat that reports no red three among cards it received, when one is there: the host
+    cannot see it, the hand-end replay with every card known names the seat."""
+    for seed in range(20):
+        host = _play("classic", seed)
+        reports = [e for e in host.events if e.action is None and e.reds]
+        if reports:
+            break
+    assert reports, "no red three was dealt or drawn in 20 hands"
+    host.verify()  # honest as played
+    liar = reports[-1]
+    liar.reds = ()  # what the log would hold had the seat kept it hidden
+    with pytest.raises(Violation) as caught:
+        host.verify()
+    assert caught.value.seat == liar.seat
+    assert caught.value.code == "concealed-red-three"
+
+
+def test_a_wrong_sealed_key_is_named() -> None:
+    """Seat 1 seals another seat's position key in place of its own: the receiver cannot open
+    the card; the hand-end audit names seat 1."""
+    host, seats, _ = _hands("classic", 5)
+    while host.phase is not HandPhase.DEAL_KEYS:
+        _deal_step(host, seats)
+    liar = seats[1]
+    honest = liar.secrets
+    assert honest is not None
+    wrong = SeatSecrets.derive(TABLE, 0, 1, b"\x07" * 32, liar.size)
+    object.__setattr__(wrong, "x25519_private", honest.x25519_private)  # it seals correctly
+    liar.secrets = wrong
+    fields = liar.respond(host.needs(1))
+    receiver = seats[0]
+    receiver.feed(1, "keys", fields)
+    with pytest.raises(BlindError):  # seat 0 cannot open the cards dealt to it
+        receiver._open_own(receiver.schedule.hands[0])
+    host.feed(1, "keys", fields)  # the host cannot tell: it routes ciphertext
+    # at the hand's end every seat reveals the seed it committed to, the liar too
+    host.seeds = {s: seats[s].secrets.seed for s in range(4) if s != 1}  # type: ignore[union-attr]
+    host.seeds[1] = honest.seed
+    host.phase = HandPhase.DONE
+    with pytest.raises(Violation) as caught:
+        host.verify()
+    assert (caught.value.seat, caught.value.code) == (1, "wrong-key")
+
+
+def test_a_duplicate_ciphertext_in_a_stage_output_is_refused_naming_the_seat() -> None:
+    host, seats, _ = _hands("classic", 2)
+    while host.phase is HandPhase.ANNOUNCE:
+        _deal_step(host, seats)
+    fields = seats[0].respond(host.needs(0))
+    deck = fields["deck"]
+    fields = {**fields, "deck": deck[:32] + deck[:32] + deck[64:]}
+    with pytest.raises(BlindRefused) as caught:
+        host.feed(0, "stage", fields)
+    assert caught.value.code in ("bad-deck", "bad-stage-signature")
+    assert host.phase is HandPhase.STAGES and host.stage_outputs == []
+
+
+def test_a_card_not_dealt_to_the_seat_is_refused() -> None:
+    """Playing a card with a proof for another seat's position (or a made-up card) is refused."""
+    host, seats, _ = _hands("classic", 4)
+    while True:
+        seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
+        need = host.needs(seat)
+        if need.kind == "act" and seats[seat].state is not None:
+            view = seats[seat]
+            assert view.state is not None
+            if view.state.phase.value == "play":
+                break
+            action = next(a for a in view.state.legal_actions() if str(a) == "draw")
+            for hand in (host, *seats):
+                hand.feed_action(seat, action, [])
+            continue
+        fields = seats[seat].respond(need)
+        for hand in (host, *seats):
+            hand.feed(seat, need.kind, fields)
+    view = seats[seat]
+    assert view.state is not None
+    other = (seat + 1) % 4
+    stolen = seats[other].schedule.hands[other][0]
+    from canasta_net.actions import Discard
+
+    card = seats[other].fixed[stolen]
+    discard = Discard(view.state.deck.face[card])
+    proof = [[stolen, seats[other].own_keys(stolen)]]
+    with pytest.raises(BlindRefused) as caught:
+        host.feed_action(seat, discard, proof)
+    assert caught.value.code == "bad-proof"
+    # a discard with no proof of a hidden card is refused too
+    own = next(c for c in view.state.hands[seat] if not is_red_three(view.state.deck.face[c]))
+    with pytest.raises(BlindRefused) as caught:
+        host.feed_action(seat, Discard(view.state.deck.face[own]), [])
+    assert caught.value.code in ("unproved-card", "card-not-in-hand")
+    assert host.needs(seat).kind == "act"  # nothing changed
+
+
+def test_a_blind_match_logs_verify_and_a_tampered_report_is_caught() -> None:
+    buf = io.BytesIO()
+    match = recorded_match(preset("classic"), buf, seed=11, deal="blind")
+    match.play(max_hands=1)
+    assert match.host.phase is not TablePhase.OVER
+    result = replay_log(buf.getvalue())
+    assert result.match.scores == match.host.match.scores
+    assert len(result.hands) == 1 and result.hands[0].state.is_over
+    # the host's log holds no hidden card's point: a seat's stage output is points encrypted
+    # under keys the host does not hold, and its records name no card label
+    data = buf.getvalue()
+    labels = labels_for_rules(preset("classic"))
+    for label in labels:
+        assert label.encode() not in data
+    # truncating the log in the middle of a hand leaves a verifiable prefix
+    cut = data[: len(data) // 3]
+    partial = replay_log(cut)
+    assert partial.hands and partial.hands[0].state is None
+
+
+def test_a_forged_violation_forfeit_is_refused_by_the_replayer() -> None:
+    with pytest.raises(ReplayError):
+        buf = io.BytesIO()
+        match = recorded_match(preset("classic-2p"), buf, seed=2, deal="blind")
+        match.play(max_hands=1)
+        host = match.host
+        # a forfeit for a violation the hand's replay does not find
+        host._append("forfeit", {"hand": host.hand_no, "seat": 1, "reason": "violation: x"})
+        replay_log(buf.getvalue())
