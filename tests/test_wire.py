@@ -287,7 +287,8 @@ def test_message_builds_and_validates() -> None:
 def test_limits() -> None:
     assert wire.MAX_FRAME == 2 * 1024 * 1024
     assert (wire.PROTOCOL_MIN, wire.PROTOCOL_MAX) == (1, 1)
-    assert {"commit", "reveal", "act", "checkpoint", "wait"} == wire.NEEDS
+    blind = {"announce", "stage", "keys", "release", "reds"}
+    assert {"commit", "reveal", "act", "checkpoint", "wait"} | blind == wire.NEEDS
     # a frame's length prefix is 4 bytes, big-endian: the framing layer's MAX_LENGTH
     from canasta_net.framing import FrameProtocol
 
@@ -330,6 +331,8 @@ def test_the_document_lists_every_code_the_host_can_send() -> None:
     raised = codes_in(src / "wire.py", r'WireError\(\s*"([a-z-]+)"')
     raised |= codes_in(src / "net_host.py", r'TableError\(\s*"([a-z-]+)"')
     raised |= codes_in(src / "host_table.py", r'TableError\(\s*"([a-z-]+)"')
+    raised |= codes_in(src / "blind_table.py", r'TableError\(\s*"([a-z-]+)"')
+    raised |= codes_in(src / "blind" / "hand.py", r'BlindRefused\(\s*"([a-z-]+)"')
     # the deal's refusals that a seat's commitment or reveal can meet
     raised |= {
         "duplicate-commitment",
