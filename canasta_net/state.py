@@ -100,6 +100,13 @@ def _canonical_faces(
     return (*nat, *twos, *([JOKER] * j))
 
 
+# How a listed candidate is checked (see HandState._play_candidates)
+CHECK_ALL = 0  # as apply() would
+CHECK_LAY = 1  # a meld or addition valid in itself by construction: only the guards after it
+CHECK_GROUP = 2  # a new group by construction (its naturals, then its wild cards): as CHECK_LAY
+LEGAL = 3  # legal by construction
+
+
 def _frozen_pile_error(rank: int) -> IllegalAction:
     return IllegalAction(
         "pile-frozen",
@@ -454,7 +461,8 @@ class HandState:
 
     def _check_after_lay(
         self,
-        hand_after: list[int],
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
         melds_after: Callable[[], tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]],
         canastas_after: int,
         points_after: int,
@@ -464,12 +472,13 @@ class HandState:
     ) -> None:
         """The guards that keep a lay from leading into a dead end (see docs/rules.md).
 
-        ``melds_after`` gives, only when a guard needs them, the team's groups after the lay and
-        its sequences laid this turn that may still grow. ``adds_to_old`` says the lay adds to a
+        ``cards_left`` is how many cards the hand keeps; ``counts_after`` gives them counted, and
+        ``melds_after`` the team's groups after the lay and its sequences laid this turn that may
+        still grow (both only when a guard needs them). ``adds_to_old`` says the lay adds to a
         meld of an earlier turn (which rules out going out concealed)."""
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
-        cards_after = len(hand_after) + extra_cards
+        cards_after = cards_left + extra_cards
         opened = self.opened[team] or points_after >= self._minimum(team)
         if cards_after > 1 and opened and self.t.permission is not True:
             return  # the common case: nothing can go wrong
@@ -484,7 +493,7 @@ class HandState:
                 raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
             if cards_after == 1 and not extra_cards and rules.going_out_allowed:
                 # the last card may still be laid to complete the canastas needed to go out
-                last = HandCounts.of(rules, self.faces(hand_after))
+                last = counts_after()
                 if can_lay_out(
                     rules, last, team_melds, 0, canastas_after, rules.canastas_to_go_out
                 ):
@@ -493,7 +502,7 @@ class HandState:
             if not opened and not (concealed and self.t.drew == "stock"):
                 raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
             return
-        counts = HandCounts.of(rules, self.faces(hand_after))
+        counts = counts_after()
         if self.t.permission is True and not can_lay_out(
             rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
         ):
@@ -833,14 +842,30 @@ class HandState:
     def _plan_meld(self, action: Meld) -> tuple[list[int], GroupShape]:
         self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
         used = self._take_from_hand(seat, action.cards)
-        shape = group_shape(rules, self.faces(used))
+        faces = self.faces(used)
+        shape = group_shape(rules, faces)
         hand_after = [c for c in self.hands[seat] if c not in used]
+        self._check_new_meld(
+            faces, shape, len(hand_after), lambda: HandCounts.of(rules, self.faces(hand_after))
+        )
+        return used, shape
+
+    def _check_new_meld(
+        self,
+        faces: Sequence[int],
+        shape: GroupShape,
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
+    ) -> None:
+        """The checks of a new meld of ``faces`` (from the hand, of that ``shape``) that depend on
+        the position: a rank already melded, and the guards after the lay."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
         extra = self._pending_pile_to_hand()
         if shape.kind is MeldKind.BLACK_THREES:
             if rules.black_threes_only_going_out and (
-                len(hand_after) + extra > 1 or self.canastas(team) < rules.canastas_to_go_out
+                cards_left + extra > 1 or self.canastas(team) < rules.canastas_to_go_out
             ):
                 raise IllegalAction(
                     "black-threes-only-going-out",
@@ -855,9 +880,9 @@ class HandState:
                 "meld-rank-exists",
                 f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
             )
-        is_canasta = shape.kind is not MeldKind.BLACK_THREES and len(used) >= rules.canasta_size
+        is_canasta = shape.kind is not MeldKind.BLACK_THREES and len(faces) >= rules.canasta_size
         points = self.t.initial_points + (
-            0 if self.opened[team] else sum(rules.card_value(f) for f in self.faces(used))
+            0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
 
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
@@ -867,19 +892,19 @@ class HandState:
             elif shape.kind is MeldKind.WILDS and WILD_MELD not in team_melds:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, shape.wilds)
             sequences = self._open_sequences(team)
-            if shape.kind is MeldKind.SEQUENCE and len(used) < rules.sequence_max:
+            if shape.kind is MeldKind.SEQUENCE and len(faces) < rules.sequence_max:
                 sequences.append((shape.suit, shape.low, shape.high))
             return team_melds, sequences
 
         self._check_after_lay(
-            hand_after,
+            cards_left,
+            counts_after,
             melds_after,
             self.canastas(team) + (1 if is_canasta else 0),
             points,
             is_canasta or self._own_canasta_this_turn(team),
             extra,
         )
-        return used, shape
 
     def _own_canasta_this_turn(self, team: int) -> bool:
         return any(
@@ -906,10 +931,30 @@ class HandState:
             )
         used = self._take_from_hand(seat, action.cards)
         faces = self.faces(used)
-        naturals, wilds, low, high = check_addition(rules, meld, faces)
         hand_after = [c for c in self.hands[seat] if c not in used]
+        self._check_addition(
+            action.meld,
+            faces,
+            len(hand_after),
+            lambda: HandCounts.of(rules, self.faces(hand_after)),
+        )
+        return used
+
+    def _check_addition(
+        self,
+        index: int,
+        faces: Sequence[int],
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
+    ) -> None:
+        """The checks of adding ``faces`` (from the hand) to the team's meld ``index``: the meld's
+        own rules, then the guards after the lay."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        meld = self.melds[team][index]
+        naturals, wilds, low, high = check_addition(rules, meld, faces)
         extra = self._pending_pile_to_hand()
-        becomes_canasta = meld.size < rules.canasta_size <= meld.size + len(used)
+        becomes_canasta = meld.size < rules.canasta_size <= meld.size + len(faces)
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
@@ -925,13 +970,14 @@ class HandState:
                 )
             elif meld.kind is MeldKind.WILDS:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, meld.wilds + wilds)
-            sequences = self._open_sequences(team, skip=action.meld)
+            sequences = self._open_sequences(team, skip=index)
             if meld.kind is MeldKind.SEQUENCE and high - low + 1 < rules.sequence_max:
                 sequences.append((meld.suit, low, high))
             return team_melds, sequences
 
         self._check_after_lay(
-            hand_after,
+            cards_left,
+            counts_after,
             melds_after,
             self.canastas(team) + becomes_canasta,
             points,
@@ -939,7 +985,6 @@ class HandState:
             extra,
             adds_to_old=meld.laid_turn != self.turn_no,
         )
-        return used
 
     # ------------------------------------------------------------------ merging two groups
     def _plan_merge(self, action: MergeMelds) -> None:
@@ -1101,6 +1146,22 @@ class HandState:
         """
         return list(self._legal())
 
+    def legal_actions_fully_checked(self) -> list[Action]:
+        """The legal list built the slow way, every candidate through the full check of
+        :meth:`apply`: what :meth:`legal_actions` and its fast paths must give (for tests)."""
+        if self.phase is Phase.OVER:
+            return []
+        if self.phase is Phase.ASKED:
+            candidates: Iterable[Action] = (Answer(True), Answer(False))
+        elif self.phase is Phase.DRAW:
+            candidates = list(self._draw_candidates())
+        else:
+            hand = self.hand_faces(self.turn)
+            candidates = [
+                a for a, _ in self._play_candidates(hand, HandCounts.of(self.rules, hand))
+            ]
+        return [a for a in candidates if self.is_legal(a)]
+
     def _legal(self) -> Iterator[Action]:
         if self.phase is Phase.OVER:
             return
@@ -1113,9 +1174,35 @@ class HandState:
                 if self.is_legal(a):
                     yield a
             return
-        for a, trusted in self._play_candidates():
-            if trusted or self.is_legal(a):
+        hand = self.hand_faces(self.turn)
+        counts = HandCounts.of(self.rules, hand)
+        for a, check in self._play_candidates(hand, counts):
+            if check == LEGAL or self._candidate_legal(a, check, len(hand), counts):
                 yield a
+
+    def _candidate_legal(self, action: Action, check: int, size: int, counts: HandCounts) -> bool:
+        """Whether a candidate of the play phase is legal, checked as far as its construction
+        (``check``) leaves open; ``size`` and ``counts`` describe the hand."""
+        if check == CHECK_ALL or not isinstance(action, Meld | AddToMeld):
+            return self.is_legal(action)
+        faces = action.cards
+        try:
+            if isinstance(action, AddToMeld):
+                self._check_addition(
+                    action.meld, faces, size - len(faces), lambda: counts.minus(faces)
+                )
+            else:
+                if check == CHECK_GROUP:
+                    naturals = sum(1 for f in faces if not is_wild(f))
+                    shape = GroupShape(
+                        MeldKind.GROUP, rank_of(faces[0]), naturals, len(faces) - naturals
+                    )
+                else:
+                    shape = group_shape(self.rules, faces)
+                self._check_new_meld(faces, shape, size - len(faces), lambda: counts.minus(faces))
+        except IllegalAction:
+            return False
+        return True
 
     def _draw_candidates(self) -> Iterator[Action]:
         yield Draw()
@@ -1149,18 +1236,18 @@ class HandState:
                 if m.kind is MeldKind.SEQUENCE:
                     yield TakeTop(i)
 
-    def _play_candidates(self) -> Iterator[tuple[Action, bool]]:
-        """Candidate lays and discards, each with whether it is legal by construction.
+    def _play_candidates(self, hand: list[int], counts: HandCounts) -> Iterator[tuple[Action, int]]:
+        """Candidate lays and discards from ``hand`` (the faces of the hand of the player to
+        move, counted in ``counts``), each with how far it must still be checked.
 
-        Candidates are built valid as melds; when nothing else can refuse them (the team has
-        opened, no answer binds the player, two or more cards stay in the hand) they skip the
-        full check, which is what makes listing cheap in the common case.
+        Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
+        refuse them (the team has opened, no answer binds the player, two or more cards stay in
+        the hand) they are LEGAL without a check, which is what makes listing cheap in the common
+        case.
         """
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
-        hand = self.hand_faces(seat)
         size = len(hand)
-        counts = HandCounts.of(rules, hand)
         naturals_by_rank: dict[int, list[int]] = {}
         twos_sorted: list[int] = []
         for f in sorted(hand):
@@ -1192,13 +1279,22 @@ class HandState:
                     for j, t, wild_faces in wild_choices:
                         used = n + j + t
                         if used and j + t <= wild_room and used <= room:
-                            yield AddToMeld(i, (*nat[:n], *wild_faces)), simple and size - used >= 2
+                            yield (
+                                AddToMeld(i, (*nat[:n], *wild_faces)),
+                                (LEGAL if simple and size - used >= 2 else CHECK_LAY),
+                            )
             elif m.kind is MeldKind.SEQUENCE:
                 for faces in self._sequence_extensions(m, hand):
-                    yield AddToMeld(i, faces), simple and size - len(faces) >= 2
+                    yield (
+                        AddToMeld(i, faces),
+                        (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
+                    )
             elif m.kind is MeldKind.WILDS:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
-                    yield AddToMeld(i, faces), simple and size - len(faces) >= 2
+                    yield (
+                        AddToMeld(i, faces),
+                        (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
+                    )
         # new groups
         for r, nat in naturals_by_rank.items():
             if len(nat) < 2 or r == THREE:
@@ -1210,17 +1306,20 @@ class HandState:
                 for j, t, wild_faces in wild_choices:
                     used = n + j + t
                     if used >= 3 and j + t <= limit and used <= cap:
-                        yield Meld((*nat[:n], *wild_faces)), simple and size - used >= 2
+                        yield (
+                            Meld((*nat[:n], *wild_faces)),
+                            (LEGAL if simple and size - used >= 2 else CHECK_GROUP),
+                        )
         if rules.sequences:
             for faces in self._new_sequences(hand):
-                yield Meld(faces), simple and size - len(faces) >= 2
+                yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
-                yield Meld(faces), simple and size - len(faces) >= 2
+                yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
         if counts.black_threes >= 3:
             b3 = sorted(f for f in hand if is_black_three(f))
             for n in range(3, min(len(b3), 4) + 1):
-                yield Meld(tuple(b3[:n])), False
+                yield Meld(tuple(b3[:n])), CHECK_ALL
         if (
             self.phase is Phase.PLAY
             and rules.merge_groups
@@ -1235,19 +1334,19 @@ class HandState:
             for i, rank in groups:
                 for j, other in groups:
                     if other == rank and i != j:
-                        yield MergeMelds(i, j), False
+                        yield MergeMelds(i, j), CHECK_ALL
         if self.phase is Phase.PLAY:
             pending = not self.opened[team] and self.t.initial_points > 0
             trusted = size >= 2 and self.t.permission is not True and not pending
             for f in sorted(set(hand), key=sort_key):
-                yield Discard(f), trusted and not is_red_three(f)
+                yield Discard(f), LEGAL if trusted and not is_red_three(f) else CHECK_ALL
             if (
                 self.t.drew == "stock"
                 and not self.t.laid
                 and self.t.permission is None
                 and rules.partner_of(seat) is not None
             ):
-                yield AskGoOut(), False
+                yield AskGoOut(), CHECK_ALL
 
     @staticmethod
     def _wild_sets(
