@@ -1146,22 +1146,6 @@ class HandState:
         """
         return list(self._legal())
 
-    def legal_actions_fully_checked(self) -> list[Action]:
-        """The legal list built the slow way, every candidate through the full check of
-        :meth:`apply`: what :meth:`legal_actions` and its fast paths must give (for tests)."""
-        if self.phase is Phase.OVER:
-            return []
-        if self.phase is Phase.ASKED:
-            candidates: Iterable[Action] = (Answer(True), Answer(False))
-        elif self.phase is Phase.DRAW:
-            candidates = list(self._draw_candidates())
-        else:
-            hand = self.hand_faces(self.turn)
-            candidates = [
-                a for a, _ in self._play_candidates(hand, HandCounts.of(self.rules, hand))
-            ]
-        return [a for a in candidates if self.is_legal(a)]
-
     def _legal(self) -> Iterator[Action]:
         if self.phase is Phase.OVER:
             return
