@@ -28,6 +28,7 @@ from .actions import (
 from .cards import (
     JOKER,
     RANK_NAMES,
+    SORT_KEYS,
     THREE,
     Deck,
     face_text,
@@ -36,7 +37,6 @@ from .cards import (
     is_three,
     pick_cards,
     rank_of,
-    sort_key,
 )
 from .errors import IllegalAction
 from .melds import (
@@ -105,6 +105,7 @@ CHECK_ALL = 0  # as apply() would
 CHECK_LAY = 1  # a meld or addition valid in itself by construction: only the guards after it
 CHECK_GROUP = 2  # a new group by construction (its naturals, then its wild cards): as CHECK_LAY
 LEGAL = 3  # legal by construction
+ILLEGAL = 4  # refused whatever else holds (listed only for tests of the shortcuts)
 
 
 def _frozen_pile_error(rank: int) -> IllegalAction:
@@ -1154,22 +1155,27 @@ class HandState:
             yield Answer(False)
             return
         if self.phase is Phase.DRAW:
-            for a in self._draw_candidates():
-                if self.is_legal(a):
+            for a, check in self._draw_candidates():
+                if check == LEGAL or (check != ILLEGAL and self.is_legal(a)):
                     yield a
             return
         hand = self.hand_faces(self.turn)
-        counts = HandCounts.of(self.rules, hand)
-        for a, check in self._play_candidates(hand, counts):
-            if check == LEGAL or self._candidate_legal(a, check, len(hand), counts):
+        counts: list[HandCounts] = []  # the hand counted, once a check needs it
+        for a, check in self._play_candidates(hand):
+            if check == LEGAL or self._candidate_legal(a, check, hand, counts):
                 yield a
 
-    def _candidate_legal(self, action: Action, check: int, size: int, counts: HandCounts) -> bool:
+    def _candidate_legal(
+        self, action: Action, check: int, hand: list[int], counted: list[HandCounts]
+    ) -> bool:
         """Whether a candidate of the play phase is legal, checked as far as its construction
-        (``check``) leaves open; ``size`` and ``counts`` describe the hand."""
+        (``check``) leaves open; ``hand`` is the faces of the hand, ``counted`` holds them
+        counted once that was needed."""
         if check == CHECK_ALL or not isinstance(action, Meld | AddToMeld):
             return self.is_legal(action)
-        faces = action.cards
+        if not counted:
+            counted.append(HandCounts.of(self.rules, hand))
+        counts, size, faces = counted[0], len(hand), action.cards
         try:
             if isinstance(action, AddToMeld):
                 self._check_addition(
@@ -1188,12 +1194,16 @@ class HandState:
             return False
         return True
 
-    def _draw_candidates(self) -> Iterator[Action]:
-        yield Draw()
+    def _draw_candidates(self) -> Iterator[tuple[Action, int]]:
+        """Candidate draws and pile takes, each with how far it must still be checked: with a
+        stock a draw is legal; a pile frozen for the team takes only a natural pair."""
+        yield Draw(), LEGAL if self.stock else CHECK_ALL
         top = self.pile_top
         if top is None or is_wild(top) or is_three(top):
             return
         rules, team = self.rules, self.team_of(self.turn)
+        frozen = self.frozen_for(team)
+        with_wild = CHECK_ALL if rules.pile_take_with_wild and not frozen else ILLEGAL
         hand = self.hand_faces(self.turn)
         rank = rank_of(top)
         targets: list[int | None] = [None]
@@ -1207,22 +1217,22 @@ class HandState:
         twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
         for target in targets:
             if target is not None or rules.one_group_per_rank:
-                yield TakePile((), target)
+                yield TakePile((), target), ILLEGAL if frozen else CHECK_ALL
             if len(nat) >= 2:
-                yield TakePile((nat[0], nat[1]), target)
+                yield TakePile((nat[0], nat[1]), target), CHECK_ALL
             if nat:
                 if JOKER in hand:
-                    yield TakePile((nat[0], JOKER), target)
+                    yield TakePile((nat[0], JOKER), target), with_wild
                 if twos:
-                    yield TakePile((nat[0], twos[0]), target)
+                    yield TakePile((nat[0], twos[0]), target), with_wild
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
                 if m.kind is MeldKind.SEQUENCE:
-                    yield TakeTop(i)
+                    yield TakeTop(i), CHECK_ALL
 
-    def _play_candidates(self, hand: list[int], counts: HandCounts) -> Iterator[tuple[Action, int]]:
+    def _play_candidates(self, hand: list[int]) -> Iterator[tuple[Action, int]]:
         """Candidate lays and discards from ``hand`` (the faces of the hand of the player to
-        move, counted in ``counts``), each with how far it must still be checked.
+        move), each with how far it must still be checked.
 
         Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
         refuse them (the team has opened, no answer binds the player, two or more cards stay in
@@ -1234,14 +1244,15 @@ class HandState:
         size = len(hand)
         naturals_by_rank: dict[int, list[int]] = {}
         twos_sorted: list[int] = []
+        jokers = 0
         for f in sorted(hand):
             if f == JOKER:
-                continue
-            if f % 13 == 1:
+                jokers += 1
+            elif f % 13 == 1:
                 twos_sorted.append(f)
             else:
                 naturals_by_rank.setdefault(f % 13, []).append(f)
-        jokers, twos = counts.jokers, counts.twos
+        twos = len(twos_sorted)
         max_w = rules.max_wilds_in_group
         wild_choices = [
             (j, t, (*twos_sorted[:t], *([JOKER] * j)))
@@ -1280,10 +1291,13 @@ class HandState:
                         (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
                     )
         # new groups
+        melded = (
+            {m.rank for m in self.melds[team] if m.kind is MeldKind.GROUP}
+            if rules.one_group_per_rank
+            else set()
+        )
         for r, nat in naturals_by_rank.items():
-            if len(nat) < 2 or r == THREE:
-                continue
-            if rules.one_group_per_rank and self.team_meld_of_rank(team, r) is not None:
+            if len(nat) < 2 or r == THREE or r in melded:
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                 limit = rules.max_wilds(n)
@@ -1300,10 +1314,9 @@ class HandState:
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
                 yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
-        if counts.black_threes >= 3:
-            b3 = sorted(f for f in hand if is_black_three(f))
-            for n in range(3, min(len(b3), 4) + 1):
-                yield Meld(tuple(b3[:n])), CHECK_ALL
+        b3 = [f for f in naturals_by_rank.get(THREE, ()) if is_black_three(f)]
+        for n in range(3, min(len(b3), 4) + 1):
+            yield Meld(tuple(b3[:n])), CHECK_ALL
         if (
             self.phase is Phase.PLAY
             and rules.merge_groups
@@ -1322,7 +1335,7 @@ class HandState:
         if self.phase is Phase.PLAY:
             pending = not self.opened[team] and self.t.initial_points > 0
             trusted = size >= 2 and self.t.permission is not True and not pending
-            for f in sorted(set(hand), key=sort_key):
+            for f in sorted(set(hand), key=SORT_KEYS.__getitem__):
                 yield Discard(f), LEGAL if trusted and not is_red_three(f) else CHECK_ALL
             if (
                 self.t.drew == "stock"
