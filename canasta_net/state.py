@@ -1147,30 +1147,54 @@ class HandState:
         """
         return list(self._legal())
 
+    def random_legal_action(self, pick: Callable[[int], int]) -> Action | None:
+        """A legal action drawn uniformly from :meth:`legal_actions` (None if there is none),
+        checking only the candidates it draws. ``pick(n)`` must return a uniformly random index
+        below ``n`` (``random.Random.randrange``).
+
+        Candidates are drawn without replacement until one is legal: the first legal one of a
+        random order is uniform among the legal ones, whatever the illegal ones are.
+        """
+        hand = self.hand_faces(self.turn)
+        counts: list[HandCounts] = []
+        candidates = list(self._candidates(hand))
+        while candidates:
+            k = pick(len(candidates))
+            action, check = candidates[k]
+            if check == LEGAL or self._candidate_legal(action, check, hand, counts):
+                return action
+            candidates[k] = candidates[-1]
+            candidates.pop()
+        return None
+
     def _legal(self) -> Iterator[Action]:
+        hand = self.hand_faces(self.turn)
+        counts: list[HandCounts] = []  # the hand counted, once a check needs it
+        for a, check in self._candidates(hand):
+            if check == LEGAL or self._candidate_legal(a, check, hand, counts):
+                yield a
+
+    def _candidates(self, hand: list[int]) -> Iterator[tuple[Action, int]]:
+        """Every candidate action for the seat to move (``hand``: the faces of the hand of the
+        player whose turn it is), each with how far it must still be checked."""
         if self.phase is Phase.OVER:
             return
         if self.phase is Phase.ASKED:
-            yield Answer(True)
-            yield Answer(False)
-            return
-        if self.phase is Phase.DRAW:
-            for a, check in self._draw_candidates():
-                if check == LEGAL or (check != ILLEGAL and self.is_legal(a)):
-                    yield a
-            return
-        hand = self.hand_faces(self.turn)
-        counts: list[HandCounts] = []  # the hand counted, once a check needs it
-        for a, check in self._play_candidates(hand):
-            if check == LEGAL or self._candidate_legal(a, check, hand, counts):
-                yield a
+            yield Answer(True), LEGAL
+            yield Answer(False), LEGAL
+        elif self.phase is Phase.DRAW:
+            yield from self._draw_candidates()
+        else:
+            yield from self._play_candidates(hand)
 
     def _candidate_legal(
         self, action: Action, check: int, hand: list[int], counted: list[HandCounts]
     ) -> bool:
-        """Whether a candidate of the play phase is legal, checked as far as its construction
-        (``check``) leaves open; ``hand`` is the faces of the hand, ``counted`` holds them
-        counted once that was needed."""
+        """Whether a candidate is legal, checked as far as its construction (``check``) leaves
+        open; ``hand`` is the faces of the hand, ``counted`` holds them counted once that was
+        needed."""
+        if check == ILLEGAL:
+            return False
         if check == CHECK_ALL or not isinstance(action, Meld | AddToMeld):
             return self.is_legal(action)
         if not counted:
