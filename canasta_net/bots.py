@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from . import selfplay
 from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, TakePile
@@ -45,6 +45,16 @@ class RandomBot:
         if not legal:
             raise NoLegalAction("no legal action")
         return self.rng.choice(list(legal))
+
+    def choose_in(self, state: Any) -> Any:
+        """The move in ``state`` itself: as uniform over its legal actions as :meth:`choose`;
+        for a Canasta hand without listing them all (see ``HandState.random_legal_action``)."""
+        if not isinstance(state, HandState):
+            return selfplay.choose_from_list(self, state)
+        action = state.random_legal_action(self.rng.randrange)
+        if action is None:
+            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
+        return action
 
 
 class GreedyBot:

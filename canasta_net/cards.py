@@ -137,6 +137,10 @@ def sort_key(face: int) -> tuple[int, int]:
     return (13 if rank == ACE else rank, face // 13)
 
 
+SORT_KEYS: Final = tuple(sort_key(f) for f in range(NUM_FACES))
+"""``sort_key`` of every face, by face (for sorting in hot loops)."""
+
+
 def sorted_faces(faces: Sequence[int]) -> list[int]:
     return sorted(faces, key=sort_key)
 

@@ -54,6 +54,30 @@ class HandCounts:
                     runs[f // 13][10 if r == 0 else r - 3] += 1
         return cls(naturals, rules.natural_values, jokers, twos, black_threes, other, runs)
 
+    def minus(self, faces: Sequence[int]) -> HandCounts:
+        """The counts of this hand without ``faces`` (cards of the hand): what :meth:`of` gives
+        for the cards that stay."""
+        naturals = list(self.naturals)
+        runs = [list(r) for r in self.runs] if self.runs is not None else None
+        jokers, twos, black_threes, other = self.jokers, self.twos, self.black_threes, self.other
+        for f in faces:
+            if f == JOKER:
+                jokers -= 1
+                continue
+            r = f % 13
+            if r == TWO:
+                twos -= 1
+            elif r == THREE:
+                if is_black_three(f):
+                    black_threes -= 1
+                else:
+                    other -= 1
+            else:
+                naturals[r] -= 1
+                if runs is not None:
+                    runs[f // 13][10 if r == 0 else r - 3] -= 1
+        return HandCounts(naturals, self.natural_value, jokers, twos, black_threes, other, runs)
+
     @property
     def size(self) -> int:
         return sum(self.naturals) + self.jokers + self.twos + self.black_threes + self.other

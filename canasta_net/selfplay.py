@@ -11,7 +11,16 @@ class NoLegalAction(RuntimeError):
 
 
 def choose_for(bot: Any, state: Any) -> Any:
-    """Ask ``bot`` for the move of the seat to move in ``state`` (any game's state)."""
+    """Ask ``bot`` for the move of the seat to move in ``state`` (any game's state): a bot with
+    a ``choose_in(state)`` method chooses from the state itself, any other from its legal list."""
+    choose_in = getattr(bot, "choose_in", None)
+    if choose_in is not None:
+        return choose_in(state)
+    return choose_from_list(bot, state)
+
+
+def choose_from_list(bot: Any, state: Any) -> Any:
+    """Ask ``bot`` to choose among the legal actions listed in ``state``."""
     legal = state.legal_actions()
     if not legal:
         raise NoLegalAction(f"no legal action in phase {state.phase.value}")

@@ -28,6 +28,7 @@ from .actions import (
 from .cards import (
     JOKER,
     RANK_NAMES,
+    SORT_KEYS,
     THREE,
     Deck,
     face_text,
@@ -37,7 +38,6 @@ from .cards import (
     pick_cards,
     pick_in_order,
     rank_of,
-    sort_key,
 )
 from .errors import IllegalAction
 from .melds import (
@@ -99,6 +99,14 @@ def _canonical_faces(
     )
     twos = sorted(f for f in hand_faces if f != JOKER and f % 13 == 1)[:t] if t else []
     return (*nat, *twos, *([JOKER] * j))
+
+
+# How a listed candidate is checked (see HandState._play_candidates)
+CHECK_ALL = 0  # as apply() would
+CHECK_LAY = 1  # a meld or addition valid in itself by construction: only the guards after it
+CHECK_GROUP = 2  # a new group by construction (its naturals, then its wild cards): as CHECK_LAY
+LEGAL = 3  # legal by construction
+ILLEGAL = 4  # refused whatever else holds (listed only for tests of the shortcuts)
 
 
 def _frozen_pile_error(rank: int) -> IllegalAction:
@@ -471,7 +479,8 @@ class HandState:
 
     def _check_after_lay(
         self,
-        hand_after: list[int],
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
         melds_after: Callable[[], tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]],
         canastas_after: int,
         points_after: int,
@@ -481,12 +490,13 @@ class HandState:
     ) -> None:
         """The guards that keep a lay from leading into a dead end (see docs/rules.md).
 
-        ``melds_after`` gives, only when a guard needs them, the team's groups after the lay and
-        its sequences laid this turn that may still grow. ``adds_to_old`` says the lay adds to a
+        ``cards_left`` is how many cards the hand keeps; ``counts_after`` gives them counted, and
+        ``melds_after`` the team's groups after the lay and its sequences laid this turn that may
+        still grow (both only when a guard needs them). ``adds_to_old`` says the lay adds to a
         meld of an earlier turn (which rules out going out concealed)."""
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
-        cards_after = len(hand_after) + extra_cards
+        cards_after = cards_left + extra_cards
         opened = self.opened[team] or points_after >= self._minimum(team)
         if cards_after > 1 and opened and self.t.permission is not True:
             return  # the common case: nothing can go wrong
@@ -504,7 +514,7 @@ class HandState:
                 raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
             if cards_after == 1 and not extra_cards and rules.going_out_allowed:
                 # the last card may still be laid to complete the canastas needed to go out
-                last = HandCounts.of(rules, self.faces(hand_after))
+                last = counts_after()
                 if can_lay_out(
                     rules, last, team_melds, 0, canastas_after, rules.canastas_to_go_out
                 ):
@@ -513,7 +523,7 @@ class HandState:
             if not opened and not (concealed and self.t.drew == "stock"):
                 raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
             return
-        counts = HandCounts.of(rules, self.faces(hand_after))
+        counts = counts_after()
         if self.t.permission is True and not can_lay_out(
             rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
         ):
@@ -869,14 +879,30 @@ class HandState:
     def _plan_meld(self, action: Meld) -> tuple[list[int], GroupShape]:
         self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
         used = self._take_from_hand(seat, action.cards)
-        shape = group_shape(rules, self.faces(used))
+        faces = self.faces(used)
+        shape = group_shape(rules, faces)
         hand_after = [c for c in self.hands[seat] if c not in used]
+        self._check_new_meld(
+            faces, shape, len(hand_after), lambda: HandCounts.of(rules, self.faces(hand_after))
+        )
+        return used, shape
+
+    def _check_new_meld(
+        self,
+        faces: Sequence[int],
+        shape: GroupShape,
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
+    ) -> None:
+        """The checks of a new meld of ``faces`` (from the hand, of that ``shape``) that depend on
+        the position: a rank already melded, and the guards after the lay."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
         extra = self._pending_pile_to_hand()
         if shape.kind is MeldKind.BLACK_THREES:
             if rules.black_threes_only_going_out and (
-                len(hand_after) + extra > 1 or self.canastas(team) < rules.canastas_to_go_out
+                cards_left + extra > 1 or self.canastas(team) < rules.canastas_to_go_out
             ):
                 raise IllegalAction(
                     "black-threes-only-going-out",
@@ -891,9 +917,9 @@ class HandState:
                 "meld-rank-exists",
                 f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
             )
-        is_canasta = shape.kind is not MeldKind.BLACK_THREES and len(used) >= rules.canasta_size
+        is_canasta = shape.kind is not MeldKind.BLACK_THREES and len(faces) >= rules.canasta_size
         points = self.t.initial_points + (
-            0 if self.opened[team] else sum(rules.card_value(f) for f in self.faces(used))
+            0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
 
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
@@ -903,19 +929,19 @@ class HandState:
             elif shape.kind is MeldKind.WILDS and WILD_MELD not in team_melds:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, shape.wilds)
             sequences = self._open_sequences(team)
-            if shape.kind is MeldKind.SEQUENCE and len(used) < rules.sequence_max:
+            if shape.kind is MeldKind.SEQUENCE and len(faces) < rules.sequence_max:
                 sequences.append((shape.suit, shape.low, shape.high))
             return team_melds, sequences
 
         self._check_after_lay(
-            hand_after,
+            cards_left,
+            counts_after,
             melds_after,
             self.canastas(team) + (1 if is_canasta else 0),
             points,
             is_canasta or self._own_canasta_this_turn(team),
             extra,
         )
-        return used, shape
 
     def _own_canasta_this_turn(self, team: int) -> bool:
         return any(
@@ -942,10 +968,30 @@ class HandState:
             )
         used = self._take_from_hand(seat, action.cards)
         faces = self.faces(used)
-        naturals, wilds, low, high = check_addition(rules, meld, faces)
         hand_after = [c for c in self.hands[seat] if c not in used]
+        self._check_addition(
+            action.meld,
+            faces,
+            len(hand_after),
+            lambda: HandCounts.of(rules, self.faces(hand_after)),
+        )
+        return used
+
+    def _check_addition(
+        self,
+        index: int,
+        faces: Sequence[int],
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
+    ) -> None:
+        """The checks of adding ``faces`` (from the hand) to the team's meld ``index``: the meld's
+        own rules, then the guards after the lay."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        meld = self.melds[team][index]
+        naturals, wilds, low, high = check_addition(rules, meld, faces)
         extra = self._pending_pile_to_hand()
-        becomes_canasta = meld.size < rules.canasta_size <= meld.size + len(used)
+        becomes_canasta = meld.size < rules.canasta_size <= meld.size + len(faces)
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
@@ -961,13 +1007,14 @@ class HandState:
                 )
             elif meld.kind is MeldKind.WILDS:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, meld.wilds + wilds)
-            sequences = self._open_sequences(team, skip=action.meld)
+            sequences = self._open_sequences(team, skip=index)
             if meld.kind is MeldKind.SEQUENCE and high - low + 1 < rules.sequence_max:
                 sequences.append((meld.suit, low, high))
             return team_melds, sequences
 
         self._check_after_lay(
-            hand_after,
+            cards_left,
+            counts_after,
             melds_after,
             self.canastas(team) + becomes_canasta,
             points,
@@ -975,7 +1022,6 @@ class HandState:
             extra,
             adds_to_old=meld.laid_turn != self.turn_no,
         )
-        return used
 
     # ------------------------------------------------------------------ merging two groups
     def _plan_merge(self, action: MergeMelds) -> None:
@@ -1137,28 +1183,87 @@ class HandState:
         """
         return list(self._legal())
 
+    def random_legal_action(self, pick: Callable[[int], int]) -> Action | None:
+        """A legal action drawn uniformly from :meth:`legal_actions` (None if there is none),
+        checking only the candidates it draws. ``pick(n)`` must return a uniformly random index
+        below ``n`` (``random.Random.randrange``).
+
+        Candidates are drawn without replacement until one is legal: the first legal one of a
+        random order is uniform among the legal ones, whatever the illegal ones are.
+        """
+        hand = self.hand_faces(self.turn)
+        counts: list[HandCounts] = []
+        candidates = list(self._candidates(hand))
+        while candidates:
+            k = pick(len(candidates))
+            action, check = candidates[k]
+            if check == LEGAL or self._candidate_legal(action, check, hand, counts):
+                return action
+            candidates[k] = candidates[-1]
+            candidates.pop()
+        return None
+
     def _legal(self) -> Iterator[Action]:
+        hand = self.hand_faces(self.turn)
+        counts: list[HandCounts] = []  # the hand counted, once a check needs it
+        for a, check in self._candidates(hand):
+            if check == LEGAL or self._candidate_legal(a, check, hand, counts):
+                yield a
+
+    def _candidates(self, hand: list[int]) -> Iterator[tuple[Action, int]]:
+        """Every candidate action for the seat to move (``hand``: the faces of the hand of the
+        player whose turn it is), each with how far it must still be checked."""
         if self.phase is Phase.OVER:
             return
         if self.phase is Phase.ASKED:
-            yield Answer(True)
-            yield Answer(False)
-            return
-        if self.phase is Phase.DRAW:
-            for a in self._draw_candidates():
-                if self.is_legal(a):
-                    yield a
-            return
-        for a, trusted in self._play_candidates():
-            if trusted or self.is_legal(a):
-                yield a
+            yield Answer(True), LEGAL
+            yield Answer(False), LEGAL
+        elif self.phase is Phase.DRAW:
+            yield from self._draw_candidates()
+        else:
+            yield from self._play_candidates(hand)
 
-    def _draw_candidates(self) -> Iterator[Action]:
-        yield Draw()
+    def _candidate_legal(
+        self, action: Action, check: int, hand: list[int], counted: list[HandCounts]
+    ) -> bool:
+        """Whether a candidate is legal, checked as far as its construction (``check``) leaves
+        open; ``hand`` is the faces of the hand, ``counted`` holds them counted once that was
+        needed."""
+        if check == ILLEGAL:
+            return False
+        if check == CHECK_ALL or not isinstance(action, Meld | AddToMeld):
+            return self.is_legal(action)
+        if not counted:
+            counted.append(HandCounts.of(self.rules, hand))
+        counts, size, faces = counted[0], len(hand), action.cards
+        try:
+            if isinstance(action, AddToMeld):
+                self._check_addition(
+                    action.meld, faces, size - len(faces), lambda: counts.minus(faces)
+                )
+            else:
+                if check == CHECK_GROUP:
+                    naturals = sum(1 for f in faces if not is_wild(f))
+                    shape = GroupShape(
+                        MeldKind.GROUP, rank_of(faces[0]), naturals, len(faces) - naturals
+                    )
+                else:
+                    shape = group_shape(self.rules, faces)
+                self._check_new_meld(faces, shape, size - len(faces), lambda: counts.minus(faces))
+        except IllegalAction:
+            return False
+        return True
+
+    def _draw_candidates(self) -> Iterator[tuple[Action, int]]:
+        """Candidate draws and pile takes, each with how far it must still be checked: with a
+        stock a draw is legal; a pile frozen for the team takes only a natural pair."""
+        yield Draw(), LEGAL if self.stock else CHECK_ALL
         top = self.pile_top
         if top is None or is_wild(top) or is_three(top):
             return
         rules, team = self.rules, self.team_of(self.turn)
+        frozen = self.frozen_for(team)
+        with_wild = CHECK_ALL if rules.pile_take_with_wild and not frozen else ILLEGAL
         hand = self.hand_faces(self.turn)
         rank = rank_of(top)
         targets: list[int | None] = [None]
@@ -1172,41 +1277,42 @@ class HandState:
         twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
         for target in targets:
             if target is not None or rules.one_group_per_rank:
-                yield TakePile((), target)
+                yield TakePile((), target), ILLEGAL if frozen else CHECK_ALL
             if len(nat) >= 2:
-                yield TakePile((nat[0], nat[1]), target)
+                yield TakePile((nat[0], nat[1]), target), CHECK_ALL
             if nat:
                 if JOKER in hand:
-                    yield TakePile((nat[0], JOKER), target)
+                    yield TakePile((nat[0], JOKER), target), with_wild
                 if twos:
-                    yield TakePile((nat[0], twos[0]), target)
+                    yield TakePile((nat[0], twos[0]), target), with_wild
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
                 if m.kind is MeldKind.SEQUENCE:
-                    yield TakeTop(i)
+                    yield TakeTop(i), CHECK_ALL
 
-    def _play_candidates(self) -> Iterator[tuple[Action, bool]]:
-        """Candidate lays and discards, each with whether it is legal by construction.
+    def _play_candidates(self, hand: list[int]) -> Iterator[tuple[Action, int]]:
+        """Candidate lays and discards from ``hand`` (the faces of the hand of the player to
+        move), each with how far it must still be checked.
 
-        Candidates are built valid as melds; when nothing else can refuse them (the team has
-        opened, no answer binds the player, two or more cards stay in the hand) they skip the
-        full check, which is what makes listing cheap in the common case.
+        Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
+        refuse them (the team has opened, no answer binds the player, two or more cards stay in
+        the hand) they are LEGAL without a check, which is what makes listing cheap in the common
+        case.
         """
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
-        hand = self.hand_faces(seat)
         size = len(hand)
-        counts = HandCounts.of(rules, hand)
         naturals_by_rank: dict[int, list[int]] = {}
         twos_sorted: list[int] = []
+        jokers = 0
         for f in sorted(hand):
             if f == JOKER:
-                continue
-            if f % 13 == 1:
+                jokers += 1
+            elif f % 13 == 1:
                 twos_sorted.append(f)
             else:
                 naturals_by_rank.setdefault(f % 13, []).append(f)
-        jokers, twos = counts.jokers, counts.twos
+        twos = len(twos_sorted)
         max_w = rules.max_wilds_in_group
         wild_choices = [
             (j, t, (*twos_sorted[:t], *([JOKER] * j)))
@@ -1228,35 +1334,49 @@ class HandState:
                     for j, t, wild_faces in wild_choices:
                         used = n + j + t
                         if used and j + t <= wild_room and used <= room:
-                            yield AddToMeld(i, (*nat[:n], *wild_faces)), simple and size - used >= 2
+                            yield (
+                                AddToMeld(i, (*nat[:n], *wild_faces)),
+                                (LEGAL if simple and size - used >= 2 else CHECK_LAY),
+                            )
             elif m.kind is MeldKind.SEQUENCE:
                 for faces in self._sequence_extensions(m, hand):
-                    yield AddToMeld(i, faces), simple and size - len(faces) >= 2
+                    yield (
+                        AddToMeld(i, faces),
+                        (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
+                    )
             elif m.kind is MeldKind.WILDS:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
-                    yield AddToMeld(i, faces), simple and size - len(faces) >= 2
+                    yield (
+                        AddToMeld(i, faces),
+                        (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
+                    )
         # new groups
+        melded = (
+            {m.rank for m in self.melds[team] if m.kind is MeldKind.GROUP}
+            if rules.one_group_per_rank
+            else set()
+        )
         for r, nat in naturals_by_rank.items():
-            if len(nat) < 2 or r == THREE:
-                continue
-            if rules.one_group_per_rank and self.team_meld_of_rank(team, r) is not None:
+            if len(nat) < 2 or r == THREE or r in melded:
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                 limit = rules.max_wilds(n)
                 for j, t, wild_faces in wild_choices:
                     used = n + j + t
                     if used >= 3 and j + t <= limit and used <= cap:
-                        yield Meld((*nat[:n], *wild_faces)), simple and size - used >= 2
+                        yield (
+                            Meld((*nat[:n], *wild_faces)),
+                            (LEGAL if simple and size - used >= 2 else CHECK_GROUP),
+                        )
         if rules.sequences:
             for faces in self._new_sequences(hand):
-                yield Meld(faces), simple and size - len(faces) >= 2
+                yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
-                yield Meld(faces), simple and size - len(faces) >= 2
-        if counts.black_threes >= 3:
-            b3 = sorted(f for f in hand if is_black_three(f))
-            for n in range(3, min(len(b3), 4) + 1):
-                yield Meld(tuple(b3[:n])), False
+                yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
+        b3 = [f for f in naturals_by_rank.get(THREE, ()) if is_black_three(f)]
+        for n in range(3, min(len(b3), 4) + 1):
+            yield Meld(tuple(b3[:n])), CHECK_ALL
         if (
             self.phase is Phase.PLAY
             and rules.merge_groups
@@ -1271,19 +1391,19 @@ class HandState:
             for i, rank in groups:
                 for j, other in groups:
                     if other == rank and i != j:
-                        yield MergeMelds(i, j), False
+                        yield MergeMelds(i, j), CHECK_ALL
         if self.phase is Phase.PLAY:
             pending = not self.opened[team] and self.t.initial_points > 0
             trusted = size >= 2 and self.t.permission is not True and not pending
-            for f in sorted(set(hand), key=sort_key):
-                yield Discard(f), trusted and not is_red_three(f)
+            for f in sorted(set(hand), key=SORT_KEYS.__getitem__):
+                yield Discard(f), LEGAL if trusted and not is_red_three(f) else CHECK_ALL
             if (
                 self.t.drew == "stock"
                 and not self.t.laid
                 and self.t.permission is None
                 and rules.partner_of(seat) is not None
             ):
-                yield AskGoOut(), False
+                yield AskGoOut(), CHECK_ALL
 
     @staticmethod
     def _wild_sets(

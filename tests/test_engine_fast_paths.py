@@ -1,0 +1,277 @@
+"""The engine's fast paths agree with its full checks.
+
+Listing legal actions skips the checks that a candidate passes by construction, and builds its
+candidates with shortcuts. These tests list every position reached by random self-play, for every
+preset, both that way and the slow way (the straightforward candidates below, each through the
+full check of ``apply``), and require the same list in the same order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from canasta_net.actions import (
+    Action,
+    AddToMeld,
+    Answer,
+    AskGoOut,
+    Discard,
+    Draw,
+    Meld,
+    MergeMelds,
+    TakePile,
+    TakeTop,
+)
+from canasta_net.cards import JOKER, THREE, is_black_three, is_three, rank_of, sort_key
+from canasta_net.melds import MeldKind, TableMeld, is_wild, run_position
+from canasta_net.rules import PRESETS, preset
+from canasta_net.state import HandState, Phase
+
+VARIANTS = sorted(PRESETS)
+
+
+# ---------------------------------------------------------------- the slow, reference listing
+def _wild_sets(twos: list[int], jokers: int, least: int, most: int) -> Iterator[tuple[int, ...]]:
+    for j in range(jokers + 1):
+        for t in range(len(twos) + 1):
+            if least <= j + t <= most:
+                yield (*twos[:t], *([JOKER] * j))
+
+
+def _runs(hand: list[int]) -> list[dict[int, int]]:
+    runs: list[dict[int, int]] = [{}, {}, {}, {}]
+    for f in hand:
+        if f != JOKER and run_position(f % 13) >= 0:
+            runs[f // 13][run_position(f % 13)] = f
+    return runs
+
+
+def _new_sequences(state: HandState, hand: list[int]) -> Iterator[tuple[int, ...]]:
+    rules = state.rules
+    for suit_runs in _runs(hand):
+        for low in range(11):
+            if low not in suit_runs:
+                continue
+            high = low
+            while high + 1 in suit_runs and high + 1 - low < rules.sequence_max:
+                high += 1
+                if high - low + 1 >= rules.sequence_min:
+                    yield tuple(suit_runs[p] for p in range(low, high + 1))
+
+
+def _sequence_extensions(
+    state: HandState, meld: TableMeld, hand: list[int]
+) -> Iterator[tuple[int, ...]]:
+    rules = state.rules
+    suit_runs = _runs(hand)[meld.suit]
+    below: list[int] = []
+    p = meld.low - 1
+    while p >= 0 and p in suit_runs:
+        below.append(suit_runs[p])
+        p -= 1
+    above: list[int] = []
+    p = meld.high + 1
+    while p <= 10 and p in suit_runs:
+        above.append(suit_runs[p])
+        p += 1
+    room = rules.sequence_max - meld.size
+    if rules.max_meld_size:
+        room = min(room, rules.max_meld_size - meld.size)
+    for a in range(len(below) + 1):
+        for b in range(len(above) + 1):
+            if 0 < a + b <= room:
+                yield (*below[:a][::-1], *above[:b])
+
+
+def _draw_candidates(state: HandState) -> Iterator[Action]:
+    yield Draw()
+    top = state.pile_top
+    if top is None or is_wild(top) or is_three(top):
+        return
+    rules, team = state.rules, state.team_of(state.turn)
+    hand = state.hand_faces(state.turn)
+    rank = rank_of(top)
+    targets: list[int | None] = [None]
+    if not rules.one_group_per_rank:
+        targets += [
+            i
+            for i, m in enumerate(state.melds[team])
+            if m.kind is MeldKind.GROUP and m.rank == rank
+        ]
+    nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)
+    twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
+    for target in targets:
+        if target is not None or rules.one_group_per_rank:
+            yield TakePile((), target)
+        if len(nat) >= 2:
+            yield TakePile((nat[0], nat[1]), target)
+        if nat:
+            if JOKER in hand:
+                yield TakePile((nat[0], JOKER), target)
+            if twos:
+                yield TakePile((nat[0], twos[0]), target)
+    if rules.take_top_to_sequence:
+        for i, m in enumerate(state.melds[team]):
+            if m.kind is MeldKind.SEQUENCE:
+                yield TakeTop(i)
+
+
+def _play_candidates(state: HandState) -> Iterator[Action]:
+    rules, seat = state.rules, state.turn
+    team = state.team_of(seat)
+    hand = state.hand_faces(seat)
+    by_rank: dict[int, list[int]] = {}
+    twos: list[int] = []
+    for f in sorted(hand):
+        if f == JOKER:
+            continue
+        if f % 13 == 1:
+            twos.append(f)
+        else:
+            by_rank.setdefault(f % 13, []).append(f)
+    jokers = hand.count(JOKER)
+    max_w = rules.max_wilds_in_group
+    wild_choices = [
+        (j, t, (*twos[:t], *([JOKER] * j)))
+        for j in range(min(jokers, max_w) + 1)
+        for t in range(min(len(twos), max_w - j) + 1)
+    ]
+    cap = rules.max_meld_size or 1 << 20
+    for i, m in enumerate(state.melds[team]):
+        if m.is_closed(rules) or (not state.opened[team] and m.laid_turn != state.turn_no):
+            continue
+        room = cap - m.size
+        if m.kind is MeldKind.GROUP:
+            nat = by_rank.get(m.rank, [])
+            wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
+            for n in range(min(len(nat), room) + 1):
+                wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
+                for j, t, wild_faces in wild_choices:
+                    used = n + j + t
+                    if used and j + t <= wild_room and used <= room:
+                        yield AddToMeld(i, (*nat[:n], *wild_faces))
+        elif m.kind is MeldKind.SEQUENCE:
+            for faces in _sequence_extensions(state, m, hand):
+                yield AddToMeld(i, faces)
+        elif m.kind is MeldKind.WILDS:
+            for faces in _wild_sets(twos, jokers, 1, room):
+                yield AddToMeld(i, faces)
+    for r, nat in by_rank.items():
+        if len(nat) < 2 or r == THREE:
+            continue
+        if rules.one_group_per_rank and state.team_meld_of_rank(team, r) is not None:
+            continue
+        for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
+            for j, t, wild_faces in wild_choices:
+                used = n + j + t
+                if used >= 3 and j + t <= rules.max_wilds(n) and used <= cap:
+                    yield Meld((*nat[:n], *wild_faces))
+    if rules.sequences:
+        for faces in _new_sequences(state, hand):
+            yield Meld(faces)
+    if rules.wild_melds:
+        for faces in _wild_sets(twos, jokers, 3, cap):
+            yield Meld(faces)
+    b3 = sorted(f for f in hand if is_black_three(f))
+    for n in range(3, min(len(b3), 4) + 1):
+        yield Meld(tuple(b3[:n]))
+    if state.phase is Phase.PLAY and rules.merge_groups:
+        groups = [
+            (i, m.rank)
+            for i, m in enumerate(state.melds[team])
+            if m.kind is MeldKind.GROUP and not m.is_closed(rules)
+        ]
+        for i, rank in groups:
+            for j, other in groups:
+                if other == rank and i != j:
+                    yield MergeMelds(i, j)
+    if state.phase is Phase.PLAY:
+        for f in sorted(set(hand), key=sort_key):
+            yield Discard(f)
+        yield AskGoOut()
+
+
+def reference_legal_actions(state: HandState) -> list[Action]:
+    """The legal list the slow way: plain candidates, each through the full check."""
+    if state.phase is Phase.OVER:
+        return []
+    if state.phase is Phase.ASKED:
+        candidates: list[Action] = [Answer(True), Answer(False)]
+    elif state.phase is Phase.DRAW:
+        candidates = list(_draw_candidates(state))
+    else:
+        candidates = list(_play_candidates(state))
+    return [a for a in candidates if state.is_legal(a)]
+
+
+# ---------------------------------------------------------------- the tests
+class _ScriptedPick:
+    """A stand-in for ``randrange``: the first draw returns ``first``, later ones cycle."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.sizes: list[int] = []
+
+    def __call__(self, n: int) -> int:
+        self.sizes.append(n)
+        index = self.first if len(self.sizes) == 1 else (self.first + len(self.sizes)) % n
+        assert 0 <= index < n
+        return index
+
+
+def _check_random_pick(state: HandState, legal: list[Action]) -> None:
+    """``random_legal_action`` gives exactly the legal actions: whichever candidate its first
+    draw hits, it returns that one if legal, some legal one if not, and None only when none is.
+    (Each draw being uniform over what is left, its choice is then uniform over the legal list.)
+    """
+    outcomes: set[Action] = set()
+    first = 0
+    while True:
+        pick = _ScriptedPick(first)
+        action = state.random_legal_action(pick)
+        if action is None:
+            assert legal == []
+            return
+        assert action in legal
+        outcomes.add(action)
+        first += 1
+        if first >= pick.sizes[0]:
+            break
+    assert outcomes == set(legal)
+
+
+def _play_and_compare(variant: str, seed: int, max_steps: int = 2000) -> int:
+    """Play one hand at random, comparing the fast and the slow listing at every step; return
+    the number of steps."""
+    rules = preset(variant)
+    rng = random.Random(seed)
+    order = list(range(rules.deck_size))
+    rng.shuffle(order)
+    state = HandState(rules, order, dealer=rng.randrange(rules.players))
+    steps = 0
+    while not state.is_over and steps < max_steps:
+        legal = state.legal_actions()
+        assert legal == reference_legal_actions(state), f"step {steps}, {state.phase}"
+        _check_random_pick(state, legal)
+        state.apply(rng.choice(legal))
+        steps += 1
+    assert state.legal_actions() == reference_legal_actions(state)
+    _check_random_pick(state, state.legal_actions())
+    return steps
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_fast_listing_agrees_with_full_check(variant: str) -> None:
+    for seed in range(4):
+        assert _play_and_compare(variant, seed) > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
+def test_fast_listing_agrees_with_full_check_anywhere(variant: str, seed: int) -> None:
+    _play_and_compare(variant, seed)
