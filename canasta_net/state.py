@@ -8,10 +8,12 @@ and changes only through :meth:`HandState.apply`, which either performs a legal 
 from __future__ import annotations
 
 import copy
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 from .actions import (
     Action,
@@ -100,12 +102,52 @@ def _canonical_faces(
     return (*nat, *twos, *([JOKER] * j))
 
 
-# How a listed candidate is checked (see HandState._play_candidates)
+# How a listed candidate is checked (see HandState._lay_candidates)
 CHECK_ALL = 0  # as apply() would
 CHECK_LAY = 1  # a meld or addition valid in itself by construction: only the guards after it
 CHECK_GROUP = 2  # a new group by construction (its naturals, then its wild cards): as CHECK_LAY
 LEGAL = 3  # legal by construction
 ILLEGAL = 4  # refused whatever else holds (listed only for tests of the shortcuts)
+
+
+RED_THREE_FACES: Final = frozenset(f for f in range(JOKER) if is_red_three(f))
+
+
+@dataclass(slots=True)
+class _Candidates:
+    """A position's candidate actions in listing order, each with how far it must still be
+    checked: ``built`` ones, then a discard of each face of ``discards`` (built only when asked
+    for), then "may I go out?" if ``ask``."""
+
+    built: list[tuple[Action, int]]
+    discards: list[int] = field(default_factory=list)
+    discard_check: int = CHECK_ALL  # for every discard but of a red three (CHECK_ALL)
+    ask: bool = False
+
+    def __len__(self) -> int:
+        return len(self.built) + len(self.discards) + self.ask
+
+    def get(self, index: int) -> tuple[Action, int]:
+        built = len(self.built)
+        if index < built:
+            return self.built[index]
+        if index - built < len(self.discards):
+            face = self.discards[index - built]
+            return Discard(face), CHECK_ALL if face in RED_THREE_FACES else self.discard_check
+        return AskGoOut(), CHECK_ALL
+
+
+@functools.cache
+def _wild_choices(
+    jokers: int, twos: tuple[int, ...], most: int
+) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The wild cards a group may take from a hand with ``jokers`` and the faces ``twos``
+    (sorted), at most ``most``: (how many, their faces), by jokers then twos."""
+    return tuple(
+        (j + t, (*twos[:t], *([JOKER] * j)))
+        for j in range(min(jokers, most) + 1)
+        for t in range(min(len(twos), most - j) + 1)
+    )
 
 
 def _frozen_pile_error(rank: int) -> IllegalAction:
@@ -1157,35 +1199,50 @@ class HandState:
         """
         hand = self.hand_faces(self.turn)
         counts: list[HandCounts] = []
-        candidates = list(self._candidates(hand))
-        while candidates:
-            k = pick(len(candidates))
-            action, check = candidates[k]
+        candidates = self._candidates(hand)
+        left = list(range(len(candidates)))
+        while left:
+            k = pick(len(left))
+            action, check = candidates.get(left[k])
             if check == LEGAL or self._candidate_legal(action, check, hand, counts):
                 return action
-            candidates[k] = candidates[-1]
-            candidates.pop()
+            left[k] = left[-1]
+            left.pop()
         return None
 
     def _legal(self) -> Iterator[Action]:
         hand = self.hand_faces(self.turn)
         counts: list[HandCounts] = []  # the hand counted, once a check needs it
-        for a, check in self._candidates(hand):
+        candidates = self._candidates(hand)
+        for index in range(len(candidates)):
+            a, check = candidates.get(index)
             if check == LEGAL or self._candidate_legal(a, check, hand, counts):
                 yield a
 
-    def _candidates(self, hand: list[int]) -> Iterator[tuple[Action, int]]:
+    def _candidates(self, hand: list[int]) -> _Candidates:
         """Every candidate action for the seat to move (``hand``: the faces of the hand of the
         player whose turn it is), each with how far it must still be checked."""
         if self.phase is Phase.OVER:
-            return
+            return _Candidates([])
         if self.phase is Phase.ASKED:
-            yield Answer(True), LEGAL
-            yield Answer(False), LEGAL
-        elif self.phase is Phase.DRAW:
-            yield from self._draw_candidates()
-        else:
-            yield from self._play_candidates(hand)
+            return _Candidates([(Answer(True), LEGAL), (Answer(False), LEGAL)])
+        if self.phase is Phase.DRAW:
+            return _Candidates(list(self._draw_candidates()))
+        candidates = _Candidates(self._lay_candidates(hand))
+        if self.phase is Phase.PLAY:
+            rules, seat, t = self.rules, self.turn, self.t
+            team = self.team_of(seat)
+            pending = not self.opened[team] and t.initial_points > 0
+            trusted = len(hand) >= 2 and t.permission is not True and not pending
+            candidates.discards = sorted(set(hand), key=SORT_KEYS.__getitem__)
+            candidates.discard_check = LEGAL if trusted else CHECK_ALL
+            candidates.ask = (
+                t.drew == "stock"
+                and not t.laid
+                and t.permission is None
+                and rules.partner_of(seat) is not None
+            )
+        return candidates
 
     def _candidate_legal(
         self, action: Action, check: int, hand: list[int], counted: list[HandCounts]
@@ -1254,9 +1311,9 @@ class HandState:
                 if m.kind is MeldKind.SEQUENCE:
                     yield TakeTop(i), CHECK_ALL
 
-    def _play_candidates(self, hand: list[int]) -> Iterator[tuple[Action, int]]:
-        """Candidate lays and discards from ``hand`` (the faces of the hand of the player to
-        move), each with how far it must still be checked.
+    def _lay_candidates(self, hand: list[int]) -> list[tuple[Action, int]]:
+        """Candidate lays from ``hand`` (the faces of the hand of the player to move), each with
+        how far it must still be checked (the discards follow them: see ``_candidates``).
 
         Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
         refuse them (the team has opened, no answer binds the player, two or more cards stay in
@@ -1265,6 +1322,7 @@ class HandState:
         """
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
+        opened = self.opened[team]
         size = len(hand)
         naturals_by_rank: dict[int, list[int]] = {}
         twos_sorted: list[int] = []
@@ -1275,44 +1333,41 @@ class HandState:
             elif f % 13 == 1:
                 twos_sorted.append(f)
             else:
-                naturals_by_rank.setdefault(f % 13, []).append(f)
-        twos = len(twos_sorted)
-        max_w = rules.max_wilds_in_group
-        wild_choices = [
-            (j, t, (*twos_sorted[:t], *([JOKER] * j)))
-            for j in range(min(jokers, max_w) + 1)
-            for t in range(min(twos, max_w - j) + 1)
-        ]
+                same = naturals_by_rank.get(f % 13)
+                if same is None:
+                    naturals_by_rank[f % 13] = [f]
+                else:
+                    same.append(f)
+        wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
         cap = rules.max_meld_size or 1 << 20
-        simple = self.opened[team] and self.t.permission is None and self.phase is Phase.PLAY
+        simple = opened and self.t.permission is None and self.phase is Phase.PLAY
+        most_legal = size - 2 if simple else -1  # lays of at most this many cards are legal
+        out: list[tuple[Action, int]] = []
         # additions to the team's melds
         for i, m in enumerate(self.melds[team]):
-            if m.is_closed(rules) or (not self.opened[team] and m.laid_turn != self.turn_no):
+            if m.is_closed(rules) or (not opened and m.laid_turn != self.turn_no):
                 continue
-            room = cap - m.size
+            room = cap - len(m.cards)
             if m.kind is MeldKind.GROUP:
                 nat = naturals_by_rank.get(m.rank, [])
                 wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
                 for n in range(min(len(nat), room) + 1):
                     wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
-                    for j, t, wild_faces in wild_choices:
-                        used = n + j + t
-                        if used and j + t <= wild_room and used <= room:
-                            yield (
-                                AddToMeld(i, (*nat[:n], *wild_faces)),
-                                (LEGAL if simple and size - used >= 2 else CHECK_LAY),
-                            )
+                    limit = min(wild_room, room - n)
+                    naturals = tuple(nat[:n])
+                    for wilds, wild_faces in wild_choices:
+                        if wilds <= limit and n + wilds:
+                            check = LEGAL if n + wilds <= most_legal else CHECK_LAY
+                            out.append((AddToMeld(i, naturals + wild_faces), check))
             elif m.kind is MeldKind.SEQUENCE:
                 for faces in self._sequence_extensions(m, hand):
-                    yield (
-                        AddToMeld(i, faces),
-                        (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
+                    out.append(
+                        (AddToMeld(i, faces), LEGAL if len(faces) <= most_legal else CHECK_LAY)
                     )
             elif m.kind is MeldKind.WILDS:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
-                    yield (
-                        AddToMeld(i, faces),
-                        (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
+                    out.append(
+                        (AddToMeld(i, faces), LEGAL if len(faces) <= most_legal else CHECK_LAY)
                     )
         # new groups
         melded = (
@@ -1324,27 +1379,25 @@ class HandState:
             if len(nat) < 2 or r == THREE or r in melded:
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
-                limit = rules.max_wilds(n)
-                for j, t, wild_faces in wild_choices:
-                    used = n + j + t
-                    if used >= 3 and j + t <= limit and used <= cap:
-                        yield (
-                            Meld((*nat[:n], *wild_faces)),
-                            (LEGAL if simple and size - used >= 2 else CHECK_GROUP),
-                        )
+                limit = min(rules.max_wilds(n), cap - n)
+                naturals = tuple(nat[:n])
+                for wilds, wild_faces in wild_choices:
+                    if wilds <= limit and n + wilds >= 3:
+                        check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
+                        out.append((Meld(naturals + wild_faces), check))
         if rules.sequences:
             for faces in self._new_sequences(hand):
-                yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
+                out.append((Meld(faces), LEGAL if len(faces) <= most_legal else CHECK_LAY))
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
-                yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
+                out.append((Meld(faces), LEGAL if len(faces) <= most_legal else CHECK_LAY))
         b3 = [f for f in naturals_by_rank.get(THREE, ()) if is_black_three(f)]
         for n in range(3, min(len(b3), 4) + 1):
-            yield Meld(tuple(b3[:n])), CHECK_ALL
+            out.append((Meld(tuple(b3[:n])), CHECK_ALL))
         if (
             self.phase is Phase.PLAY
             and rules.merge_groups
-            and self.opened[team]
+            and opened
             and self.t.permission is not True
         ):
             groups = [
@@ -1355,19 +1408,8 @@ class HandState:
             for i, rank in groups:
                 for j, other in groups:
                     if other == rank and i != j:
-                        yield MergeMelds(i, j), CHECK_ALL
-        if self.phase is Phase.PLAY:
-            pending = not self.opened[team] and self.t.initial_points > 0
-            trusted = size >= 2 and self.t.permission is not True and not pending
-            for f in sorted(set(hand), key=SORT_KEYS.__getitem__):
-                yield Discard(f), LEGAL if trusted and not is_red_three(f) else CHECK_ALL
-            if (
-                self.t.drew == "stock"
-                and not self.t.laid
-                and self.t.permission is None
-                and rules.partner_of(seat) is not None
-            ):
-                yield AskGoOut(), CHECK_ALL
+                        out.append((MergeMelds(i, j), CHECK_ALL))
+        return out
 
     @staticmethod
     def _wild_sets(
