@@ -150,6 +150,18 @@ def _wild_choices(
     )
 
 
+@dataclass(slots=True)
+class _PileCounts:
+    """The freezing cards and red threes among the first ``counted`` cards of ``pile`` (the
+    last of them ``last``)."""
+
+    pile: list[int]
+    counted: int = 0
+    last: int = -1
+    freezers: int = 0
+    reds: int = 0
+
+
 def _frozen_pile_error(rank: int) -> IllegalAction:
     return IllegalAction(
         "pile-frozen",
@@ -327,25 +339,33 @@ class HandState:
         return self._pile_counts()[0] > 0
 
     def _pile_counts(self) -> tuple[int, int]:
-        """(freezing cards, red threes) in the pile; the pile list only ever grows by appending
-        or is replaced, so its identity and length key the cached answer."""
-        key = (id(self.pile), len(self.pile))
-        cached = self.__dict__.get("_pile_cache")
-        if cached is not None and cached[0] == key:
-            return cached[1]  # type: ignore[no-any-return]
-        face = self.deck.face
-        b3 = self.rules.black_three_freezes_pile
-        freezers = reds = 0
-        for c in self.pile:
-            f = face[c]
-            if is_red_three(f):
-                reds += 1
-                freezers += 1
-            elif is_wild(f) or (b3 and is_black_three(f)):
-                freezers += 1
-        counts = (freezers, reds)
-        self.__dict__["_pile_cache"] = (key, counts)
-        return counts
+        """(freezing cards, red threes) in the pile, kept up to date as the pile grows.
+
+        The pile list only grows by appending, loses its top card to a meld, or is replaced: so
+        while it is the same list and still holds the card that was last counted where it was,
+        the cards below are unchanged and only those appended since need counting."""
+        pile = self.pile
+        cached: _PileCounts | None = self.__dict__.get("_pile_cache")
+        if (
+            cached is None
+            or cached.pile is not pile
+            or len(pile) < cached.counted
+            or (cached.counted and pile[cached.counted - 1] != cached.last)
+        ):
+            cached = _PileCounts(pile)
+            self.__dict__["_pile_cache"] = cached
+        if cached.counted < len(pile):
+            face = self.deck.face
+            b3 = self.rules.black_three_freezes_pile
+            for c in pile[cached.counted :]:
+                f = face[c]
+                if f in RED_THREE_FACES:
+                    cached.reds += 1
+                    cached.freezers += 1
+                elif is_wild(f) or (b3 and is_black_three(f)):
+                    cached.freezers += 1
+            cached.counted, cached.last = len(pile), pile[-1]
+        return cached.freezers, cached.reds
 
     def frozen_for(self, team: int) -> bool:
         return self.rules.pile_always_frozen or self.pile_frozen or not self.opened[team]
