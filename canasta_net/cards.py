@@ -152,6 +152,12 @@ def pick_cards(face_of: Sequence[int], hand: Iterable[int], faces: Sequence[int]
     """
     from .errors import IllegalAction
 
+    if len(faces) == 1:  # the common case (a discard): the lowest id of that face
+        (f,) = faces
+        found = [c for c in hand if face_of[c] == f]
+        if found:
+            return [min(found)]
+        raise IllegalAction("card-not-in-hand", f"{face_text(f)} is not in your hand.")
     available = sorted(hand)
     chosen: list[int] = []
     for f in faces:

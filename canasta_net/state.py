@@ -726,9 +726,8 @@ class HandState:
         else:
             shape = group_shape(rules, melded)
         # consequences: the initial meld and the cards left afterwards
-        rest = self.pile[:-1]
         top_is_red = is_red_three(top)  # never, in practice: a red three is never discarded
-        rest_to_hand = len(rest) - (self._pile_counts()[1] - top_is_red)
+        rest_to_hand = len(self.pile) - 1 - (self._pile_counts()[1] - top_is_red)
         hand_after = [c for c in self.hands[seat] if c not in used]
         points = self.t.initial_points + sum(rules.card_value(f) for f in melded)
         canastas_after = self.canastas(team)
@@ -1247,7 +1246,7 @@ class HandState:
         if self.phase is Phase.ASKED:
             return _Candidates([(Answer(True), LEGAL), (Answer(False), LEGAL)])
         if self.phase is Phase.DRAW:
-            return _Candidates(list(self._draw_candidates()))
+            return _Candidates(self._draw_candidates(hand))
         candidates = _Candidates(self._lay_candidates(hand))
         if self.phase is Phase.PLAY:
             rules, seat, t = self.rules, self.turn, self.t
@@ -1295,18 +1294,18 @@ class HandState:
             return False
         return True
 
-    def _draw_candidates(self) -> Iterator[tuple[Action, int]]:
-        """Candidate draws and pile takes, each with how far it must still be checked: with a
-        stock a draw is legal; a pile frozen for the team takes only a natural pair."""
-        yield Draw(), LEGAL if self.stock else CHECK_ALL
+    def _draw_candidates(self, hand: list[int]) -> list[tuple[Action, int]]:
+        """Candidate draws and pile takes with ``hand`` (the faces of the hand of the player to
+        move), each with how far it must still be checked: with a stock a draw is legal; a pile
+        frozen for the team takes only a natural pair."""
+        out: list[tuple[Action, int]] = [(Draw(), LEGAL if self.stock else CHECK_ALL)]
         top = self.pile_top
         if top is None or is_wild(top) or is_three(top):
-            return
+            return out
         rules, team = self.rules, self.team_of(self.turn)
         frozen = self.frozen_for(team)
         with_wild = CHECK_ALL if rules.pile_take_with_wild and not frozen else ILLEGAL
-        hand = self.hand_faces(self.turn)
-        rank = rank_of(top)
+        rank = top % 13
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
             targets += [
@@ -1314,22 +1313,32 @@ class HandState:
                 for i, m in enumerate(self.melds[team])
                 if m.kind is MeldKind.GROUP and m.rank == rank
             ]
-        nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)
-        twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
+        nat: list[int] = []
+        twos: list[int] = []
+        jokers = False
+        for f in hand:
+            if f == JOKER:
+                jokers = True
+            elif f % 13 == rank:
+                nat.append(f)
+            elif f % 13 == 1:
+                twos.append(f)
+        nat.sort()
         for target in targets:
             if target is not None or rules.one_group_per_rank:
-                yield TakePile((), target), ILLEGAL if frozen else CHECK_ALL
+                out.append((TakePile((), target), ILLEGAL if frozen else CHECK_ALL))
             if len(nat) >= 2:
-                yield TakePile((nat[0], nat[1]), target), CHECK_ALL
+                out.append((TakePile((nat[0], nat[1]), target), CHECK_ALL))
             if nat:
-                if JOKER in hand:
-                    yield TakePile((nat[0], JOKER), target), with_wild
+                if jokers:
+                    out.append((TakePile((nat[0], JOKER), target), with_wild))
                 if twos:
-                    yield TakePile((nat[0], twos[0]), target), with_wild
+                    out.append((TakePile((nat[0], min(twos)), target), with_wild))
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
                 if m.kind is MeldKind.SEQUENCE:
-                    yield TakeTop(i), CHECK_ALL
+                    out.append((TakeTop(i), CHECK_ALL))
+        return out
 
     def _lay_candidates(self, hand: list[int]) -> list[tuple[Action, int]]:
         """Candidate lays from ``hand`` (the faces of the hand of the player to move), each with
@@ -1359,6 +1368,7 @@ class HandState:
                 else:
                     same.append(f)
         wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
+        has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
         simple = opened and self.t.permission is None and self.phase is Phase.PLAY
         most_legal = size - 2 if simple else -1  # lays of at most this many cards are legal
@@ -1370,6 +1380,8 @@ class HandState:
             room = cap - len(m.cards)
             if m.kind is MeldKind.GROUP:
                 nat = naturals_by_rank.get(m.rank, [])
+                if not nat and not has_wilds:
+                    continue
                 wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
                 for n in range(min(len(nat), room) + 1):
                     wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
