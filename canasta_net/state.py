@@ -1219,14 +1219,18 @@ class HandState:
         hand = self.hand_faces(self.turn)
         counts: list[HandCounts] = []
         candidates = self._candidates(hand)
-        left = list(range(len(candidates)))
-        while left:
-            k = pick(len(left))
-            action, check = candidates.get(left[k])
+        size = len(candidates)
+        left: list[int] | None = None  # the indices not yet refused, once one is
+        while size:
+            k = pick(size)
+            action, check = candidates.get(k if left is None else left[k])
             if check == LEGAL or self._candidate_legal(action, check, hand, counts):
                 return action
+            if left is None:
+                left = list(range(size))
             left[k] = left[-1]
             left.pop()
+            size -= 1
         return None
 
     def _legal(self) -> Iterator[Action]:
@@ -1297,7 +1301,8 @@ class HandState:
     def _draw_candidates(self, hand: list[int]) -> list[tuple[Action, int]]:
         """Candidate draws and pile takes with ``hand`` (the faces of the hand of the player to
         move), each with how far it must still be checked: with a stock a draw is legal; a pile
-        frozen for the team takes only a natural pair."""
+        frozen for the team takes only a natural pair, and the top card alone goes only on a meld
+        of its rank."""
         out: list[tuple[Action, int]] = [(Draw(), LEGAL if self.stock else CHECK_ALL)]
         top = self.pile_top
         if top is None or is_wild(top) or is_three(top):
@@ -1324,9 +1329,14 @@ class HandState:
             elif f % 13 == 1:
                 twos.append(f)
         nat.sort()
+        alone = (
+            ILLEGAL
+            if frozen or (rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None)
+            else CHECK_ALL
+        )
         for target in targets:
             if target is not None or rules.one_group_per_rank:
-                out.append((TakePile((), target), ILLEGAL if frozen else CHECK_ALL))
+                out.append((TakePile((), target), alone if target is None else CHECK_ALL))
             if len(nat) >= 2:
                 out.append((TakePile((nat[0], nat[1]), target), CHECK_ALL))
             if nat:
