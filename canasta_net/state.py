@@ -42,8 +42,11 @@ from .cards import (
 )
 from .errors import IllegalAction
 from .melds import (
+    BLACK_THREES_KIND,
+    GROUP_KIND,
+    SEQUENCE_KIND,
+    WILDS_KIND,
     GroupShape,
-    MeldKind,
     TableMeld,
     check_addition,
     check_wild_balance,
@@ -68,6 +71,14 @@ class EndReason(StrEnum):
     WENT_OUT = "went-out"
     STOCK_EXHAUSTED = "stock-exhausted"
     LAST_RED_THREE = "last-red-three"
+
+
+# The phases as module constants for the hot paths (see melds.GROUP_KIND).
+DRAW_PHASE: Final = Phase.DRAW
+PLAY_PHASE: Final = Phase.PLAY
+PILE_PENDING_PHASE: Final = Phase.PILE_PENDING
+ASKED_PHASE: Final = Phase.ASKED
+OVER_PHASE: Final = Phase.OVER
 
 
 @dataclass(slots=True)
@@ -207,7 +218,7 @@ class HandState:
         self.stock: list[int] = []
         self.turn_no = 0
         self.turn = (self.dealer + 1) % n
-        self.phase = Phase.DRAW
+        self.phase = DRAW_PHASE
         self.t = TurnState()
         self.end: HandEnd | None = None
         self.canasta_bonus_given = False
@@ -266,7 +277,7 @@ class HandState:
     @property
     def to_move(self) -> int:
         """The seat that must act next (the partner while a "may I go out?" is pending)."""
-        if self.phase is Phase.ASKED:
+        if self.phase is ASKED_PHASE:
             partner = self.rules.partner_of(self.turn)
             assert partner is not None
             return partner
@@ -274,7 +285,7 @@ class HandState:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is OVER_PHASE
 
     def team_of(self, seat: int) -> int:
         return self.team_map[seat]
@@ -295,7 +306,7 @@ class HandState:
         first, second = (s for s in range(self.players) if s != lone)
         for meld in self.melds[second]:
             same = self.team_meld_of_rank(first, meld.rank)
-            if meld.kind is MeldKind.GROUP and same is not None:
+            if meld.kind is GROUP_KIND and same is not None:
                 target = self.melds[first][same]
                 target.cards.extend(meld.cards)
                 target.faces.extend(meld.faces)
@@ -378,9 +389,9 @@ class HandState:
         rules = self.rules
         out: dict[int, MeldCounts] = {}
         for m in self.melds[team]:
-            if m.kind not in (MeldKind.GROUP, MeldKind.WILDS) or m.is_closed(rules):
+            if m.kind not in (GROUP_KIND, WILDS_KIND) or m.is_closed(rules):
                 continue
-            key = m.rank if m.kind is MeldKind.GROUP else WILD_MELD
+            key = m.rank if m.kind is GROUP_KIND else WILD_MELD
             if key in out or (only_this_turn and m.laid_turn != self.turn_no):
                 continue
             out[key] = self._counts_of(key, m.naturals, m.wilds)
@@ -392,7 +403,7 @@ class HandState:
         return [
             (m.suit, m.low, m.high)
             for i, m in enumerate(self.melds[team])
-            if m.kind is MeldKind.SEQUENCE
+            if m.kind is SEQUENCE_KIND
             and m.laid_turn == self.turn_no
             and i != skip
             and not m.is_closed(self.rules)
@@ -407,7 +418,7 @@ class HandState:
 
     def team_meld_of_rank(self, team: int, rank: int) -> int | None:
         for i, m in enumerate(self.melds[team]):
-            if m.kind is MeldKind.GROUP and m.rank == rank:
+            if m.kind is GROUP_KIND and m.rank == rank:
                 return i
         return None
 
@@ -432,7 +443,7 @@ class HandState:
         self._check(action, seat)
 
     def _check_turn(self, seat: int | None) -> None:
-        if self.phase is Phase.OVER:
+        if self.phase is OVER_PHASE:
             raise IllegalAction("hand-over", "The hand is over.")
         if seat is not None and seat != self.to_move:
             raise IllegalAction("not-your-turn", f"It is seat {self.to_move}'s turn, not {seat}'s.")
@@ -456,7 +467,7 @@ class HandState:
         elif isinstance(action, AskGoOut):
             self._check_ask()
         elif isinstance(action, Answer):
-            if self.phase is not Phase.ASKED:
+            if self.phase is not ASKED_PHASE:
                 raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
         else:  # pragma: no cover - exhaustive
             raise IllegalAction("wrong-phase", f"unknown action {action!r}")
@@ -479,12 +490,12 @@ class HandState:
             self._do_discard(action)
         elif isinstance(action, AskGoOut):
             self._check_ask()
-            self.phase = Phase.ASKED
+            self.phase = ASKED_PHASE
         elif isinstance(action, Answer):
-            if self.phase is not Phase.ASKED:
+            if self.phase is not ASKED_PHASE:
                 raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
             self.t.permission = action.yes
-            self.phase = Phase.PLAY
+            self.phase = PLAY_PHASE
         else:
             raise IllegalAction("wrong-phase", f"unknown action {action!r}")
 
@@ -576,12 +587,12 @@ class HandState:
                     "initial-meld-unreachable",
                     f"Your hand cannot reach the initial meld of {self._minimum(team)} this turn.",
                 )
-            keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra_cards)
+            keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra_cards)
             reachable = points_after + best_lay_value(rules, counts, team_melds, keep, sequences)
             if reachable >= self._minimum(team):
                 return
             if (
-                self.phase is Phase.PLAY
+                self.phase is PLAY_PHASE
                 and self.t.drew == "stock"
                 and self._could_go_concealed(seat)
                 and not adds_to_old
@@ -608,11 +619,11 @@ class HandState:
         counts = HandCounts.of(rules, self.hand_faces(seat))
         melds = self._meld_counts(team, only_this_turn=True)
         extra = self._pending_pile_to_hand()
-        keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra)
+        keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra)
         possible = self.t.initial_points + best_lay_value(
             rules, counts, melds, keep, self._open_sequences(team)
         ) >= self._minimum(team) or (
-            self.phase is Phase.PLAY
+            self.phase is PLAY_PHASE
             and self.t.drew == "stock"
             and self._could_go_concealed(seat)
             and can_lay_out(rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out)
@@ -628,7 +639,7 @@ class HandState:
 
     # ------------------------------------------------------------------ draw
     def _check_draw(self) -> None:
-        self._require_phase(Phase.DRAW)
+        self._require_phase(DRAW_PHASE)
         if not self.stock and self._must_take_pile():
             raise IllegalAction(
                 "must-take-pile", "The stock is empty and your team can use the top card: take it."
@@ -652,12 +663,12 @@ class HandState:
             self.hands[seat].append(card)
             to_draw -= 1
         self.t.drew = "stock"
-        self.phase = Phase.PLAY
+        self.phase = PLAY_PHASE
 
     # ------------------------------------------------------------------ take the pile
     def _plan_take_pile(self, action: TakePile) -> tuple[list[int], int | None, GroupShape | None]:
         """Check a pile take; return (hand card ids used, existing meld index, new group)."""
-        self._require_phase(Phase.DRAW)
+        self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if not self.pile:
@@ -671,7 +682,7 @@ class HandState:
         if action.meld is not None:
             existing: int | None = self._team_meld(team, action.meld)
             target = self.melds[team][action.meld]
-            if target.kind is not MeldKind.GROUP or target.rank != rank:
+            if target.kind is not GROUP_KIND or target.rank != rank:
                 raise IllegalAction(
                     "wrong-rank", f"{face_text(top)} does not go on your meld {action.meld}."
                 )
@@ -781,7 +792,7 @@ class HandState:
     # ------------------------------------------------------------------ take the top card only
     def _plan_take_top(self, action: TakeTop) -> None:
         """Samba: the top card alone extends one of the team's sequences; the rest stays."""
-        self._require_phase(Phase.DRAW)
+        self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if not rules.take_top_to_sequence:
@@ -789,7 +800,7 @@ class HandState:
         if not self.pile:
             raise IllegalAction("pile-empty", "The discard pile is empty.")
         meld = self.melds[team][self._team_meld(team, action.meld)]
-        if meld.kind is not MeldKind.SEQUENCE:
+        if meld.kind is not SEQUENCE_KIND:
             raise IllegalAction("not-a-sequence", "The top card alone extends only a sequence.")
         top = self.deck.face[self.pile[-1]]
         check_addition(rules, meld, [top])
@@ -802,7 +813,7 @@ class HandState:
         top_card = self.pile.pop()
         self._lay(seat, team, [top_card], action.meld, None)
         self.t.drew = "pile"
-        self.phase = Phase.PLAY
+        self.phase = PLAY_PHASE
         self._after_lay(seat, team)
 
     def _do_take_pile(self, action: TakePile) -> None:
@@ -817,7 +828,7 @@ class HandState:
         self.t.pending_pile = self.pile
         self.pile = []
         self.t.drew = "pile"
-        self.phase = Phase.PILE_PENDING
+        self.phase = PILE_PENDING_PHASE
         self._after_lay(seat, team)
 
     def _pick_up_pile(self, seat: int) -> None:
@@ -828,7 +839,7 @@ class HandState:
             else:
                 self.hands[seat].append(c)
         self.t.pending_pile = []
-        self.phase = Phase.PLAY
+        self.phase = PLAY_PHASE
 
     # ------------------------------------------------------------------ meld and add
     def _lay(
@@ -848,7 +859,7 @@ class HandState:
             m.faces.extend(faces)
             m.naturals += naturals
             m.wilds += wilds
-            if m.kind is MeldKind.SEQUENCE:
+            if m.kind is SEQUENCE_KIND:
                 m.low, m.high = low, high
                 m.rank = rank_at(low)
             if m.laid_turn != self.turn_no:
@@ -883,9 +894,9 @@ class HandState:
             and self.canastas(team)
         ):
             self._give_first_canasta_bonus(seat)
-        if self.phase is Phase.PILE_PENDING and self.opened[team]:
+        if self.phase is PILE_PENDING_PHASE and self.opened[team]:
             self._pick_up_pile(seat)
-        if self.phase is Phase.PLAY and not self.hands[seat]:
+        if self.phase is PLAY_PHASE and not self.hands[seat]:
             self._go_out(seat)
 
     def _give_first_canasta_bonus(self, seat: int) -> None:
@@ -902,7 +913,7 @@ class HandState:
                 break
 
     def _plan_meld(self, action: Meld) -> tuple[list[int], GroupShape]:
-        self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
+        self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
         rules, seat = self.rules, self.turn
         used = self._take_from_hand(seat, action.cards)
         faces = self.faces(used)
@@ -925,7 +936,7 @@ class HandState:
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         extra = self._pending_pile_to_hand()
-        if shape.kind is MeldKind.BLACK_THREES:
+        if shape.kind is BLACK_THREES_KIND:
             if rules.black_threes_only_going_out and (
                 cards_left + extra > 1 or self.canastas(team) < rules.canastas_to_go_out
             ):
@@ -934,7 +945,7 @@ class HandState:
                     "Black threes may be melded only when going out in the same turn.",
                 )
         elif (
-            shape.kind is MeldKind.GROUP
+            shape.kind is GROUP_KIND
             and rules.one_group_per_rank
             and self.team_meld_of_rank(team, shape.rank) is not None
         ):
@@ -942,19 +953,19 @@ class HandState:
                 "meld-rank-exists",
                 f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
             )
-        is_canasta = shape.kind is not MeldKind.BLACK_THREES and len(faces) >= rules.canasta_size
+        is_canasta = shape.kind is not BLACK_THREES_KIND and len(faces) >= rules.canasta_size
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
 
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
             team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
-            if shape.kind is MeldKind.GROUP:
+            if shape.kind is GROUP_KIND:
                 team_melds[shape.rank] = self._counts_of(shape.rank, shape.naturals, shape.wilds)
-            elif shape.kind is MeldKind.WILDS and WILD_MELD not in team_melds:
+            elif shape.kind is WILDS_KIND and WILD_MELD not in team_melds:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, shape.wilds)
             sequences = self._open_sequences(team)
-            if shape.kind is MeldKind.SEQUENCE and len(faces) < rules.sequence_max:
+            if shape.kind is SEQUENCE_KIND and len(faces) < rules.sequence_max:
                 sequences.append((shape.suit, shape.low, shape.high))
             return team_melds, sequences
 
@@ -983,7 +994,7 @@ class HandState:
         self._after_lay(seat, team)
 
     def _plan_add(self, action: AddToMeld) -> list[int]:
-        self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
+        self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         meld = self.melds[team][self._team_meld(team, action.meld)]
@@ -1026,14 +1037,14 @@ class HandState:
 
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
             team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
-            if meld.kind is MeldKind.GROUP:
+            if meld.kind is GROUP_KIND:
                 team_melds[meld.rank] = self._counts_of(
                     meld.rank, meld.naturals + naturals, meld.wilds + wilds
                 )
-            elif meld.kind is MeldKind.WILDS:
+            elif meld.kind is WILDS_KIND:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, meld.wilds + wilds)
             sequences = self._open_sequences(team, skip=index)
-            if meld.kind is MeldKind.SEQUENCE and high - low + 1 < rules.sequence_max:
+            if meld.kind is SEQUENCE_KIND and high - low + 1 < rules.sequence_max:
                 sequences.append((meld.suit, low, high))
             return team_melds, sequences
 
@@ -1051,7 +1062,7 @@ class HandState:
     # ------------------------------------------------------------------ merging two groups
     def _plan_merge(self, action: MergeMelds) -> None:
         """Samba: two groups of one rank become one (it may make a canasta)."""
-        self._require_phase(Phase.PLAY)
+        self._require_phase(PLAY_PHASE)
         rules, team = self.rules, self.team_of(self.turn)
         if not rules.merge_groups:
             raise IllegalAction("not-in-this-game", "Groups are not merged in this game.")
@@ -1064,8 +1075,8 @@ class HandState:
         if action.first == action.second:
             raise IllegalAction("no-such-meld", "Name two different groups to merge.")
         if (
-            first.kind is not MeldKind.GROUP
-            or second.kind is not MeldKind.GROUP
+            first.kind is not GROUP_KIND
+            or second.kind is not GROUP_KIND
             or first.rank != second.rank
         ):
             raise IllegalAction("wrong-rank", "Only two groups of the same rank merge.")
@@ -1100,7 +1111,7 @@ class HandState:
 
     # ------------------------------------------------------------------ discard and going out
     def _check_discard(self, action: Discard) -> int:
-        self._require_phase(Phase.PLAY)
+        self._require_phase(PLAY_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if is_red_three(action.card):
@@ -1150,7 +1161,7 @@ class HandState:
         self.turn = (seat + 1) % self.players
         self.turn_no += 1
         self.t = TurnState()
-        self.phase = Phase.DRAW
+        self.phase = DRAW_PHASE
 
     def _go_out(self, seat: int) -> None:
         self._form_partnership(seat)  # going out before the pile was taken: the lone hand
@@ -1170,11 +1181,11 @@ class HandState:
 
     def _finish(self, end: HandEnd) -> None:
         self.end = end
-        self.phase = Phase.OVER
+        self.phase = OVER_PHASE
 
     # ------------------------------------------------------------------ asking the partner
     def _check_ask(self) -> None:
-        self._require_phase(Phase.PLAY)
+        self._require_phase(PLAY_PHASE)
         rules, seat = self.rules, self.turn
         if rules.partner_of(seat) is None:
             raise IllegalAction("ask-not-allowed", "There is no partner to ask.")
@@ -1245,14 +1256,14 @@ class HandState:
     def _candidates(self, hand: list[int]) -> _Candidates:
         """Every candidate action for the seat to move (``hand``: the faces of the hand of the
         player whose turn it is), each with how far it must still be checked."""
-        if self.phase is Phase.OVER:
+        if self.phase is OVER_PHASE:
             return _Candidates([])
-        if self.phase is Phase.ASKED:
+        if self.phase is ASKED_PHASE:
             return _Candidates([(Answer(True), LEGAL), (Answer(False), LEGAL)])
-        if self.phase is Phase.DRAW:
+        if self.phase is DRAW_PHASE:
             return _Candidates(self._draw_candidates(hand))
         candidates = _Candidates(self._lay_candidates(hand))
-        if self.phase is Phase.PLAY:
+        if self.phase is PLAY_PHASE:
             rules, seat, t = self.rules, self.turn, self.t
             team = self.team_of(seat)
             pending = not self.opened[team] and t.initial_points > 0
@@ -1289,7 +1300,7 @@ class HandState:
                 if check == CHECK_GROUP:
                     naturals = sum(1 for f in faces if not is_wild(f))
                     shape = GroupShape(
-                        MeldKind.GROUP, rank_of(faces[0]), naturals, len(faces) - naturals
+                        GROUP_KIND, rank_of(faces[0]), naturals, len(faces) - naturals
                     )
                 else:
                     shape = group_shape(self.rules, faces)
@@ -1314,9 +1325,7 @@ class HandState:
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
             targets += [
-                i
-                for i, m in enumerate(self.melds[team])
-                if m.kind is MeldKind.GROUP and m.rank == rank
+                i for i, m in enumerate(self.melds[team]) if m.kind is GROUP_KIND and m.rank == rank
             ]
         nat: list[int] = []
         twos: list[int] = []
@@ -1346,7 +1355,7 @@ class HandState:
                     out.append((TakePile((nat[0], min(twos)), target), with_wild))
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
-                if m.kind is MeldKind.SEQUENCE:
+                if m.kind is SEQUENCE_KIND:
                     out.append((TakeTop(i), CHECK_ALL))
         return out
 
@@ -1380,19 +1389,27 @@ class HandState:
         wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
         has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
-        simple = opened and self.t.permission is None and self.phase is Phase.PLAY
+        simple = opened and self.t.permission is None and self.phase is PLAY_PHASE
         most_legal = size - 2 if simple else -1  # lays of at most this many cards are legal
         out: list[tuple[Action, int]] = []
         # additions to the team's melds
         for i, m in enumerate(self.melds[team]):
-            if m.is_closed(rules) or (not opened and m.laid_turn != self.turn_no):
+            nat = naturals_by_rank.get(m.rank, []) if m.kind is GROUP_KIND else []
+            if (
+                (m.kind is GROUP_KIND and not nat and not has_wilds)
+                or m.is_closed(rules)
+                or (not opened and m.laid_turn != self.turn_no)
+            ):
                 continue
             room = cap - len(m.cards)
-            if m.kind is MeldKind.GROUP:
-                nat = naturals_by_rank.get(m.rank, [])
-                if not nat and not has_wilds:
-                    continue
+            if m.kind is GROUP_KIND:
                 wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
+                if not has_wilds:  # naturals only, as many as keep the wild cards allowed
+                    for n in range(1, min(len(nat), room) + 1):
+                        if not wilds_allowed or rules.max_wilds(m.naturals + n) >= m.wilds:
+                            check = LEGAL if n <= most_legal else CHECK_LAY
+                            out.append((AddToMeld(i, tuple(nat[:n])), check))
+                    continue
                 for n in range(min(len(nat), room) + 1):
                     wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
                     limit = min(wild_room, room - n)
@@ -1401,24 +1418,30 @@ class HandState:
                         if wilds <= limit and n + wilds:
                             check = LEGAL if n + wilds <= most_legal else CHECK_LAY
                             out.append((AddToMeld(i, naturals + wild_faces), check))
-            elif m.kind is MeldKind.SEQUENCE:
+            elif m.kind is SEQUENCE_KIND:
                 for faces in self._sequence_extensions(m, hand):
                     out.append(
                         (AddToMeld(i, faces), LEGAL if len(faces) <= most_legal else CHECK_LAY)
                     )
-            elif m.kind is MeldKind.WILDS:
+            elif m.kind is WILDS_KIND:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
                     out.append(
                         (AddToMeld(i, faces), LEGAL if len(faces) <= most_legal else CHECK_LAY)
                     )
         # new groups
         melded = (
-            {m.rank for m in self.melds[team] if m.kind is MeldKind.GROUP}
+            {m.rank for m in self.melds[team] if m.kind is GROUP_KIND}
             if rules.one_group_per_rank
             else set()
         )
         for r, nat in naturals_by_rank.items():
             if len(nat) < 2 or r == THREE or r in melded:
+                continue
+            if not has_wilds:  # three naturals or more
+                for n in range(max(3, rules.min_naturals_in_group), min(len(nat), cap) + 1):
+                    if rules.max_wilds(n) >= 0:
+                        check = LEGAL if n <= most_legal else CHECK_GROUP
+                        out.append((Meld(tuple(nat[:n])), check))
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                 limit = min(rules.max_wilds(n), cap - n)
@@ -1437,7 +1460,7 @@ class HandState:
         for n in range(3, min(len(b3), 4) + 1):
             out.append((Meld(tuple(b3[:n])), CHECK_ALL))
         if (
-            self.phase is Phase.PLAY
+            self.phase is PLAY_PHASE
             and rules.merge_groups
             and opened
             and self.t.permission is not True
@@ -1445,7 +1468,7 @@ class HandState:
             groups = [
                 (i, m.rank)
                 for i, m in enumerate(self.melds[team])
-                if m.kind is MeldKind.GROUP and not m.is_closed(rules)
+                if m.kind is GROUP_KIND and not m.is_closed(rules)
             ]
             for i, rank in groups:
                 for j, other in groups:
@@ -1531,7 +1554,7 @@ class HandState:
             team_melds = self.melds[self.team_of(self.turn)]
             if not 0 <= action.meld < len(team_melds):
                 return action
-            if team_melds[action.meld].kind is MeldKind.SEQUENCE:
+            if team_melds[action.meld].kind is SEQUENCE_KIND:
                 return action  # suits matter on a sequence: every choice is its own action
         naturals = [f for f in faces if not is_wild(f)]
         if len({rank_of(f) for f in naturals}) > 1 or not (
