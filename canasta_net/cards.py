@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from .errors import IllegalAction
+
 RANK_NAMES: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_NAMES: Final = "CDHS"  # clubs, diamonds, hearts, spades
 RED_SUITS: Final = frozenset({1, 2})
@@ -150,8 +152,6 @@ def pick_cards(face_of: Sequence[int], hand: Iterable[int], faces: Sequence[int]
 
     Raises ``IllegalAction("card-not-in-hand")`` if the hand lacks one of them.
     """
-    from .errors import IllegalAction
-
     if len(faces) == 1:  # the common case (a discard): the lowest id of that face
         (f,) = faces
         found = [c for c in hand if face_of[c] == f]
