@@ -124,26 +124,36 @@ ILLEGAL = 4  # refused whatever else holds (listed only for tests of the shortcu
 RED_THREE_FACES: Final = frozenset(f for f in range(JOKER) if is_red_three(f))
 
 
+NEW_MELD: Final = -1
+_Lay = tuple[int, tuple[int, ...], int]
+"""A candidate lay: the team's meld it adds to (NEW_MELD: a new meld), the faces, the check."""
+
+
 @dataclass(slots=True)
 class _Candidates:
     """A position's candidate actions in listing order, each with how far it must still be
-    checked: ``built`` ones, then a discard of each face of ``discards`` (built only when asked
-    for), then "may I go out?" if ``ask``."""
+    checked: ``lays`` (built only when asked for), ``built`` ones, then a discard of each face of
+    ``discards`` (also built when asked for), then "may I go out?" if ``ask``."""
 
     built: list[tuple[Action, int]]
+    lays: list[_Lay] = field(default_factory=list)
     discards: list[int] = field(default_factory=list)
     discard_check: int = CHECK_ALL  # for every discard but of a red three (CHECK_ALL)
     ask: bool = False
 
     def __len__(self) -> int:
-        return len(self.built) + len(self.discards) + self.ask
+        return len(self.lays) + len(self.built) + len(self.discards) + self.ask
 
     def get(self, index: int) -> tuple[Action, int]:
-        built = len(self.built)
-        if index < built:
+        if index < len(self.lays):
+            meld, faces, check = self.lays[index]
+            return (Meld(faces) if meld == NEW_MELD else AddToMeld(meld, faces)), check
+        index -= len(self.lays)
+        if index < len(self.built):
             return self.built[index]
-        if index - built < len(self.discards):
-            face = self.discards[index - built]
+        index -= len(self.built)
+        if index < len(self.discards):
+            face = self.discards[index]
             return Discard(face), CHECK_ALL if face in RED_THREE_FACES else self.discard_check
         return AskGoOut(), CHECK_ALL
 
@@ -476,6 +486,8 @@ class HandState:
         if isinstance(action, Draw):
             self._check_draw()
             self._do_draw()
+        elif isinstance(action, Discard):
+            self._do_discard(action)
         elif isinstance(action, TakePile):
             self._do_take_pile(action)
         elif isinstance(action, TakeTop):
@@ -486,8 +498,6 @@ class HandState:
             self._do_add(action)
         elif isinstance(action, MergeMelds):
             self._do_merge(action)
-        elif isinstance(action, Discard):
-            self._do_discard(action)
         elif isinstance(action, AskGoOut):
             self._check_ask()
             self.phase = ASKED_PHASE
@@ -1262,7 +1272,8 @@ class HandState:
             return _Candidates([(Answer(True), LEGAL), (Answer(False), LEGAL)])
         if self.phase is DRAW_PHASE:
             return _Candidates(self._draw_candidates(hand))
-        candidates = _Candidates(self._lay_candidates(hand))
+        lays, merges = self._lay_candidates(hand)
+        candidates = _Candidates(merges, lays)
         if self.phase is PLAY_PHASE:
             rules, seat, t = self.rules, self.turn, self.t
             team = self.team_of(seat)
@@ -1359,9 +1370,10 @@ class HandState:
                     out.append((TakeTop(i), CHECK_ALL))
         return out
 
-    def _lay_candidates(self, hand: list[int]) -> list[tuple[Action, int]]:
+    def _lay_candidates(self, hand: list[int]) -> tuple[list[_Lay], list[tuple[Action, int]]]:
         """Candidate lays from ``hand`` (the faces of the hand of the player to move), each with
-        how far it must still be checked (the discards follow them: see ``_candidates``).
+        how far it must still be checked: additions and new melds as ``_Lay`` (built only when
+        needed), then merges (the discards follow them: see ``_candidates``).
 
         Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
         refuse them (the team has opened, no answer binds the player, two or more cards stay in
@@ -1391,7 +1403,8 @@ class HandState:
         cap = rules.max_meld_size or 1 << 20
         simple = opened and self.t.permission is None and self.phase is PLAY_PHASE
         most_legal = size - 2 if simple else -1  # lays of at most this many cards are legal
-        out: list[tuple[Action, int]] = []
+        out: list[_Lay] = []
+        merges: list[tuple[Action, int]] = []
         # additions to the team's melds
         for i, m in enumerate(self.melds[team]):
             nat = naturals_by_rank.get(m.rank, []) if m.kind is GROUP_KIND else []
@@ -1408,7 +1421,7 @@ class HandState:
                     for n in range(1, min(len(nat), room) + 1):
                         if not wilds_allowed or rules.max_wilds(m.naturals + n) >= m.wilds:
                             check = LEGAL if n <= most_legal else CHECK_LAY
-                            out.append((AddToMeld(i, tuple(nat[:n])), check))
+                            out.append((i, tuple(nat[:n]), check))
                     continue
                 for n in range(min(len(nat), room) + 1):
                     wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
@@ -1417,17 +1430,13 @@ class HandState:
                     for wilds, wild_faces in wild_choices:
                         if wilds <= limit and n + wilds:
                             check = LEGAL if n + wilds <= most_legal else CHECK_LAY
-                            out.append((AddToMeld(i, naturals + wild_faces), check))
+                            out.append((i, naturals + wild_faces, check))
             elif m.kind is SEQUENCE_KIND:
                 for faces in self._sequence_extensions(m, hand):
-                    out.append(
-                        (AddToMeld(i, faces), LEGAL if len(faces) <= most_legal else CHECK_LAY)
-                    )
+                    out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
             elif m.kind is WILDS_KIND:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
-                    out.append(
-                        (AddToMeld(i, faces), LEGAL if len(faces) <= most_legal else CHECK_LAY)
-                    )
+                    out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
         # new groups
         melded = (
             {m.rank for m in self.melds[team] if m.kind is GROUP_KIND}
@@ -1441,7 +1450,7 @@ class HandState:
                 for n in range(max(3, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                     if rules.max_wilds(n) >= 0:
                         check = LEGAL if n <= most_legal else CHECK_GROUP
-                        out.append((Meld(tuple(nat[:n])), check))
+                        out.append((NEW_MELD, tuple(nat[:n]), check))
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                 limit = min(rules.max_wilds(n), cap - n)
@@ -1449,16 +1458,16 @@ class HandState:
                 for wilds, wild_faces in wild_choices:
                     if wilds <= limit and n + wilds >= 3:
                         check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
-                        out.append((Meld(naturals + wild_faces), check))
+                        out.append((NEW_MELD, naturals + wild_faces, check))
         if rules.sequences:
             for faces in self._new_sequences(hand):
-                out.append((Meld(faces), LEGAL if len(faces) <= most_legal else CHECK_LAY))
+                out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
-                out.append((Meld(faces), LEGAL if len(faces) <= most_legal else CHECK_LAY))
+                out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
         b3 = [f for f in naturals_by_rank.get(THREE, ()) if is_black_three(f)]
         for n in range(3, min(len(b3), 4) + 1):
-            out.append((Meld(tuple(b3[:n])), CHECK_ALL))
+            out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
         if (
             self.phase is PLAY_PHASE
             and rules.merge_groups
@@ -1473,8 +1482,8 @@ class HandState:
             for i, rank in groups:
                 for j, other in groups:
                     if other == rank and i != j:
-                        out.append((MergeMelds(i, j), CHECK_ALL))
-        return out
+                        merges.append((MergeMelds(i, j), CHECK_ALL))
+        return out, merges
 
     @staticmethod
     def _wild_sets(
