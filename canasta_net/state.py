@@ -1405,6 +1405,7 @@ class HandState:
         most_legal = size - 2 if simple else -1  # lays of at most this many cards are legal
         out: list[_Lay] = []
         merges: list[tuple[Action, int]] = []
+        runs: list[dict[int, int]] | None = None  # the hand by suit and run position, once needed
         # additions to the team's melds
         for i, m in enumerate(self.melds[team]):
             nat = naturals_by_rank.get(m.rank, []) if m.kind is GROUP_KIND else []
@@ -1432,7 +1433,9 @@ class HandState:
                             check = LEGAL if n + wilds <= most_legal else CHECK_LAY
                             out.append((i, naturals + wild_faces, check))
             elif m.kind is SEQUENCE_KIND:
-                for faces in self._sequence_extensions(m, hand):
+                if runs is None:
+                    runs = self._runs_in_hand(hand)
+                for faces in self._sequence_extensions(m, runs[m.suit]):
                     out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
             elif m.kind is WILDS_KIND:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
@@ -1460,7 +1463,7 @@ class HandState:
                         check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
                         out.append((NEW_MELD, naturals + wild_faces, check))
         if rules.sequences:
-            for faces in self._new_sequences(hand):
+            for faces in self._new_sequences(self._runs_in_hand(hand) if runs is None else runs):
                 out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
@@ -1505,9 +1508,10 @@ class HandState:
                 runs[f // 13][position] = f
         return runs
 
-    def _new_sequences(self, hand: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    def _new_sequences(self, runs: list[dict[int, int]]) -> Iterator[tuple[int, ...]]:
+        """New sequences from the hand's ``runs`` (see ``_runs_in_hand``)."""
         rules = self.rules
-        for suit_runs in self._runs_in_hand(hand):
+        for suit_runs in runs:
             for low in range(11):
                 if low not in suit_runs:
                     continue
@@ -1518,10 +1522,11 @@ class HandState:
                         yield tuple(suit_runs[p] for p in range(low, high + 1))
 
     def _sequence_extensions(
-        self, meld: TableMeld, hand: Sequence[int]
+        self, meld: TableMeld, suit_runs: dict[int, int]
     ) -> Iterator[tuple[int, ...]]:
+        """Additions to the sequence ``meld`` from the hand's cards of its suit by run position
+        (``suit_runs``)."""
         rules = self.rules
-        suit_runs = self._runs_in_hand(hand)[meld.suit]
         below: list[int] = []
         p = meld.low - 1
         while p >= 0 and p in suit_runs:
