@@ -136,26 +136,42 @@ class _Candidates:
     ``discards`` (also built when asked for), then "may I go out?" if ``ask``."""
 
     built: list[tuple[Action, int]]
-    lays: list[_Lay] = field(default_factory=list)
-    discards: list[int] = field(default_factory=list)
+    lays: Sequence[_Lay] = ()
+    discards: Sequence[int] = ()
     discard_check: int = CHECK_ALL  # for every discard but of a red three (CHECK_ALL)
     ask: bool = False
 
     def __len__(self) -> int:
         return len(self.lays) + len(self.built) + len(self.discards) + self.ask
 
+    def __iter__(self) -> Iterator[tuple[Action, int]]:
+        for lay in self.lays:
+            yield _lay_action(lay)
+        yield from self.built
+        for face in self.discards:
+            yield self._discard(face)
+        if self.ask:
+            yield AskGoOut(), CHECK_ALL
+
     def get(self, index: int) -> tuple[Action, int]:
+        """The candidate at ``index`` of the listing order."""
         if index < len(self.lays):
-            meld, faces, check = self.lays[index]
-            return (Meld(faces) if meld == NEW_MELD else AddToMeld(meld, faces)), check
+            return _lay_action(self.lays[index])
         index -= len(self.lays)
         if index < len(self.built):
             return self.built[index]
         index -= len(self.built)
         if index < len(self.discards):
-            face = self.discards[index]
-            return Discard(face), CHECK_ALL if face in RED_THREE_FACES else self.discard_check
+            return self._discard(self.discards[index])
         return AskGoOut(), CHECK_ALL
+
+    def _discard(self, face: int) -> tuple[Action, int]:
+        return Discard(face), CHECK_ALL if face in RED_THREE_FACES else self.discard_check
+
+
+def _lay_action(lay: _Lay) -> tuple[Action, int]:
+    meld, faces, check = lay
+    return (Meld(faces) if meld == NEW_MELD else AddToMeld(meld, faces)), check
 
 
 @functools.cache
@@ -1257,9 +1273,7 @@ class HandState:
     def _legal(self) -> Iterator[Action]:
         hand = self.hand_faces(self.turn)
         counts: list[HandCounts] = []  # the hand counted, once a check needs it
-        candidates = self._candidates(hand)
-        for index in range(len(candidates)):
-            a, check = candidates.get(index)
+        for a, check in self._candidates(hand):
             if check == LEGAL or self._candidate_legal(a, check, hand, counts):
                 yield a
 
@@ -1468,7 +1482,8 @@ class HandState:
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
                 out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
-        b3 = [f for f in naturals_by_rank.get(THREE, ()) if is_black_three(f)]
+        threes = naturals_by_rank.get(THREE, [])
+        b3 = [f for f in threes if is_black_three(f)] if len(threes) >= 3 else []
         for n in range(3, min(len(b3), 4) + 1):
             out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
         if (
