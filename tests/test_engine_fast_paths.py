@@ -38,6 +38,7 @@ from canasta_net.cards import (
 )
 from canasta_net.melds import MeldKind, TableMeld, is_wild, run_position
 from canasta_net.rules import PRESETS, RuleSet, preset
+from canasta_net.simulate import simulate
 from canasta_net.state import HandState, Phase
 
 VARIANTS = sorted(PRESETS)
@@ -292,3 +293,12 @@ def test_fast_listing_agrees_with_full_check(variant: str) -> None:
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
 def test_fast_listing_agrees_with_full_check_anywhere(variant: str, seed: int) -> None:
     _play_and_compare(variant, seed)
+
+
+@pytest.mark.parametrize("variant", ["classic", "samba", "bolivia"])
+def test_seeded_self_play_is_deterministic(variant: str) -> None:
+    """The random bot's fast path keeps seeded self-play reproducible (and error-free)."""
+    first = simulate(preset(variant), 4, seed=7)
+    second = simulate(preset(variant), 4, seed=7)
+    assert (first.actions, first.end_reasons) == (second.actions, second.end_reasons)
+    assert first.errors == first.stalls == 0
