@@ -405,7 +405,7 @@ class HandState:
         return cached.freezers, cached.reds
 
     def frozen_for(self, team: int) -> bool:
-        return self.rules.pile_always_frozen or self.pile_frozen or not self.opened[team]
+        return self.rules.pile_always_frozen or not self.opened[team] or self.pile_frozen
 
     def canastas(self, team: int) -> int:
         return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
