@@ -564,9 +564,9 @@ class HandState:
         cards_left: int,
         counts_after: Callable[[], HandCounts],
         melds_after: Callable[[], tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]],
-        canastas_after: int,
+        canastas_after: Callable[[], int],
         points_after: int,
-        own_canasta_after: bool,
+        own_canasta_after: Callable[[], bool],
         extra_cards: int = 0,
         adds_to_old: bool = False,
     ) -> None:
@@ -574,8 +574,10 @@ class HandState:
 
         ``cards_left`` is how many cards the hand keeps; ``counts_after`` gives them counted, and
         ``melds_after`` the team's groups after the lay and its sequences laid this turn that may
-        still grow (both only when a guard needs them). ``adds_to_old`` says the lay adds to a
-        meld of an earlier turn (which rules out going out concealed)."""
+        still grow; ``canastas_after`` how many canastas the team then holds, and
+        ``own_canasta_after`` whether the player then holds one made this turn (all only when a
+        guard needs them). ``adds_to_old`` says the lay adds to a meld of an earlier turn (which
+        rules out going out concealed)."""
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         cards_after = cards_left + extra_cards
@@ -583,10 +585,11 @@ class HandState:
         if cards_after > 1 and opened and self.t.permission is not True:
             return  # the common case: nothing can go wrong
         team_melds, sequences = melds_after()
+        canastas = canastas_after()
         concealed = (
             self._could_go_concealed(seat)
             and not adds_to_old
-            and (own_canasta_after or not rules.concealed_requires_own_canasta)
+            and (own_canasta_after() or not rules.concealed_requires_own_canasta)
         )
         if cards_after <= 1:
             if self.t.permission is False:
@@ -594,17 +597,15 @@ class HandState:
             if cards_after == 1 and not extra_cards and rules.going_out_allowed:
                 # the last card may still be laid to complete the canastas needed to go out
                 last = counts_after()
-                if can_lay_out(
-                    rules, last, team_melds, 0, canastas_after, rules.canastas_to_go_out
-                ):
-                    canastas_after = max(canastas_after, rules.canastas_to_go_out)
-            self._check_cards_left(cards_after, canastas_after)
+                if can_lay_out(rules, last, team_melds, 0, canastas, rules.canastas_to_go_out):
+                    canastas = max(canastas, rules.canastas_to_go_out)
+            self._check_cards_left(cards_after, canastas)
             if not opened and not (concealed and self.t.drew == "stock"):
                 raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
             return
         counts = counts_after()
         if self.t.permission is True and not can_lay_out(
-            rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
+            rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out
         ):
             raise IllegalAction("must-go-out", "Your partner said yes: you must go out this turn.")
         if not opened:
@@ -622,9 +623,7 @@ class HandState:
                 and self.t.drew == "stock"
                 and self._could_go_concealed(seat)
                 and not adds_to_old
-                and can_lay_out(
-                    rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
-                )
+                and can_lay_out(rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out)
             ):
                 return
             raise IllegalAction(
@@ -999,9 +998,9 @@ class HandState:
             cards_left,
             counts_after,
             melds_after,
-            self.canastas(team) + (1 if is_canasta else 0),
+            lambda: self.canastas(team) + (1 if is_canasta else 0),
             points,
-            is_canasta or self._own_canasta_this_turn(team),
+            lambda: is_canasta or self._own_canasta_this_turn(team),
             extra,
         )
 
@@ -1057,9 +1056,11 @@ class HandState:
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
-        own = self._own_canasta_this_turn(team) or (
-            becomes_canasta and meld.laid_turn == self.turn_no and meld.laid_by == seat
-        )
+
+        def own() -> bool:
+            return self._own_canasta_this_turn(team) or (
+                becomes_canasta and meld.laid_turn == self.turn_no and meld.laid_by == seat
+            )
 
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
             team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
@@ -1078,7 +1079,7 @@ class HandState:
             cards_left,
             counts_after,
             melds_after,
-            self.canastas(team) + becomes_canasta,
+            lambda: self.canastas(team) + becomes_canasta,
             points,
             own,
             extra,
