@@ -139,8 +139,9 @@ def sort_key(face: int) -> tuple[int, int]:
     return (13 if rank == ACE else rank, face // 13)
 
 
-SORT_KEYS: Final = tuple(sort_key(f) for f in range(NUM_FACES))
-"""``sort_key`` of every face, by face (for sorting in hot loops)."""
+_FACES_SORTED: Final = sorted(range(NUM_FACES), key=sort_key)
+SORT_ORDER: Final = tuple(_FACES_SORTED.index(f) for f in range(NUM_FACES))
+"""Each face's place in ``sort_key`` order, by face: a cheaper key for sorting in hot loops."""
 
 
 def sorted_faces(faces: Sequence[int]) -> list[int]:

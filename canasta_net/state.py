@@ -30,7 +30,7 @@ from .actions import (
 from .cards import (
     JOKER,
     RANK_NAMES,
-    SORT_KEYS,
+    SORT_ORDER,
     THREE,
     Deck,
     face_text,
@@ -1294,7 +1294,7 @@ class HandState:
             team = self.team_of(seat)
             pending = not self.opened[team] and t.initial_points > 0
             trusted = len(hand) >= 2 and t.permission is not True and not pending
-            candidates.discards = sorted(set(hand), key=SORT_KEYS.__getitem__)
+            candidates.discards = sorted(set(hand), key=SORT_ORDER.__getitem__)
             candidates.discard_check = LEGAL if trusted else CHECK_ALL
             candidates.ask = (
                 t.drew == "stock"
