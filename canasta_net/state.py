@@ -1433,7 +1433,7 @@ class HandState:
             room = cap - len(m.cards)
             if m.kind is GROUP_KIND:
                 wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
-                if not has_wilds:  # naturals only, as many as keep the wild cards allowed
+                if not has_wilds or not wilds_allowed:  # naturals only, keeping the balance
                     for n in range(1, min(len(nat), room) + 1):
                         if not wilds_allowed or rules.max_wilds(m.naturals + n) >= m.wilds:
                             check = LEGAL if n <= most_legal else CHECK_LAY
