@@ -113,12 +113,11 @@ def _canonical_faces(
     return (*nat, *twos, *([JOKER] * j))
 
 
-# How a listed candidate is checked (see HandState._lay_candidates)
+# How a candidate action is checked (see HandState._candidates)
 CHECK_ALL = 0  # as apply() would
 CHECK_LAY = 1  # a meld or addition valid in itself by construction: only the guards after it
 CHECK_GROUP = 2  # a new group by construction (its naturals, then its wild cards): as CHECK_LAY
 LEGAL = 3  # legal by construction
-ILLEGAL = 4  # refused whatever else holds (listed only for tests of the shortcuts)
 
 
 RED_THREE_FACES: Final = frozenset(f for f in range(JOKER) if is_red_three(f))
@@ -1310,8 +1309,6 @@ class HandState:
         """Whether a candidate is legal, checked as far as its construction (``check``) leaves
         open; ``hand`` is the faces of the hand, ``counted`` holds them counted once that was
         needed."""
-        if check == ILLEGAL:
-            return False
         if check == CHECK_ALL or not isinstance(action, Meld | AddToMeld):
             return self.is_legal(action)
         if not counted:
@@ -1337,16 +1334,16 @@ class HandState:
 
     def _draw_candidates(self, hand: list[int]) -> list[tuple[Action, int]]:
         """Candidate draws and pile takes with ``hand`` (the faces of the hand of the player to
-        move), each with how far it must still be checked: with a stock a draw is legal; a pile
-        frozen for the team takes only a natural pair, and the top card alone goes only on a meld
-        of its rank."""
+        move), each with how far it must still be checked: with a stock a draw is legal. Takes
+        that are refused whatever else holds are left out: a pile frozen for the team takes only
+        a natural pair, and the top card alone goes only on a meld of its rank."""
         out: list[tuple[Action, int]] = [(Draw(), LEGAL if self.stock else CHECK_ALL)]
         top = self.pile_top
         if top is None or is_wild(top) or is_three(top):
             return out
         rules, team = self.rules, self.team_of(self.turn)
         frozen = self.frozen_for(team)
-        with_wild = CHECK_ALL if rules.pile_take_with_wild and not frozen else ILLEGAL
+        with_wild = rules.pile_take_with_wild and not frozen
         rank = top % 13
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
@@ -1364,21 +1361,19 @@ class HandState:
             elif f % 13 == 1:
                 twos.append(f)
         nat.sort()
-        alone = (
-            ILLEGAL
-            if frozen or (rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None)
-            else CHECK_ALL
+        alone = not frozen and not (
+            rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
         )
         for target in targets:
-            if target is not None or rules.one_group_per_rank:
-                out.append((TakePile((), target), alone if target is None else CHECK_ALL))
+            if target is not None or (rules.one_group_per_rank and alone):
+                out.append((TakePile((), target), CHECK_ALL))
             if len(nat) >= 2:
                 out.append((TakePile((nat[0], nat[1]), target), CHECK_ALL))
-            if nat:
+            if nat and with_wild:
                 if jokers:
-                    out.append((TakePile((nat[0], JOKER), target), with_wild))
+                    out.append((TakePile((nat[0], JOKER), target), CHECK_ALL))
                 if twos:
-                    out.append((TakePile((nat[0], min(twos)), target), with_wild))
+                    out.append((TakePile((nat[0], min(twos)), target), CHECK_ALL))
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
                 if m.kind is SEQUENCE_KIND:
