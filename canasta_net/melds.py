@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 from .cards import (
     ACE,
@@ -28,6 +29,10 @@ from .errors import IllegalAction
 from .rules import RuleSet
 
 __all__ = [
+    "BLACK_THREES_KIND",
+    "GROUP_KIND",
+    "SEQUENCE_KIND",
+    "WILDS_KIND",
     "GroupShape",
     "MeldKind",
     "TableMeld",
@@ -44,6 +49,14 @@ class MeldKind(StrEnum):
     BLACK_THREES = "black-threes"
     SEQUENCE = "sequence"
     WILDS = "wilds"
+
+
+# The kinds as module constants for the engine's hot paths: Python 3.11 looks a member up on
+# its enum class several times slower than a global.
+GROUP_KIND: Final = MeldKind.GROUP
+SEQUENCE_KIND: Final = MeldKind.SEQUENCE
+WILDS_KIND: Final = MeldKind.WILDS
+BLACK_THREES_KIND: Final = MeldKind.BLACK_THREES
 
 
 def run_position(rank: int) -> int:
@@ -78,25 +91,25 @@ class TableMeld:
         return len(self.cards)
 
     def is_canasta(self, rules: RuleSet) -> bool:
-        return self.kind is not MeldKind.BLACK_THREES and len(self.cards) >= rules.canasta_size
+        return self.kind is not BLACK_THREES_KIND and len(self.cards) >= rules.canasta_size
 
     def is_natural(self) -> bool:
         return self.wilds == 0
 
     def is_closed(self, rules: RuleSet) -> bool:
         """Nothing more may be added (black threes; a full sequence; Bolivia's seven cards)."""
-        if self.kind is MeldKind.BLACK_THREES:
+        if self.kind is BLACK_THREES_KIND:
             return True
-        if self.kind is MeldKind.SEQUENCE and self.size >= rules.sequence_max:
+        if self.kind is SEQUENCE_KIND and self.size >= rules.sequence_max:
             return True
         return bool(rules.max_meld_size) and self.size >= rules.max_meld_size
 
     def label(self) -> str:
-        if self.kind is MeldKind.BLACK_THREES:
+        if self.kind is BLACK_THREES_KIND:
             return "3s (black)"
-        if self.kind is MeldKind.WILDS:
+        if self.kind is WILDS_KIND:
             return "wild cards"
-        if self.kind is MeldKind.SEQUENCE:
+        if self.kind is SEQUENCE_KIND:
             return (
                 f"{RANK_NAMES[rank_at(self.low)]}-{RANK_NAMES[rank_at(self.high)]}"
                 f"{SUIT_NAMES[self.suit]} run"
@@ -108,9 +121,9 @@ def canasta_bonus(rules: RuleSet, meld: TableMeld) -> int:
     """The bonus a canasta earns (0 for a meld that is not one)."""
     if not meld.is_canasta(rules):
         return 0
-    if meld.kind is MeldKind.WILDS:
+    if meld.kind is WILDS_KIND:
         return rules.wild_canasta_bonus or rules.mixed_canasta_bonus
-    if meld.kind is MeldKind.SEQUENCE:
+    if meld.kind is SEQUENCE_KIND:
         return rules.sequence_canasta_bonus or rules.natural_canasta_bonus
     if meld.rank == SEVEN:
         bonus = rules.natural_sevens_bonus if meld.is_natural() else rules.mixed_sevens_bonus
@@ -147,7 +160,7 @@ def _sequence_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape | None:
             "meld-too-large", f"A sequence holds at most {rules.sequence_max} cards."
         )
     return GroupShape(
-        MeldKind.SEQUENCE,
+        SEQUENCE_KIND,
         rank_at(positions[0]),
         len(faces),
         0,
@@ -171,7 +184,7 @@ def group_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape:
             )
         if len(faces) > 4:
             raise IllegalAction("meld-too-large", "A meld of black threes holds three or four.")
-        return GroupShape(MeldKind.BLACK_THREES, THREE, len(faces), 0)
+        return GroupShape(BLACK_THREES_KIND, THREE, len(faces), 0)
     sequence = _sequence_shape(rules, faces)
     if sequence is not None:
         return sequence
@@ -181,7 +194,7 @@ def group_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape:
     if not naturals:
         if not rules.wild_melds:
             raise IllegalAction("wild-only-meld", "Wild cards cannot form a meld on their own.")
-        return GroupShape(MeldKind.WILDS, -1, 0, wilds)
+        return GroupShape(WILDS_KIND, -1, 0, wilds)
     rank = rank_of(naturals[0])
     if any(rank_of(f) != rank for f in naturals):
         if rules.sequences and len({suit_of(f) for f in naturals}) == 1:
@@ -191,7 +204,7 @@ def group_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape:
             )
         raise IllegalAction("mixed-ranks", "All natural cards of a meld must have the same rank.")
     check_wild_balance(rules, len(naturals), wilds)
-    return GroupShape(MeldKind.GROUP, rank, len(naturals), wilds)
+    return GroupShape(GROUP_KIND, rank, len(naturals), wilds)
 
 
 def _check_size(rules: RuleSet, size: int) -> None:
@@ -221,17 +234,17 @@ def check_addition(
     """Check adding ``faces`` to ``meld``; return (naturals, wilds, new low, new high)."""
     if not faces:
         raise IllegalAction("too-few-cards", "Add at least one card.")
-    if meld.kind is MeldKind.BLACK_THREES:
+    if meld.kind is BLACK_THREES_KIND:
         raise IllegalAction("black-three-meld-closed", "Nothing may be added to black threes.")
     if meld.is_closed(rules):
         raise IllegalAction("meld-closed", f"The {meld.label()} is closed: nothing more goes on.")
     _check_size(rules, meld.size + len(faces))
-    if meld.kind is MeldKind.SEQUENCE:
+    if meld.kind is SEQUENCE_KIND:
         return _check_sequence_addition(rules, meld, faces)
     wilds = sum(1 for f in faces if is_wild(f))
     if wilds and not rules.wilds_on_canasta and meld.is_canasta(rules):
         raise IllegalAction("wild-on-canasta", "Wild cards may not be added to a canasta.")
-    if meld.kind is MeldKind.WILDS:
+    if meld.kind is WILDS_KIND:
         if wilds != len(faces):
             raise IllegalAction("wrong-rank", "Only wild cards go on a meld of wild cards.")
         return 0, wilds, 0, 0

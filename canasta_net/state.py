@@ -8,10 +8,12 @@ and changes only through :meth:`HandState.apply`, which either performs a legal 
 from __future__ import annotations
 
 import copy
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 from .actions import (
     Action,
@@ -28,7 +30,7 @@ from .actions import (
 from .cards import (
     JOKER,
     RANK_NAMES,
-    SORT_KEYS,
+    SORT_ORDER,
     THREE,
     Deck,
     face_text,
@@ -41,8 +43,11 @@ from .cards import (
 )
 from .errors import IllegalAction
 from .melds import (
+    BLACK_THREES_KIND,
+    GROUP_KIND,
+    SEQUENCE_KIND,
+    WILDS_KIND,
     GroupShape,
-    MeldKind,
     TableMeld,
     check_addition,
     check_wild_balance,
@@ -67,6 +72,14 @@ class EndReason(StrEnum):
     WENT_OUT = "went-out"
     STOCK_EXHAUSTED = "stock-exhausted"
     LAST_RED_THREE = "last-red-three"
+
+
+# The phases as module constants for the hot paths (see melds.GROUP_KIND).
+DRAW_PHASE: Final = Phase.DRAW
+PLAY_PHASE: Final = Phase.PLAY
+PILE_PENDING_PHASE: Final = Phase.PILE_PENDING
+ASKED_PHASE: Final = Phase.ASKED
+OVER_PHASE: Final = Phase.OVER
 
 
 @dataclass(slots=True)
@@ -101,12 +114,89 @@ def _canonical_faces(
     return (*nat, *twos, *([JOKER] * j))
 
 
-# How a listed candidate is checked (see HandState._play_candidates)
+# How a candidate action is checked (see HandState._candidates)
 CHECK_ALL = 0  # as apply() would
 CHECK_LAY = 1  # a meld or addition valid in itself by construction: only the guards after it
 CHECK_GROUP = 2  # a new group by construction (its naturals, then its wild cards): as CHECK_LAY
 LEGAL = 3  # legal by construction
-ILLEGAL = 4  # refused whatever else holds (listed only for tests of the shortcuts)
+
+
+RED_THREE_FACES: Final = frozenset(f for f in range(JOKER) if is_red_three(f))
+
+
+NEW_MELD: Final = -1
+_Lay = tuple[int, tuple[int, ...], int]
+"""A candidate lay: the team's meld it adds to (NEW_MELD: a new meld), the faces, the check."""
+
+
+@dataclass(slots=True)
+class _Candidates:
+    """A position's candidate actions in listing order, each with how far it must still be
+    checked: ``lays`` (built only when asked for), ``built`` ones, then a discard of each face of
+    ``discards`` (also built when asked for), then "may I go out?" if ``ask``."""
+
+    built: list[tuple[Action, int]]
+    lays: Sequence[_Lay] = ()
+    discards: Sequence[int] = ()
+    discard_check: int = CHECK_ALL  # for every discard but of a red three (CHECK_ALL)
+    ask: bool = False
+
+    def __len__(self) -> int:
+        return len(self.lays) + len(self.built) + len(self.discards) + self.ask
+
+    def __iter__(self) -> Iterator[tuple[Action, int]]:
+        for lay in self.lays:
+            yield _lay_action(lay)
+        yield from self.built
+        for face in self.discards:
+            yield self._discard(face)
+        if self.ask:
+            yield AskGoOut(), CHECK_ALL
+
+    def get(self, index: int) -> tuple[Action, int]:
+        """The candidate at ``index`` of the listing order."""
+        if index < len(self.lays):
+            return _lay_action(self.lays[index])
+        index -= len(self.lays)
+        if index < len(self.built):
+            return self.built[index]
+        index -= len(self.built)
+        if index < len(self.discards):
+            return self._discard(self.discards[index])
+        return AskGoOut(), CHECK_ALL
+
+    def _discard(self, face: int) -> tuple[Action, int]:
+        return Discard(face), CHECK_ALL if face in RED_THREE_FACES else self.discard_check
+
+
+def _lay_action(lay: _Lay) -> tuple[Action, int]:
+    meld, faces, check = lay
+    return (Meld(faces) if meld == NEW_MELD else AddToMeld(meld, faces)), check
+
+
+@functools.cache
+def _wild_choices(
+    jokers: int, twos: tuple[int, ...], most: int
+) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The wild cards a group may take from a hand with ``jokers`` and the faces ``twos``
+    (sorted), at most ``most``: (how many, their faces), by jokers then twos."""
+    return tuple(
+        (j + t, (*twos[:t], *([JOKER] * j)))
+        for j in range(min(jokers, most) + 1)
+        for t in range(min(len(twos), most - j) + 1)
+    )
+
+
+@dataclass(slots=True)
+class _PileCounts:
+    """The freezing cards and red threes among the first ``counted`` cards of ``pile`` (the
+    last of them ``last``)."""
+
+    pile: list[int]
+    counted: int = 0
+    last: int = -1
+    freezers: int = 0
+    reds: int = 0
 
 
 def _frozen_pile_error(rank: int) -> IllegalAction:
@@ -163,7 +253,7 @@ class HandState:
         self.stock: list[int] = []
         self.turn_no = 0
         self.turn = (self.dealer + 1) % n
-        self.phase = Phase.DRAW
+        self.phase = DRAW_PHASE
         self.t = TurnState()
         self.end: HandEnd | None = None
         self.canasta_bonus_given = False
@@ -221,7 +311,7 @@ class HandState:
     @property
     def to_move(self) -> int:
         """The seat that must act next (the partner while a "may I go out?" is pending)."""
-        if self.phase is Phase.ASKED:
+        if self.phase is ASKED_PHASE:
             partner = self.rules.partner_of(self.turn)
             assert partner is not None
             return partner
@@ -229,7 +319,7 @@ class HandState:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is OVER_PHASE
 
     def team_of(self, seat: int) -> int:
         return self.team_map[seat]
@@ -250,7 +340,7 @@ class HandState:
         first, second = (s for s in range(self.players) if s != lone)
         for meld in self.melds[second]:
             same = self.team_meld_of_rank(first, meld.rank)
-            if meld.kind is MeldKind.GROUP and same is not None:
+            if meld.kind is GROUP_KIND and same is not None:
                 target = self.melds[first][same]
                 target.cards.extend(meld.cards)
                 target.faces.extend(meld.faces)
@@ -294,28 +384,36 @@ class HandState:
         return self._pile_counts()[0] > 0
 
     def _pile_counts(self) -> tuple[int, int]:
-        """(freezing cards, red threes) in the pile; the pile list only ever grows by appending
-        or is replaced, so its identity and length key the cached answer."""
-        key = (id(self.pile), len(self.pile))
-        cached = self.__dict__.get("_pile_cache")
-        if cached is not None and cached[0] == key:
-            return cached[1]  # type: ignore[no-any-return]
-        face = self.deck.face
-        b3 = self.rules.black_three_freezes_pile
-        freezers = reds = 0
-        for c in self.pile:
-            f = face[c]
-            if is_red_three(f):
-                reds += 1
-                freezers += 1
-            elif is_wild(f) or (b3 and is_black_three(f)):
-                freezers += 1
-        counts = (freezers, reds)
-        self.__dict__["_pile_cache"] = (key, counts)
-        return counts
+        """(freezing cards, red threes) in the pile, kept up to date as the pile grows.
+
+        The pile list only grows by appending, loses its top card to a meld, or is replaced: so
+        while it is the same list and still holds the card that was last counted where it was,
+        the cards below are unchanged and only those appended since need counting."""
+        pile = self.pile
+        cached: _PileCounts | None = self.__dict__.get("_pile_cache")
+        if (
+            cached is None
+            or cached.pile is not pile
+            or len(pile) < cached.counted
+            or (cached.counted and pile[cached.counted - 1] != cached.last)
+        ):
+            cached = _PileCounts(pile)
+            self.__dict__["_pile_cache"] = cached
+        if cached.counted < len(pile):
+            face = self.deck.face
+            b3 = self.rules.black_three_freezes_pile
+            for c in pile[cached.counted :]:
+                f = face[c]
+                if f in RED_THREE_FACES:
+                    cached.reds += 1
+                    cached.freezers += 1
+                elif is_wild(f) or (b3 and is_black_three(f)):
+                    cached.freezers += 1
+            cached.counted, cached.last = len(pile), pile[-1]
+        return cached.freezers, cached.reds
 
     def frozen_for(self, team: int) -> bool:
-        return self.rules.pile_always_frozen or self.pile_frozen or not self.opened[team]
+        return self.rules.pile_always_frozen or not self.opened[team] or self.pile_frozen
 
     def canastas(self, team: int) -> int:
         return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
@@ -325,9 +423,9 @@ class HandState:
         rules = self.rules
         out: dict[int, MeldCounts] = {}
         for m in self.melds[team]:
-            if m.kind not in (MeldKind.GROUP, MeldKind.WILDS) or m.is_closed(rules):
+            if m.kind not in (GROUP_KIND, WILDS_KIND) or m.is_closed(rules):
                 continue
-            key = m.rank if m.kind is MeldKind.GROUP else WILD_MELD
+            key = m.rank if m.kind is GROUP_KIND else WILD_MELD
             if key in out or (only_this_turn and m.laid_turn != self.turn_no):
                 continue
             out[key] = self._counts_of(key, m.naturals, m.wilds)
@@ -339,7 +437,7 @@ class HandState:
         return [
             (m.suit, m.low, m.high)
             for i, m in enumerate(self.melds[team])
-            if m.kind is MeldKind.SEQUENCE
+            if m.kind is SEQUENCE_KIND
             and m.laid_turn == self.turn_no
             and i != skip
             and not m.is_closed(self.rules)
@@ -354,7 +452,7 @@ class HandState:
 
     def team_meld_of_rank(self, team: int, rank: int) -> int | None:
         for i, m in enumerate(self.melds[team]):
-            if m.kind is MeldKind.GROUP and m.rank == rank:
+            if m.kind is GROUP_KIND and m.rank == rank:
                 return i
         return None
 
@@ -379,7 +477,7 @@ class HandState:
         self._check(action, seat)
 
     def _check_turn(self, seat: int | None) -> None:
-        if self.phase is Phase.OVER:
+        if self.phase is OVER_PHASE:
             raise IllegalAction("hand-over", "The hand is over.")
         if seat is not None and seat != self.to_move:
             raise IllegalAction("not-your-turn", f"It is seat {self.to_move}'s turn, not {seat}'s.")
@@ -403,7 +501,7 @@ class HandState:
         elif isinstance(action, AskGoOut):
             self._check_ask()
         elif isinstance(action, Answer):
-            if self.phase is not Phase.ASKED:
+            if self.phase is not ASKED_PHASE:
                 raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
         else:  # pragma: no cover - exhaustive
             raise IllegalAction("wrong-phase", f"unknown action {action!r}")
@@ -412,6 +510,8 @@ class HandState:
         if isinstance(action, Draw):
             self._check_draw()
             self._do_draw()
+        elif isinstance(action, Discard):
+            self._do_discard(action)
         elif isinstance(action, TakePile):
             self._do_take_pile(action)
         elif isinstance(action, TakeTop):
@@ -422,16 +522,14 @@ class HandState:
             self._do_add(action)
         elif isinstance(action, MergeMelds):
             self._do_merge(action)
-        elif isinstance(action, Discard):
-            self._do_discard(action)
         elif isinstance(action, AskGoOut):
             self._check_ask()
-            self.phase = Phase.ASKED
+            self.phase = ASKED_PHASE
         elif isinstance(action, Answer):
-            if self.phase is not Phase.ASKED:
+            if self.phase is not ASKED_PHASE:
                 raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
             self.t.permission = action.yes
-            self.phase = Phase.PLAY
+            self.phase = PLAY_PHASE
         else:
             raise IllegalAction("wrong-phase", f"unknown action {action!r}")
 
@@ -482,9 +580,9 @@ class HandState:
         cards_left: int,
         counts_after: Callable[[], HandCounts],
         melds_after: Callable[[], tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]],
-        canastas_after: int,
+        canastas_after: Callable[[], int],
         points_after: int,
-        own_canasta_after: bool,
+        own_canasta_after: Callable[[], bool],
         extra_cards: int = 0,
         adds_to_old: bool = False,
     ) -> None:
@@ -492,8 +590,10 @@ class HandState:
 
         ``cards_left`` is how many cards the hand keeps; ``counts_after`` gives them counted, and
         ``melds_after`` the team's groups after the lay and its sequences laid this turn that may
-        still grow (both only when a guard needs them). ``adds_to_old`` says the lay adds to a
-        meld of an earlier turn (which rules out going out concealed)."""
+        still grow; ``canastas_after`` how many canastas the team then holds, and
+        ``own_canasta_after`` whether the player then holds one made this turn (all only when a
+        guard needs them). ``adds_to_old`` says the lay adds to a meld of an earlier turn (which
+        rules out going out concealed)."""
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         cards_after = cards_left + extra_cards
@@ -501,13 +601,14 @@ class HandState:
         if cards_after > 1 and opened and self.t.permission is not True:
             return  # the common case: nothing can go wrong
         if seat in self.hidden_hands:
-            self._check_after_hidden_lay(cards_after, canastas_after, opened)
+            self._check_after_hidden_lay(cards_after, canastas_after(), opened, extra_cards)
             return
         team_melds, sequences = melds_after()
+        canastas = canastas_after()
         concealed = (
             self._could_go_concealed(seat)
             and not adds_to_old
-            and (own_canasta_after or not rules.concealed_requires_own_canasta)
+            and (own_canasta_after() or not rules.concealed_requires_own_canasta)
         )
         if cards_after <= 1:
             if self.t.permission is False:
@@ -515,17 +616,15 @@ class HandState:
             if cards_after == 1 and not extra_cards and rules.going_out_allowed:
                 # the last card may still be laid to complete the canastas needed to go out
                 last = counts_after()
-                if can_lay_out(
-                    rules, last, team_melds, 0, canastas_after, rules.canastas_to_go_out
-                ):
-                    canastas_after = max(canastas_after, rules.canastas_to_go_out)
-            self._check_cards_left(cards_after, canastas_after)
+                if can_lay_out(rules, last, team_melds, 0, canastas, rules.canastas_to_go_out):
+                    canastas = max(canastas, rules.canastas_to_go_out)
+            self._check_cards_left(cards_after, canastas)
             if not opened and not (concealed and self.t.drew == "stock"):
                 raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
             return
         counts = counts_after()
         if self.t.permission is True and not can_lay_out(
-            rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
+            rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out
         ):
             raise IllegalAction("must-go-out", "Your partner said yes: you must go out this turn.")
         if not opened:
@@ -534,18 +633,16 @@ class HandState:
                     "initial-meld-unreachable",
                     f"Your hand cannot reach the initial meld of {self._minimum(team)} this turn.",
                 )
-            keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra_cards)
+            keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra_cards)
             reachable = points_after + best_lay_value(rules, counts, team_melds, keep, sequences)
             if reachable >= self._minimum(team):
                 return
             if (
-                self.phase is Phase.PLAY
+                self.phase is PLAY_PHASE
                 and self.t.drew == "stock"
                 and self._could_go_concealed(seat)
                 and not adds_to_old
-                and can_lay_out(
-                    rules, counts, team_melds, 1, canastas_after, rules.canastas_to_go_out
-                )
+                and can_lay_out(rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out)
             ):
                 return
             raise IllegalAction(
@@ -553,14 +650,17 @@ class HandState:
                 f"After that lay the initial meld could no longer reach {self._minimum(team)}.",
             )
 
-    def _check_after_hidden_lay(self, cards_after: int, canastas_after: int, opened: bool) -> None:
+    def _check_after_hidden_lay(
+        self, cards_after: int, canastas_after: int, opened: bool, extra_cards: int
+    ) -> None:
         """The guards of :meth:`_check_after_lay` that need no hidden card: the rest (whether
         the hand could still lay out, reach the minimum, or go out) are the audit's."""
         if cards_after > 1:
             return
         if self.t.permission is False:
             raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
-        if cards_after == 1:
+        if cards_after == 1 and not extra_cards and self.rules.going_out_allowed:
+            # the last card may complete the canastas needed: whether it can is the audit's
             canastas_after = max(canastas_after, self.rules.canastas_to_go_out)
         self._check_cards_left(cards_after, canastas_after)
         if not opened and not (self._could_go_concealed(self.turn) and self.t.drew == "stock"):
@@ -581,11 +681,11 @@ class HandState:
         counts = HandCounts.of(rules, self.hand_faces(seat))
         melds = self._meld_counts(team, only_this_turn=True)
         extra = self._pending_pile_to_hand()
-        keep = 2 if self.phase is Phase.PLAY else max(0, 2 - extra)
+        keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra)
         possible = self.t.initial_points + best_lay_value(
             rules, counts, melds, keep, self._open_sequences(team)
         ) >= self._minimum(team) or (
-            self.phase is Phase.PLAY
+            self.phase is PLAY_PHASE
             and self.t.drew == "stock"
             and self._could_go_concealed(seat)
             and can_lay_out(rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out)
@@ -601,7 +701,7 @@ class HandState:
 
     # ------------------------------------------------------------------ draw
     def _check_draw(self) -> None:
-        self._require_phase(Phase.DRAW)
+        self._require_phase(DRAW_PHASE)
         if not self.stock and self._must_take_pile():
             raise IllegalAction(
                 "must-take-pile", "The stock is empty and your team can use the top card: take it."
@@ -625,12 +725,12 @@ class HandState:
             self.hands[seat].append(card)
             to_draw -= 1
         self.t.drew = "stock"
-        self.phase = Phase.PLAY
+        self.phase = PLAY_PHASE
 
     # ------------------------------------------------------------------ take the pile
     def _plan_take_pile(self, action: TakePile) -> tuple[list[int], int | None, GroupShape | None]:
         """Check a pile take; return (hand card ids used, existing meld index, new group)."""
-        self._require_phase(Phase.DRAW)
+        self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if not self.pile:
@@ -644,7 +744,7 @@ class HandState:
         if action.meld is not None:
             existing: int | None = self._team_meld(team, action.meld)
             target = self.melds[team][action.meld]
-            if target.kind is not MeldKind.GROUP or target.rank != rank:
+            if target.kind is not GROUP_KIND or target.rank != rank:
                 raise IllegalAction(
                     "wrong-rank", f"{face_text(top)} does not go on your meld {action.meld}."
                 )
@@ -699,9 +799,8 @@ class HandState:
         else:
             shape = group_shape(rules, melded)
         # consequences: the initial meld and the cards left afterwards
-        rest = self.pile[:-1]
         top_is_red = is_red_three(top)  # never, in practice: a red three is never discarded
-        rest_to_hand = len(rest) - (self._pile_counts()[1] - top_is_red)
+        rest_to_hand = len(self.pile) - 1 - (self._pile_counts()[1] - top_is_red)
         hand_after = [c for c in self.hands[seat] if c not in used]
         points = self.t.initial_points + sum(rules.card_value(f) for f in melded)
         canastas_after = self.canastas(team)
@@ -756,7 +855,7 @@ class HandState:
     # ------------------------------------------------------------------ take the top card only
     def _plan_take_top(self, action: TakeTop) -> None:
         """Samba: the top card alone extends one of the team's sequences; the rest stays."""
-        self._require_phase(Phase.DRAW)
+        self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if not rules.take_top_to_sequence:
@@ -764,7 +863,7 @@ class HandState:
         if not self.pile:
             raise IllegalAction("pile-empty", "The discard pile is empty.")
         meld = self.melds[team][self._team_meld(team, action.meld)]
-        if meld.kind is not MeldKind.SEQUENCE:
+        if meld.kind is not SEQUENCE_KIND:
             raise IllegalAction("not-a-sequence", "The top card alone extends only a sequence.")
         top = self.deck.face[self.pile[-1]]
         check_addition(rules, meld, [top])
@@ -777,7 +876,7 @@ class HandState:
         top_card = self.pile.pop()
         self._lay(seat, team, [top_card], action.meld, None)
         self.t.drew = "pile"
-        self.phase = Phase.PLAY
+        self.phase = PLAY_PHASE
         self._after_lay(seat, team)
 
     def _do_take_pile(self, action: TakePile) -> None:
@@ -792,7 +891,7 @@ class HandState:
         self.t.pending_pile = self.pile
         self.pile = []
         self.t.drew = "pile"
-        self.phase = Phase.PILE_PENDING
+        self.phase = PILE_PENDING_PHASE
         self._after_lay(seat, team)
 
     def _pick_up_pile(self, seat: int) -> None:
@@ -803,7 +902,7 @@ class HandState:
             else:
                 self.hands[seat].append(c)
         self.t.pending_pile = []
-        self.phase = Phase.PLAY
+        self.phase = PLAY_PHASE
 
     # ------------------------------------------------------------------ meld and add
     def _lay(
@@ -823,7 +922,7 @@ class HandState:
             m.faces.extend(faces)
             m.naturals += naturals
             m.wilds += wilds
-            if m.kind is MeldKind.SEQUENCE:
+            if m.kind is SEQUENCE_KIND:
                 m.low, m.high = low, high
                 m.rank = rank_at(low)
             if m.laid_turn != self.turn_no:
@@ -858,9 +957,9 @@ class HandState:
             and self.canastas(team)
         ):
             self._give_first_canasta_bonus(seat)
-        if self.phase is Phase.PILE_PENDING and self.opened[team]:
+        if self.phase is PILE_PENDING_PHASE and self.opened[team]:
             self._pick_up_pile(seat)
-        if self.phase is Phase.PLAY and not self.hands[seat]:
+        if self.phase is PLAY_PHASE and not self.hands[seat]:
             self._go_out(seat)
 
     def _give_first_canasta_bonus(self, seat: int) -> None:
@@ -877,7 +976,7 @@ class HandState:
                 break
 
     def _plan_meld(self, action: Meld) -> tuple[list[int], GroupShape]:
-        self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
+        self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
         rules, seat = self.rules, self.turn
         used = self._take_from_hand(seat, action.cards)
         faces = self.faces(used)
@@ -900,7 +999,7 @@ class HandState:
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         extra = self._pending_pile_to_hand()
-        if shape.kind is MeldKind.BLACK_THREES:
+        if shape.kind is BLACK_THREES_KIND:
             if rules.black_threes_only_going_out and (
                 cards_left + extra > 1 or self.canastas(team) < rules.canastas_to_go_out
             ):
@@ -909,7 +1008,7 @@ class HandState:
                     "Black threes may be melded only when going out in the same turn.",
                 )
         elif (
-            shape.kind is MeldKind.GROUP
+            shape.kind is GROUP_KIND
             and rules.one_group_per_rank
             and self.team_meld_of_rank(team, shape.rank) is not None
         ):
@@ -917,19 +1016,19 @@ class HandState:
                 "meld-rank-exists",
                 f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
             )
-        is_canasta = shape.kind is not MeldKind.BLACK_THREES and len(faces) >= rules.canasta_size
+        is_canasta = shape.kind is not BLACK_THREES_KIND and len(faces) >= rules.canasta_size
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
 
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
             team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
-            if shape.kind is MeldKind.GROUP:
+            if shape.kind is GROUP_KIND:
                 team_melds[shape.rank] = self._counts_of(shape.rank, shape.naturals, shape.wilds)
-            elif shape.kind is MeldKind.WILDS and WILD_MELD not in team_melds:
+            elif shape.kind is WILDS_KIND and WILD_MELD not in team_melds:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, shape.wilds)
             sequences = self._open_sequences(team)
-            if shape.kind is MeldKind.SEQUENCE and len(faces) < rules.sequence_max:
+            if shape.kind is SEQUENCE_KIND and len(faces) < rules.sequence_max:
                 sequences.append((shape.suit, shape.low, shape.high))
             return team_melds, sequences
 
@@ -937,9 +1036,9 @@ class HandState:
             cards_left,
             counts_after,
             melds_after,
-            self.canastas(team) + (1 if is_canasta else 0),
+            lambda: self.canastas(team) + (1 if is_canasta else 0),
             points,
-            is_canasta or self._own_canasta_this_turn(team),
+            lambda: is_canasta or self._own_canasta_this_turn(team),
             extra,
         )
 
@@ -958,7 +1057,7 @@ class HandState:
         self._after_lay(seat, team)
 
     def _plan_add(self, action: AddToMeld) -> list[int]:
-        self._require_phase(Phase.PLAY, Phase.PILE_PENDING)
+        self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         meld = self.melds[team][self._team_meld(team, action.meld)]
@@ -995,20 +1094,22 @@ class HandState:
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
         )
-        own = self._own_canasta_this_turn(team) or (
-            becomes_canasta and meld.laid_turn == self.turn_no and meld.laid_by == seat
-        )
+
+        def own() -> bool:
+            return self._own_canasta_this_turn(team) or (
+                becomes_canasta and meld.laid_turn == self.turn_no and meld.laid_by == seat
+            )
 
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
             team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
-            if meld.kind is MeldKind.GROUP:
+            if meld.kind is GROUP_KIND:
                 team_melds[meld.rank] = self._counts_of(
                     meld.rank, meld.naturals + naturals, meld.wilds + wilds
                 )
-            elif meld.kind is MeldKind.WILDS:
+            elif meld.kind is WILDS_KIND:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, meld.wilds + wilds)
             sequences = self._open_sequences(team, skip=index)
-            if meld.kind is MeldKind.SEQUENCE and high - low + 1 < rules.sequence_max:
+            if meld.kind is SEQUENCE_KIND and high - low + 1 < rules.sequence_max:
                 sequences.append((meld.suit, low, high))
             return team_melds, sequences
 
@@ -1016,7 +1117,7 @@ class HandState:
             cards_left,
             counts_after,
             melds_after,
-            self.canastas(team) + becomes_canasta,
+            lambda: self.canastas(team) + becomes_canasta,
             points,
             own,
             extra,
@@ -1026,7 +1127,7 @@ class HandState:
     # ------------------------------------------------------------------ merging two groups
     def _plan_merge(self, action: MergeMelds) -> None:
         """Samba: two groups of one rank become one (it may make a canasta)."""
-        self._require_phase(Phase.PLAY)
+        self._require_phase(PLAY_PHASE)
         rules, team = self.rules, self.team_of(self.turn)
         if not rules.merge_groups:
             raise IllegalAction("not-in-this-game", "Groups are not merged in this game.")
@@ -1039,8 +1140,8 @@ class HandState:
         if action.first == action.second:
             raise IllegalAction("no-such-meld", "Name two different groups to merge.")
         if (
-            first.kind is not MeldKind.GROUP
-            or second.kind is not MeldKind.GROUP
+            first.kind is not GROUP_KIND
+            or second.kind is not GROUP_KIND
             or first.rank != second.rank
         ):
             raise IllegalAction("wrong-rank", "Only two groups of the same rank merge.")
@@ -1075,7 +1176,7 @@ class HandState:
 
     # ------------------------------------------------------------------ discard and going out
     def _check_discard(self, action: Discard) -> int:
-        self._require_phase(Phase.PLAY)
+        self._require_phase(PLAY_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if is_red_three(action.card):
@@ -1125,7 +1226,7 @@ class HandState:
         self.turn = (seat + 1) % self.players
         self.turn_no += 1
         self.t = TurnState()
-        self.phase = Phase.DRAW
+        self.phase = DRAW_PHASE
 
     def _go_out(self, seat: int) -> None:
         self._form_partnership(seat)  # going out before the pile was taken: the lone hand
@@ -1145,11 +1246,11 @@ class HandState:
 
     def _finish(self, end: HandEnd) -> None:
         self.end = end
-        self.phase = Phase.OVER
+        self.phase = OVER_PHASE
 
     # ------------------------------------------------------------------ asking the partner
     def _check_ask(self) -> None:
-        self._require_phase(Phase.PLAY)
+        self._require_phase(PLAY_PHASE)
         rules, seat = self.rules, self.turn
         if rules.partner_of(seat) is None:
             raise IllegalAction("ask-not-allowed", "There is no partner to ask.")
@@ -1193,14 +1294,19 @@ class HandState:
         """
         hand = self.hand_faces(self.turn)
         counts: list[HandCounts] = []
-        candidates = list(self._candidates(hand))
-        while candidates:
-            k = pick(len(candidates))
-            action, check = candidates[k]
+        candidates = self._candidates(hand)
+        size = len(candidates)
+        left: list[int] | None = None  # the indices not yet refused, once one is
+        while size:
+            k = pick(size)
+            action, check = candidates.get(k if left is None else left[k])
             if check == LEGAL or self._candidate_legal(action, check, hand, counts):
                 return action
-            candidates[k] = candidates[-1]
-            candidates.pop()
+            if left is None:
+                left = list(range(size))
+            left[k] = left[-1]
+            left.pop()
+            size -= 1
         return None
 
     def _legal(self) -> Iterator[Action]:
@@ -1210,18 +1316,31 @@ class HandState:
             if check == LEGAL or self._candidate_legal(a, check, hand, counts):
                 yield a
 
-    def _candidates(self, hand: list[int]) -> Iterator[tuple[Action, int]]:
+    def _candidates(self, hand: list[int]) -> _Candidates:
         """Every candidate action for the seat to move (``hand``: the faces of the hand of the
         player whose turn it is), each with how far it must still be checked."""
-        if self.phase is Phase.OVER:
-            return
-        if self.phase is Phase.ASKED:
-            yield Answer(True), LEGAL
-            yield Answer(False), LEGAL
-        elif self.phase is Phase.DRAW:
-            yield from self._draw_candidates()
-        else:
-            yield from self._play_candidates(hand)
+        if self.phase is OVER_PHASE:
+            return _Candidates([])
+        if self.phase is ASKED_PHASE:
+            return _Candidates([(Answer(True), LEGAL), (Answer(False), LEGAL)])
+        if self.phase is DRAW_PHASE:
+            return _Candidates(self._draw_candidates(hand))
+        lays, merges = self._lay_candidates(hand)
+        candidates = _Candidates(merges, lays)
+        if self.phase is PLAY_PHASE:
+            rules, seat, t = self.rules, self.turn, self.t
+            team = self.team_of(seat)
+            pending = not self.opened[team] and t.initial_points > 0
+            trusted = len(hand) >= 2 and t.permission is not True and not pending
+            candidates.discards = sorted(set(hand), key=SORT_ORDER.__getitem__)
+            candidates.discard_check = LEGAL if trusted else CHECK_ALL
+            candidates.ask = (
+                t.drew == "stock"
+                and not t.laid
+                and t.permission is None
+                and rules.partner_of(seat) is not None
+            )
+        return candidates
 
     def _candidate_legal(
         self, action: Action, check: int, hand: list[int], counted: list[HandCounts]
@@ -1229,8 +1348,6 @@ class HandState:
         """Whether a candidate is legal, checked as far as its construction (``check``) leaves
         open; ``hand`` is the faces of the hand, ``counted`` holds them counted once that was
         needed."""
-        if check == ILLEGAL:
-            return False
         if check == CHECK_ALL or not isinstance(action, Meld | AddToMeld):
             return self.is_legal(action)
         if not counted:
@@ -1245,7 +1362,7 @@ class HandState:
                 if check == CHECK_GROUP:
                     naturals = sum(1 for f in faces if not is_wild(f))
                     shape = GroupShape(
-                        MeldKind.GROUP, rank_of(faces[0]), naturals, len(faces) - naturals
+                        GROUP_KIND, rank_of(faces[0]), naturals, len(faces) - naturals
                     )
                 else:
                     shape = group_shape(self.rules, faces)
@@ -1254,45 +1371,58 @@ class HandState:
             return False
         return True
 
-    def _draw_candidates(self) -> Iterator[tuple[Action, int]]:
-        """Candidate draws and pile takes, each with how far it must still be checked: with a
-        stock a draw is legal; a pile frozen for the team takes only a natural pair."""
-        yield Draw(), LEGAL if self.stock else CHECK_ALL
+    def _draw_candidates(self, hand: list[int]) -> list[tuple[Action, int]]:
+        """Candidate draws and pile takes with ``hand`` (the faces of the hand of the player to
+        move), each with how far it must still be checked: with a stock a draw is legal. Takes
+        that are refused whatever else holds are left out: a pile frozen for the team takes only
+        a natural pair, and the top card alone goes only on a meld of its rank."""
+        out: list[tuple[Action, int]] = [(Draw(), LEGAL if self.stock else CHECK_ALL)]
         top = self.pile_top
         if top is None or is_wild(top) or is_three(top):
-            return
+            return out
         rules, team = self.rules, self.team_of(self.turn)
         frozen = self.frozen_for(team)
-        with_wild = CHECK_ALL if rules.pile_take_with_wild and not frozen else ILLEGAL
-        hand = self.hand_faces(self.turn)
-        rank = rank_of(top)
+        with_wild = rules.pile_take_with_wild and not frozen
+        rank = top % 13
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
             targets += [
-                i
-                for i, m in enumerate(self.melds[team])
-                if m.kind is MeldKind.GROUP and m.rank == rank
+                i for i, m in enumerate(self.melds[team]) if m.kind is GROUP_KIND and m.rank == rank
             ]
-        nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)
-        twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
+        nat: list[int] = []
+        twos: list[int] = []
+        jokers = False
+        for f in hand:
+            if f == JOKER:
+                jokers = True
+            elif f % 13 == rank:
+                nat.append(f)
+            elif f % 13 == 1:
+                twos.append(f)
+        nat.sort()
+        alone = not frozen and not (
+            rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
+        )
         for target in targets:
-            if target is not None or rules.one_group_per_rank:
-                yield TakePile((), target), ILLEGAL if frozen else CHECK_ALL
+            if target is not None or (rules.one_group_per_rank and alone):
+                out.append((TakePile((), target), CHECK_ALL))
             if len(nat) >= 2:
-                yield TakePile((nat[0], nat[1]), target), CHECK_ALL
-            if nat:
-                if JOKER in hand:
-                    yield TakePile((nat[0], JOKER), target), with_wild
+                out.append((TakePile((nat[0], nat[1]), target), CHECK_ALL))
+            if nat and with_wild:
+                if jokers:
+                    out.append((TakePile((nat[0], JOKER), target), CHECK_ALL))
                 if twos:
-                    yield TakePile((nat[0], twos[0]), target), with_wild
+                    out.append((TakePile((nat[0], min(twos)), target), CHECK_ALL))
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
-                if m.kind is MeldKind.SEQUENCE:
-                    yield TakeTop(i), CHECK_ALL
+                if m.kind is SEQUENCE_KIND:
+                    out.append((TakeTop(i), CHECK_ALL))
+        return out
 
-    def _play_candidates(self, hand: list[int]) -> Iterator[tuple[Action, int]]:
-        """Candidate lays and discards from ``hand`` (the faces of the hand of the player to
-        move), each with how far it must still be checked.
+    def _lay_candidates(self, hand: list[int]) -> tuple[list[_Lay], list[tuple[Action, int]]]:
+        """Candidate lays from ``hand`` (the faces of the hand of the player to move), each with
+        how far it must still be checked: additions and new melds as ``_Lay`` (built only when
+        needed), then merges (the discards follow them: see ``_candidates``).
 
         Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
         refuse them (the team has opened, no answer binds the player, two or more cards stay in
@@ -1301,6 +1431,7 @@ class HandState:
         """
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
+        opened = self.opened[team]
         size = len(hand)
         naturals_by_rank: dict[int, list[int]] = {}
         twos_sorted: list[int] = []
@@ -1311,99 +1442,101 @@ class HandState:
             elif f % 13 == 1:
                 twos_sorted.append(f)
             else:
-                naturals_by_rank.setdefault(f % 13, []).append(f)
-        twos = len(twos_sorted)
-        max_w = rules.max_wilds_in_group
-        wild_choices = [
-            (j, t, (*twos_sorted[:t], *([JOKER] * j)))
-            for j in range(min(jokers, max_w) + 1)
-            for t in range(min(twos, max_w - j) + 1)
-        ]
+                same = naturals_by_rank.get(f % 13)
+                if same is None:
+                    naturals_by_rank[f % 13] = [f]
+                else:
+                    same.append(f)
+        wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
+        has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
-        simple = self.opened[team] and self.t.permission is None and self.phase is Phase.PLAY
+        simple = opened and self.t.permission is None and self.phase is PLAY_PHASE
+        most_legal = size - 2 if simple else -1  # lays of at most this many cards are legal
+        out: list[_Lay] = []
+        merges: list[tuple[Action, int]] = []
+        runs: list[dict[int, int]] | None = None  # the hand by suit and run position, once needed
         # additions to the team's melds
         for i, m in enumerate(self.melds[team]):
-            if m.is_closed(rules) or (not self.opened[team] and m.laid_turn != self.turn_no):
+            nat = naturals_by_rank.get(m.rank, []) if m.kind is GROUP_KIND else []
+            if (
+                (m.kind is GROUP_KIND and not nat and not has_wilds)
+                or m.is_closed(rules)
+                or (not opened and m.laid_turn != self.turn_no)
+            ):
                 continue
-            room = cap - m.size
-            if m.kind is MeldKind.GROUP:
-                nat = naturals_by_rank.get(m.rank, [])
+            room = cap - len(m.cards)
+            if m.kind is GROUP_KIND:
                 wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
+                if not has_wilds or not wilds_allowed:  # naturals only, keeping the balance
+                    for n in range(1, min(len(nat), room) + 1):
+                        if not wilds_allowed or rules.max_wilds(m.naturals + n) >= m.wilds:
+                            check = LEGAL if n <= most_legal else CHECK_LAY
+                            out.append((i, tuple(nat[:n]), check))
+                    continue
                 for n in range(min(len(nat), room) + 1):
                     wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
-                    for j, t, wild_faces in wild_choices:
-                        used = n + j + t
-                        if used and j + t <= wild_room and used <= room:
-                            yield (
-                                AddToMeld(i, (*nat[:n], *wild_faces)),
-                                (LEGAL if simple and size - used >= 2 else CHECK_LAY),
-                            )
-            elif m.kind is MeldKind.SEQUENCE:
-                for faces in self._sequence_extensions(m, hand):
-                    yield (
-                        AddToMeld(i, faces),
-                        (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
-                    )
-            elif m.kind is MeldKind.WILDS:
+                    limit = min(wild_room, room - n)
+                    naturals = tuple(nat[:n])
+                    for wilds, wild_faces in wild_choices:
+                        if wilds <= limit and n + wilds:
+                            check = LEGAL if n + wilds <= most_legal else CHECK_LAY
+                            out.append((i, naturals + wild_faces, check))
+            elif m.kind is SEQUENCE_KIND:
+                if runs is None:
+                    runs = self._runs_in_hand(hand)
+                for faces in self._sequence_extensions(m, runs[m.suit]):
+                    out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
+            elif m.kind is WILDS_KIND:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
-                    yield (
-                        AddToMeld(i, faces),
-                        (LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY),
-                    )
+                    out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
         # new groups
         melded = (
-            {m.rank for m in self.melds[team] if m.kind is MeldKind.GROUP}
+            {m.rank for m in self.melds[team] if m.kind is GROUP_KIND}
             if rules.one_group_per_rank
             else set()
         )
         for r, nat in naturals_by_rank.items():
             if len(nat) < 2 or r == THREE or r in melded:
                 continue
+            if not has_wilds:  # three naturals or more
+                for n in range(max(3, rules.min_naturals_in_group), min(len(nat), cap) + 1):
+                    if rules.max_wilds(n) >= 0:
+                        check = LEGAL if n <= most_legal else CHECK_GROUP
+                        out.append((NEW_MELD, tuple(nat[:n]), check))
+                continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
-                limit = rules.max_wilds(n)
-                for j, t, wild_faces in wild_choices:
-                    used = n + j + t
-                    if used >= 3 and j + t <= limit and used <= cap:
-                        yield (
-                            Meld((*nat[:n], *wild_faces)),
-                            (LEGAL if simple and size - used >= 2 else CHECK_GROUP),
-                        )
+                limit = min(rules.max_wilds(n), cap - n)
+                naturals = tuple(nat[:n])
+                for wilds, wild_faces in wild_choices:
+                    if wilds <= limit and n + wilds >= 3:
+                        check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
+                        out.append((NEW_MELD, naturals + wild_faces, check))
         if rules.sequences:
-            for faces in self._new_sequences(hand):
-                yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
+            for faces in self._new_sequences(self._runs_in_hand(hand) if runs is None else runs):
+                out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
-                yield Meld(faces), LEGAL if simple and size - len(faces) >= 2 else CHECK_LAY
-        b3 = [f for f in naturals_by_rank.get(THREE, ()) if is_black_three(f)]
+                out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
+        threes = naturals_by_rank.get(THREE, [])
+        b3 = [f for f in threes if is_black_three(f)] if len(threes) >= 3 else []
         for n in range(3, min(len(b3), 4) + 1):
-            yield Meld(tuple(b3[:n])), CHECK_ALL
+            out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
         if (
-            self.phase is Phase.PLAY
+            self.phase is PLAY_PHASE
             and rules.merge_groups
-            and self.opened[team]
+            and opened
             and self.t.permission is not True
         ):
             groups = [
                 (i, m.rank)
                 for i, m in enumerate(self.melds[team])
-                if m.kind is MeldKind.GROUP and not m.is_closed(rules)
+                if m.kind is GROUP_KIND and not m.is_closed(rules)
             ]
             for i, rank in groups:
                 for j, other in groups:
                     if other == rank and i != j:
-                        yield MergeMelds(i, j), CHECK_ALL
-        if self.phase is Phase.PLAY:
-            pending = not self.opened[team] and self.t.initial_points > 0
-            trusted = size >= 2 and self.t.permission is not True and not pending
-            for f in sorted(set(hand), key=SORT_KEYS.__getitem__):
-                yield Discard(f), LEGAL if trusted and not is_red_three(f) else CHECK_ALL
-            if (
-                self.t.drew == "stock"
-                and not self.t.laid
-                and self.t.permission is None
-                and rules.partner_of(seat) is not None
-            ):
-                yield AskGoOut(), CHECK_ALL
+                        merges.append((MergeMelds(i, j), CHECK_ALL))
+        return out, merges
 
     @staticmethod
     def _wild_sets(
@@ -1425,9 +1558,10 @@ class HandState:
                 runs[f // 13][position] = f
         return runs
 
-    def _new_sequences(self, hand: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    def _new_sequences(self, runs: list[dict[int, int]]) -> Iterator[tuple[int, ...]]:
+        """New sequences from the hand's ``runs`` (see ``_runs_in_hand``)."""
         rules = self.rules
-        for suit_runs in self._runs_in_hand(hand):
+        for suit_runs in runs:
             for low in range(11):
                 if low not in suit_runs:
                     continue
@@ -1438,10 +1572,11 @@ class HandState:
                         yield tuple(suit_runs[p] for p in range(low, high + 1))
 
     def _sequence_extensions(
-        self, meld: TableMeld, hand: Sequence[int]
+        self, meld: TableMeld, suit_runs: dict[int, int]
     ) -> Iterator[tuple[int, ...]]:
+        """Additions to the sequence ``meld`` from the hand's cards of its suit by run position
+        (``suit_runs``)."""
         rules = self.rules
-        suit_runs = self._runs_in_hand(hand)[meld.suit]
         below: list[int] = []
         p = meld.low - 1
         while p >= 0 and p in suit_runs:
@@ -1483,7 +1618,7 @@ class HandState:
             team_melds = self.melds[self.team_of(self.turn)]
             if not 0 <= action.meld < len(team_melds):
                 return action
-            if team_melds[action.meld].kind is MeldKind.SEQUENCE:
+            if team_melds[action.meld].kind is SEQUENCE_KIND:
                 return action  # suits matter on a sequence: every choice is its own action
         naturals = [f for f in faces if not is_wild(f)]
         if len({rank_of(f) for f in naturals}) > 1 or not (

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from canasta_net.actions import TakePile
 from canasta_net.blind.errors import BlindError
 from canasta_net.blind.hand import BlindHand, BlindRefused, HandPhase, Violation
 from canasta_net.blind.keys import SeatSecrets
@@ -240,3 +241,14 @@ def test_a_forged_violation_forfeit_is_refused_by_the_replayer() -> None:
         # a forfeit for a violation the hand's replay does not find
         host._append("forfeit", {"hand": host.hand_no, "seat": 1, "reason": "violation: x"})
         replay_log(buf.getvalue())
+
+
+def test_a_red_three_upcard_picked_up_with_the_pile_is_no_concealed_draw() -> None:
+    """Seed 44 of classic-2p turns a red three up at the deal and the pile is taken later: that
+    red three was public, and the hand-end replay must not count it as a hidden draw."""
+    host = _play("classic-2p", 44)
+    upcard = host.fixed[host.dealt]
+    assert is_red_three(host.face[upcard])
+    assert any(isinstance(e.action, TakePile) for e in host.events)
+    final = host.verify()
+    assert any(upcard in reds for reds in final.red_threes)

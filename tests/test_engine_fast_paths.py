@@ -27,9 +27,18 @@ from canasta_net.actions import (
     TakePile,
     TakeTop,
 )
-from canasta_net.cards import JOKER, THREE, is_black_three, is_three, rank_of, sort_key
+from canasta_net.cards import (
+    JOKER,
+    THREE,
+    is_black_three,
+    is_red_three,
+    is_three,
+    rank_of,
+    sort_key,
+)
 from canasta_net.melds import MeldKind, TableMeld, is_wild, run_position
-from canasta_net.rules import PRESETS, preset
+from canasta_net.rules import PRESETS, RuleSet, preset
+from canasta_net.simulate import simulate
 from canasta_net.state import HandState, Phase
 
 VARIANTS = sorted(PRESETS)
@@ -210,6 +219,14 @@ def reference_legal_actions(state: HandState) -> list[Action]:
 
 
 # ---------------------------------------------------------------- the tests
+def _freezes(rules: RuleSet, face: int) -> bool:
+    return (
+        is_wild(face)
+        or is_red_three(face)
+        or (rules.black_three_freezes_pile and is_black_three(face))
+    )
+
+
 class _ScriptedPick:
     """A stand-in for ``randrange``: the first draw returns ``first``, later ones cycle."""
 
@@ -257,6 +274,7 @@ def _play_and_compare(variant: str, seed: int, max_steps: int = 2000) -> int:
     while not state.is_over and steps < max_steps:
         legal = state.legal_actions()
         assert legal == reference_legal_actions(state), f"step {steps}, {state.phase}"
+        assert state.pile_frozen == any(_freezes(rules, f) for f in state.faces(state.pile))
         _check_random_pick(state, legal)
         state.apply(rng.choice(legal))
         steps += 1
@@ -275,3 +293,12 @@ def test_fast_listing_agrees_with_full_check(variant: str) -> None:
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
 def test_fast_listing_agrees_with_full_check_anywhere(variant: str, seed: int) -> None:
     _play_and_compare(variant, seed)
+
+
+@pytest.mark.parametrize("variant", ["classic", "samba", "bolivia"])
+def test_seeded_self_play_is_deterministic(variant: str) -> None:
+    """The random bot's fast path keeps seeded self-play reproducible (and error-free)."""
+    first = simulate(preset(variant), 4, seed=7)
+    second = simulate(preset(variant), 4, seed=7)
+    assert (first.actions, first.end_reasons) == (second.actions, second.end_reasons)
+    assert first.errors == first.stalls == 0

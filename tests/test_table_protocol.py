@@ -26,6 +26,7 @@ from twisted.python.failure import Failure
 from canasta_net import records as R
 from canasta_net import wire
 from canasta_net.actions import parse_action
+from canasta_net.blind.schedule import labels_for_rules
 from canasta_net.cards import face_text, parse_face
 from canasta_net.errors import IllegalAction
 from canasta_net.eventlog import (
@@ -1204,3 +1205,41 @@ def test_a_resumed_host_reveals_its_bots_seeds_with_real_randomness(tmp_path: Pa
     h = crash_and_resume(first, path, (alice, bob), random_bytes=os.urandom)
     h.run()
     assert h.table.phase is not TablePhase.REVEALING, "the resumed host's bots cannot reveal"
+
+
+# --------------------------------------------------------------------------- blind deal
+
+
+def test_blind_match_two_remote_bots_two_host_bots() -> None:
+    """``deal="blind"``: the whole match runs; the host sends no hand view or legal list, and no
+    card label travels to any seat."""
+    h = Harness(config(deal="blind", rules=classic(1500)))
+    a, b = h.remote("alice"), h.remote("bob")
+    h.run_to_end()
+    assert h.table.deal_mode == "blind" and h.table.match.result is not None
+    check_logs(h, a, b)
+    labels = [label.encode() for label in labels_for_rules(classic())]
+    for peer in (a, b):
+        assert peer.errors() == []
+        for message in peer.received:
+            if message["t"] == "view":
+                assert message["view"]["state"] is None
+            if message["t"] == "turn":
+                assert "legal" not in message
+            if message["t"] == "record":
+                assert not any(label in message["data"] for label in labels)
+
+
+def test_blind_seat_reconnects_mid_hand_and_plays_on() -> None:
+    """A seat whose connection drops mid-hand (its process, and so its secrets, live on) comes
+    back, gets every record again, key messages included, and the match ends and verifies."""
+    h = Harness(config(deal="blind", rules=classic(1500)))
+    a, b = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("act", a)))
+    a.drop()
+    assert h.run(hold=(a,)) is None  # the others wait for alice
+    reconnect(a)
+    # a stale copy of its log: the peer asks for everything again from its last record
+    finish_and_check(h, a, b)
+    assert h.table.match.result is not None
+    assert a.session.problem is None and a.session.blind is not None

@@ -788,12 +788,14 @@ class BlindHand:
             if seat != full.to_move:
                 raise Violation(seat, "out-of-turn", "acted out of turn")
             reds_before = len(full.red_threes[seat])
-            pile_before = set(full.pile)  # a red three upcard taken with the pile was public
+            # only red threes from the stock were reported: one picked up with the pile (a turned
+            # upcard) was public already
+            stock_before = set(full.stock)
             try:
                 full.apply(event.action, seat)
             except IllegalAction as e:
                 raise Violation(seat, e.code, f"{event.action}: {e.message}") from None
-            laid = sorted(c for c in full.red_threes[seat][reds_before:] if c not in pile_before)
+            laid = sorted(c for c in full.red_threes[seat][reds_before:] if c in stock_before)
             said: list[int] = []
             while i < len(rest) and rest[i].action is None:
                 said.extend(order[p] for p in rest[i].reds)
