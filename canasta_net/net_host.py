@@ -327,6 +327,7 @@ class TableService:
             "rules": self.config.game.rules_dict(),
             "table_id": self.table_id,
             "seats": self.seat_summary(),
+            "deal": self.config.deal,
         }
 
     def connection_lost(self, conn: HostConnection) -> None:

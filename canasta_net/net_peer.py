@@ -24,6 +24,8 @@ from . import records as R
 from . import wire
 from .blind.errors import BlindError
 from .blind.hand import BlindRefused
+from .blind.points import card_points
+from .blind.schedule import labels_for_rules
 from .blind_seat import BlindSeat, HandContext
 from .eventlog import (
     Header,
@@ -37,6 +39,7 @@ from .framing import FrameProtocol
 from .games import CANASTA, Game, UnknownGame, game_from_header
 from .identity import Identity
 from .log_replay import Replayer, ReplayError
+from .rules import RuleSet
 from .seat import SeatSigner
 from .tls import TLSIdentityError
 
@@ -188,6 +191,9 @@ class PeerSession:
         self.player.event(
             f"seated at {table.get('name')!r} as seat {seat} ({table.get('variant')})"
         )
+        if table.get("deal") == "blind" and isinstance(self.game.rules, RuleSet):
+            # the card points, computed once, before the first hand needs them
+            card_points(labels_for_rules(self.game.rules))
 
     def _misbehaving(self, text: str) -> None:
         self.problem = text
@@ -234,6 +240,8 @@ class PeerSession:
         header, replayer = self.header, self.replayer
         if header is None or header.deal != "blind" or self.seat is None or replayer is None:
             return
+        if self.problem is not None:
+            return  # the record failed verification: our view does not take it
         if self.blind is None:
             self._follow_blind_start()
         assert self.blind is not None
