@@ -114,7 +114,10 @@ class BlindSeat:
         if found is None:
             return
         seat, type_, fields = found
-        feed_blind(self._hand(int(fields["hand"])), seat, type_, fields, self.game)
+        hand = self._hand(int(fields["hand"]))
+        feed_blind(hand, seat, type_, fields, self.game)
+        if type_ in ("announce", "stage") and hand.needs(self.seat).kind == "wait":
+            hand.prepare()  # while another seat computes its stage
 
     def answer(self, hand_no: int, need: str) -> tuple[str, dict[str, Any]] | None:
         """The message (type, fields) for a deal step the hand waits for, or None if this seat's
@@ -124,6 +127,11 @@ class BlindSeat:
         if wanted.kind != need or need == "act":
             return None
         return need, hand.respond(wanted)
+
+    def prepare(self) -> None:
+        """Work ahead while the seat waits (its stage-2 keys, its sealed deal keys)."""
+        if self.hand is not None:
+            self.hand.prepare()
 
     def legal_actions(self, hand_no: int) -> list[Action]:
         hand = self._hand(hand_no)

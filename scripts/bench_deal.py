@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark: the time to deal one hand in each deal mode (issue 6).
 
-Measured in one process on one core (no sockets yet: every seat and the host run in turn, so the
-wall time is the sum of all seats' work, a pessimistic stand-in for a loopback deal, where the
-stages are sequential but each seat seals and opens its keys in parallel with the others):
+Measured in one process on one core (every seat and the host run in turn, so the wall time is the
+sum of all seats' work; ``scripts/bench_deal_loopback.py`` measures the deal at a real table over
+TLS loopback, each seat in its own process):
 
 - ``blind``: each seat's secrets from a fresh seed, stage 1 and stage 2 for every seat (each seat
   checking its input deck and the previous seat's signature, then signing its output), and the
@@ -176,7 +176,7 @@ def main() -> int:
     best = classic["total"]["best_ms"] / 1000
     result = {
         "benchmark": "deal",
-        "measured": "in-process, one core, every seat in turn (no sockets yet)",
+        "measured": "in-process, one core, every seat in turn (see bench_deal_loopback.py)",
         "blind_108": classic,
         "blind_162": samba,
         "commit_reveal_108": commit_reveal_deal(args.repeat),

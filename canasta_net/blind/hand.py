@@ -44,6 +44,7 @@ from .protocol import (
     receive_key_message,
     stage1,
     stage2,
+    stage2_multipliers,
 )
 from .schedule import DealSchedule, labels_for_rules, schedule_for_rules
 
@@ -178,6 +179,7 @@ class BlindHand:
         self.state: HandState | None = None
         self.pos_card: list[int] = []
         self.seeds: dict[int, bytes] = {}
+        self._prepared: dict[str, Any] = {}  # see prepare()
         for s in range(self.seats):
             for p in self.schedule.hands[s]:
                 self.holder[p] = s
@@ -689,8 +691,11 @@ class BlindHand:
             step = len(self.stage_outputs)
             stage = 1 + step // self.seats
             incoming = self.stage_outputs[-1] if step else initial_deck(self.labels)
-            run = stage1 if stage == 1 else stage2
-            output = StageOutput.make(identity, secrets, stage, run(secrets, incoming, self.seats))
+            if stage == 1:
+                deck = stage1(secrets, incoming, self.seats)
+            else:
+                deck = stage2(secrets, incoming, self.seats, self._prepared.get("stage2"))
+            output = StageOutput.make(identity, secrets, stage, deck)
             return {"stage": stage, "deck": encode_deck(output.deck), "sig": output.signature}
         if kind == "keys":
             if self.phase is HandPhase.DEAL_KEYS:
@@ -703,9 +708,12 @@ class BlindHand:
             else:
                 assert need.to is not None
                 wanted = [(p, need.to) for p in need.positions]
+            sealed: dict[tuple[int, int], KeyMessage] = self._prepared.get("keys", {})
             items = []
             for p, to in wanted:
-                m = make_key_message(identity, secrets, p, to, self.x25519[to])
+                m = sealed.get((p, to)) or make_key_message(
+                    identity, secrets, p, to, self.x25519[to]
+                )
                 items.append([p, to, m.ciphertext, m.signature])
             return {"keys": items}
         if kind == "release":
@@ -722,6 +730,22 @@ class BlindHand:
         if kind == "reveal":
             return {"seed": secrets.seed}
         raise ValueError(f"no response for {kind!r}")
+
+    def prepare(self) -> None:
+        """Work a seat can do ahead, while others compute (call it when idle): its stage-2
+        multiplications, and its sealed keys for the deal once every X25519 key is announced."""
+        secrets, identity = self.secrets, self.identity
+        if secrets is None or identity is None or self.viewer is None:
+            return
+        if "stage2" not in self._prepared:
+            self._prepared["stage2"] = stage2_multipliers(secrets)
+        elif "keys" not in self._prepared and len(self.x25519) == self.seats:
+            self._prepared["keys"] = {
+                (p, owner): make_key_message(identity, secrets, p, owner, self.x25519[owner])
+                for owner in range(self.seats)
+                if owner != self.viewer
+                for p in self.schedule.hands[owner]
+            }
 
     def proofs_for(self, action: Action) -> list[list[Any]]:
         """The proofs of the viewer's cards that ``action`` takes from its hand."""

@@ -147,16 +147,26 @@ def stage1(secrets: SeatSecrets, incoming: Sequence[bytes], seats: int) -> Deck:
     return [encrypt.point(checked[i]) for i in secrets.permutation]
 
 
-def stage2(secrets: SeatSecrets, incoming: Sequence[bytes], seats: int) -> Deck:
+def stage2_multipliers(secrets: SeatSecrets) -> list[points.Multiplier]:
+    """The seat's stage-2 multiplications, ``k_j · k⁻¹`` for every position j (a seat may build
+    them ahead, while it waits for its turn)."""
+    k_inverse = points.inverse(secrets.deck_key)
+    return [points.Multiplier(k_j * k_inverse % points.N) for k_j in secrets.position_keys]
+
+
+def stage2(
+    secrets: SeatSecrets,
+    incoming: Sequence[bytes],
+    seats: int,
+    multipliers: Sequence[points.Multiplier] | None = None,
+) -> Deck:
     """Seat ``secrets.seat``'s stage 2: check the incoming deck, then at every position j replace
-    the deck key by the position key: ``out[j] = x([k_j · k⁻¹] in[j])``."""
+    the deck key by the position key: ``out[j] = x([k_j · k⁻¹] in[j])``. ``multipliers``: those
+    of :func:`stage2_multipliers` for the same secrets, if already built."""
     stage, culprit = producer_of_input(2, secrets.seat, seats)
     checked = check_deck(incoming, secrets.deck_size, stage, culprit, checked_by=secrets.seat)
-    k_inverse = points.inverse(secrets.deck_key)
-    return [
-        points.Multiplier(k_j * k_inverse % points.N).point(point)
-        for k_j, point in zip(secrets.position_keys, checked, strict=True)
-    ]
+    each = multipliers if multipliers is not None else stage2_multipliers(secrets)
+    return [m.point(point) for m, point in zip(each, checked, strict=True)]
 
 
 def encode_deck(deck: Sequence[bytes]) -> bytes:
