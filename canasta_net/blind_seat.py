@@ -139,6 +139,15 @@ class BlindSeat:
             return []
         return hand.state.legal_actions()
 
+    def resolve(self, text: str) -> Action:
+        """A person's action text as the legal action it means (any suit order, any form the
+        engine normalizes); raises ValueError or IllegalAction (with the engine's reason)."""
+        assert self.hand is not None and self.hand.state is not None
+        state = self.hand.state
+        action = state.normalize(self.game.parse_action(text))
+        state.check(action, self.seat)
+        return action
+
     def action_fields(self, action: Action) -> dict[str, Any]:
         assert self.hand is not None
         return {"action": str(action), "proofs": self.hand.proofs_for(action)}

@@ -27,6 +27,7 @@ from .blind.hand import BlindRefused
 from .blind.points import card_points
 from .blind.schedule import labels_for_rules
 from .blind_seat import BlindSeat, HandContext
+from .errors import IllegalAction
 from .eventlog import (
     Header,
     LogError,
@@ -263,9 +264,11 @@ class PeerSession:
             def chosen(text: str) -> None:
                 if self.signer is None or self.done or self.blind is None:
                     return
-                action = next((a for a in legal if str(a) == text), None)
-                if action is None:
-                    self.player.event(f"not a legal action: {text!r}")
+                try:
+                    action = self.blind.resolve(text)
+                except (ValueError, IllegalAction) as e:
+                    self.player.event(f"refused: {e}")
+                    self._blind_turn(need, hand, send)  # ask again
                     return
                 act, sig = self.signer.sign(hand, "action", **self.blind.action_fields(action))
                 send({"t": "act", "act": act, "asig": sig})

@@ -1243,3 +1243,34 @@ def test_blind_seat_reconnects_mid_hand_and_plays_on() -> None:
     finish_and_check(h, a, b)
     assert h.table.match.result is not None
     assert a.session.problem is None and a.session.blind is not None
+
+
+def test_blind_seat_asks_again_after_an_illegal_or_unparsable_choice() -> None:
+    """At a blind table the seat checks a person's action against its own view of the hand: a
+    refused or unparsable one is explained and the person is asked again."""
+    h = Harness(config(deal="blind", rules=classic(1500)))
+    a, b = h.remote("alice"), h.remote("bob")
+    bot = a.session.player
+    events: list[str] = []
+    script = ["take-pile with nothing", "discard 5H 5H", "meld KH"]
+
+    class Scripted:
+        def show(self, view: dict[str, Any]) -> None:
+            bot.show(view)
+
+        def event(self, text: str) -> None:
+            events.append(text)
+
+        def choose(self, legal: list[str], view: dict[str, Any]) -> Any:
+            if script:
+                return script.pop(0)
+            return bot.choose(legal, view)
+
+        def finished(self, reason: str) -> None:
+            bot.finished(reason)
+
+    a.session.player = Scripted()
+    h.run_to_end()
+    assert script == []
+    assert sum(1 for e in events if e.startswith("refused")) == 3
+    check_logs(h, a, b)
