@@ -86,6 +86,7 @@ class BlindSeat:
         self.context = context
         self.random_bytes = random_bytes
         self.hand: BlindHand | None = None
+        self.not_ours: set[int] = set()  # hands a stand-in played for this seat
         card_points(labels_for_rules(self.rules))  # computed once per process, before any hand
 
     def _hand(self, hand_no: int) -> BlindHand:
@@ -114,7 +115,17 @@ class BlindSeat:
         if found is None:
             return
         seat, type_, fields = found
-        hand = self._hand(int(fields["hand"]))
+        hand_no = int(fields["hand"])
+        if hand_no in self.not_ours:
+            return
+        hand = self._hand(hand_no)
+        if type_ == "announce" and seat == self.seat:
+            assert hand.secrets is not None
+            if fields.get("commitment") != hand.secrets.commitment:
+                # another key (a stand-in) held the seat for this hand: not ours to follow
+                self.not_ours.add(hand_no)
+                self.hand = None
+                return
         feed_blind(hand, seat, type_, fields, self.game)
         if type_ in ("announce", "stage") and hand.needs(self.seat).kind == "wait":
             hand.prepare()  # while another seat computes its stage

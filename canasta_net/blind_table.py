@@ -53,6 +53,20 @@ class BlindHostTable(HostTable):
             return super().needs(seat)
         return self.blind.needs(seat).kind
 
+    def between_hands(self, seat: int) -> bool:
+        """Whether ``seat`` holds no secret of a hand in play: the hand is over (its result being
+        signed), or the seat has not announced itself in the hand just begun. Only then may
+        another key (a stand-in, or the player reclaiming) take the seat."""
+        if self.phase in (TablePhase.CHECKPOINTING, TablePhase.OVER):
+            return True
+        return self.blind.phase is HandPhase.ANNOUNCE and seat not in self.blind.commitments
+
+    def rekey(self, seat: int, key: bytes) -> list[RecordInfo]:
+        out = super().rekey(seat, key)
+        if self.phase is not TablePhase.CHECKPOINTING:
+            self.blind.keys[seat] = key  # the hand just begun: the new key signs its part
+        return out
+
     def _dispatch(
         self,
         seat: int,

@@ -100,6 +100,7 @@ class Replayer:
         self.forfeit: tuple[int, str] | None = None
         self.over = False
         self.blind_mode = header.deal == "blind"
+        self.keys = [s.key for s in header.seats]  # each seat's key now (a stand-in's, a while)
         self._reset_hand(0)
 
     # ------------------------------------------------------------------ per-hand state
@@ -162,7 +163,15 @@ class Replayer:
         handler(record)
 
     def _on_seat_key(self, record: StoredRecord) -> None:
-        """A stand-in took over a seat, or its player reclaimed it: the verifier switched keys."""
+        """A stand-in took over a seat, or its player reclaimed it: the verifier switched keys
+        (and a blind-dealt hand's messages are signed with the new key from now on)."""
+        rekey = record.fields.get("rekey")
+        if self.blind_mode and isinstance(rekey, dict):
+            seat, key = rekey.get("seat"), rekey.get("key")
+            if isinstance(seat, int) and isinstance(key, bytes) and 0 <= seat < len(self.keys):
+                self.keys[seat] = key
+                if self.blind is not None and not self.hand_over:
+                    self.blind.keys[seat] = key
 
     def _on_chat(self, record: StoredRecord) -> None:
         act = record.action
@@ -360,7 +369,7 @@ class Replayer:
                 self.hand_no,
                 self.match.dealer,
                 self.match.minimums(),
-                [s.key for s in self.header.seats],
+                list(self.keys),
             )
             self.current = HandReplay(self.hand_no, self.match.dealer)
             self.hands.append(self.current)

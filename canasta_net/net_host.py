@@ -355,7 +355,7 @@ class TableService:
         if table is None or table.phase is TablePhase.OVER or slot.conn is not None:
             return
         need = table.needs(slot.seat)
-        if self.config.deal == "blind" and table.phase is not TablePhase.CHECKPOINTING:
+        if isinstance(table, BlindHostTable) and not table.between_hands(slot.seat):
             # the seat's secrets for the hand left with the player: no stand-in can hold them
             self._publish(table.forfeit(slot.seat, "the player left a blind-dealt hand"))
             return
@@ -369,6 +369,13 @@ class TableService:
         slot.local = LocalSeat(ident, self._bot())
         infos = table.rekey(slot.seat, ident.public_key)
         slot.local.signer = self._signer_for(slot.seat, ident)
+        slot.local.blind = self._blind_seat_for(slot.seat, ident)
+        if slot.local.blind is not None and table.phase is not TablePhase.CHECKPOINTING:
+            # the hand just begun: the stand-in reads what the others announced so far
+            for info in table.history:
+                act = act_of_body(info.body)
+                if act is not None and act.get("hand") == table.hand_no:
+                    slot.local.blind.observe(info.kind, act)
         slot.name = f"{slot.name} (bot stand-in)"
         self._publish(infos)
 
@@ -379,7 +386,10 @@ class TableService:
         for slot in self.slots:
             if not slot.wants_back or slot.local is None or slot.player_key is None:
                 continue
-            if table.phase is TablePhase.REVEALING or (
+            if isinstance(table, BlindHostTable):
+                if not table.between_hands(slot.seat):
+                    continue  # the stand-in holds this hand's secrets: it plays the hand out
+            elif table.phase is TablePhase.REVEALING or (
                 table.phase is TablePhase.COMMITTING and table.needs(slot.seat) == "wait"
             ):
                 continue  # the stand-in committed this hand's seed: it reveals it first

@@ -330,11 +330,12 @@ class PeerSession:
     def _follow_blind_start(self) -> None:
         """The first hand's first prompt can come before any record of the hand."""
         if self.header is not None and self.replayer is not None and self.seat is not None:
-            keys = [s.key for s in self.header.seats]
             replayer = self.replayer
 
-            def context() -> HandContext:
-                return HandContext(replayer.match.dealer, replayer.match.minimums(), keys)
+            def context() -> HandContext:  # the seats' keys now (a stand-in may hold a seat)
+                return HandContext(
+                    replayer.match.dealer, replayer.match.minimums(), list(replayer.keys)
+                )
 
             self.blind = BlindSeat(
                 self.identity,

@@ -1274,3 +1274,42 @@ def test_blind_seat_asks_again_after_an_illegal_or_unparsable_choice() -> None:
     assert script == []
     assert sum(1 for e in events if e.startswith("refused")) == 3
     check_logs(h, a, b)
+
+
+def test_blind_seat_that_leaves_mid_hand_forfeits() -> None:
+    """Its secrets for the hand left with it: no stand-in can play its cards."""
+    h = Harness(config(deal="blind", rules=classic(1500)))
+    h.remote("alice")
+    bob = h.remote("bob")
+    stopped(h.run(turn_for("act", bob)))
+    bob.drop()
+    bob.pending.clear()
+    assert h.run() is None and not h.service.finished
+    h.clock.advance(HOLD)
+    h.run()
+    assert h.table.phase is TablePhase.OVER
+    result = replay_log(h.log_bytes())
+    assert result.forfeit is not None and result.forfeit[0] == 2
+    assert seat_keys(h) == []
+
+
+def test_blind_stand_in_between_hands_plays_on_and_the_player_reclaims() -> None:
+    """A seat that leaves while a hand's result is being signed gets a stand-in bot (it holds no
+    secret then); the stand-in plays whole hands, and the player reclaims the seat between
+    hands. Every copy of the log verifies."""
+    h = Harness(config(deal="blind", rules=classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("checkpoint", bob)))
+    bob.drop()
+    bob.pending.clear()
+    h.clock.advance(HOLD)
+    assert seat_keys(h) == [(2, stand_in_key(2))]
+    hands = h.table.match.hands_played
+    stopped(h.run(lambda p, m: h.table.match.hands_played > hands and turn_for("act", alice)(p, m)))
+    bob.connect()  # back: the seat is his again once the hand in play is over
+    h.run_to_end()
+    assert seat_keys(h)[-1] == (2, bob.identity.public_key)
+    assert h.table.match.result is not None
+    verify_log(h.log_bytes())
+    replay_log(h.log_bytes())
+    check_logs(h, alice)
