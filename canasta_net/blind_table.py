@@ -118,22 +118,6 @@ class BlindHostTable(HostTable):
         """The hand-end replay caught a seat: it forfeits the match (the hand is not scored)."""
         return self._forfeit_records(v.seat, f"violation: {v.code}: {v.reason}")
 
-    def _forfeit_records(self, seat: int, reason: str) -> list[RecordInfo]:
-        winner = self.game.forfeit_winner(self.match.scores, seat) if seat >= 0 else None
-        out = [
-            self._append(R.FORFEIT, {"hand": self.hand_no, "seat": seat, "reason": reason}),
-            self._append(
-                R.MATCH_END,
-                {
-                    "winner": winner,
-                    "totals": list(self.match.scores),
-                    "hands": self.match.hands_played,
-                },
-            ),
-        ]
-        self.phase = TablePhase.OVER
-        return out
-
     def forfeit(self, seat: int, reason: str) -> list[RecordInfo]:
         """``seat`` withheld its part of the hand (a stage, a key, its seed): the match ends."""
         if self.phase not in (TablePhase.COMMITTING, TablePhase.REVEALING, TablePhase.PLAYING):

@@ -430,7 +430,11 @@ class HostTable:
             raise TableError("wrong-phase", "a seat forfeits only by withholding its seed", seat)
         assert self.dealer is not None
         self.dealer.forfeit(seat)
-        winner = self.game.forfeit_winner(self.match.scores, seat)
+        return self._forfeit_records(seat, reason)
+
+    def _forfeit_records(self, seat: int, reason: str) -> list[RecordInfo]:
+        """The match ends against ``seat`` (-1: a fault no seat can be named for)."""
+        winner = self.game.forfeit_winner(self.match.scores, seat) if seat >= 0 else None
         out = [
             self._append(R.FORFEIT, {"hand": self.hand_no, "seat": seat, "reason": reason}),
             self._append(

@@ -487,16 +487,21 @@ class BlindHand:
 
     # ------------------------------------------------------------------ stand-in cards
     def _fix(self, position: int, card: int, public: bool = False) -> None:
-        known = self.fixed.get(position)
-        if known is not None and known != card:
-            raise BlindRefused("bad-proof", f"position {position} holds another card")
-        if known is None and card in self.fixed.values():
-            raise BlindRefused("bad-proof", f"the card at {position} is already elsewhere")
+        self._check_binding(position, card)
         self.fixed[position] = card
         if public:
             self.public.add(position)
         if self.state is not None:
             self._bind(position, card)
+
+    def _check_binding(self, position: int, card: int) -> None:
+        """An opened position must agree with what is known: its own card, no card seen
+        elsewhere."""
+        known = self.fixed.get(position)
+        if known is not None and known != card:
+            raise BlindRefused("bad-proof", f"position {position} holds another card")
+        if known is None and card in self.fixed.values():
+            raise BlindRefused("bad-proof", f"the card at {position} is already elsewhere")
 
     def _bind(self, position: int, card: int) -> None:
         """Make the engine's stand-in for ``position`` the card itself (swapping stand-ins)."""
@@ -550,8 +555,9 @@ class BlindHand:
         if not is_red_three(face[self.pos_card[position]]):
             return
         taken = self.dealt + self.consumed
-        candidates = [p for p in self._hidden_positions() if p >= taken] + [
-            p for p in self._hidden_positions() if p < taken and p not in self.pending_draw
+        hidden = self._hidden_positions()
+        candidates = [p for p in hidden if p >= taken] + [
+            p for p in hidden if p < taken and p not in self.pending_draw
         ]
         for q in candidates:
             if not is_red_three(face[self.pos_card[q]]):
@@ -572,10 +578,7 @@ class BlindHand:
         try:
             bound = []
             for p, card in proofs:
-                if p in self.fixed and self.fixed[p] != card:
-                    raise BlindRefused("bad-proof", f"position {p} holds another card")
-                if p not in self.fixed and card in self.fixed.values():
-                    raise BlindRefused("bad-proof", f"the card at {p} is already elsewhere")
+                self._check_binding(p, card)
                 self._bind(p, card)
                 bound.append(card)
             public_ids = {self.fixed[p] for p in self.public}
