@@ -17,11 +17,12 @@ from typing import Any
 from . import records as R
 from .actions import Action
 from .blind.hand import BlindHand, BlindRefused
-from .blind.keys import SeatSecrets
+from .blind.keys import SEED_SIZE, SeatSecrets
 from .blind.points import card_points
 from .blind.schedule import labels_for_rules
 from .identity import Identity
 from .rules import RuleSet
+from .seat import SeedKeeper
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class BlindSeat:
         table_id: bytes,
         context: Callable[[], HandContext],
         random_bytes: Callable[[int], bytes] = os.urandom,
+        seed_keeper: SeedKeeper | None = None,
     ) -> None:
         self.identity = identity
         self.seat = seat
@@ -85,29 +87,63 @@ class BlindSeat:
         self.table_id = table_id
         self.context = context
         self.random_bytes = random_bytes
+        self.seed_keeper = seed_keeper  # keeps the hand's seed on disk until it is published
         self.hand: BlindHand | None = None
         self.not_ours: set[int] = set()  # hands a stand-in played for this seat
+        self._seen: list[tuple[int, str, dict[str, Any]]] = []  # the current hand's messages
+        self._seed_kept = False  # the current hand's seed is fresh and written to the keeper
+        self._seed_read_back = False  # the current hand's seed came from the keeper
         card_points(labels_for_rules(self.rules))  # computed once per process, before any hand
 
     def _hand(self, hand_no: int) -> BlindHand:
+        """The seat's view of the hand. A restarted seat takes up a hand it had announced
+        itself in with the seed it kept; its own announcement in the log tells if it is that."""
         if self.hand is None or self.hand.hand_no != hand_no:
-            ctx = self.context()
-            secrets = SeatSecrets.generate(
-                self.table_id, hand_no, self.seat, self.rules.deck_size, self.random_bytes
-            )
-            self.hand = BlindHand(
-                self.rules,
-                self.table_id,
-                hand_no,
-                ctx.dealer,
-                ctx.minimums,
-                ctx.keys,
-                viewer=self.seat,
-                secrets=secrets,
-                identity=self.identity,
-                trusted=True,  # its owner verified the log (or wrote it) before showing it
-            )
+            kept = self.seed_keeper.get(hand_no) if self.seed_keeper is not None else None
+            self._seed_read_back = kept is not None
+            self._seed_kept = False
+            self._seen = []
+            self.hand = self._new_hand(hand_no, kept or self.random_bytes(SEED_SIZE))
         return self.hand
+
+    def _new_hand(self, hand_no: int, seed: bytes) -> BlindHand:
+        ctx = self.context()
+        secrets = SeatSecrets.derive(self.table_id, hand_no, self.seat, seed, self.rules.deck_size)
+        return BlindHand(
+            self.rules,
+            self.table_id,
+            hand_no,
+            ctx.dealer,
+            ctx.minimums,
+            ctx.keys,
+            viewer=self.seat,
+            secrets=secrets,
+            identity=self.identity,
+            trusted=True,  # its owner verified the log (or wrote it) before showing it
+        )
+
+    def _announcing(self, hand_no: int) -> BlindHand:
+        """The hand, about to announce this seat's commitment: always with a fresh seed, kept
+        before it is used. A seed read back from the keeper is never announced again (the host
+        may never have logged it, or may replay an old table id to learn it a second time)."""
+        hand = self._hand(hand_no)
+        if self._seed_kept:
+            return hand
+        if self._seed_read_back:
+            hand = self._new_hand(hand_no, self.random_bytes(SEED_SIZE))
+            for seat, type_, fields in self._seen:  # the others' announcements so far
+                feed_blind(hand, seat, type_, fields, self.game)
+            self.hand, self._seed_read_back = hand, False
+        assert hand.secrets is not None
+        if self.seed_keeper is not None:
+            self.seed_keeper.put(hand_no, hand.secrets.seed)
+        self._seed_kept = True
+        return hand
+
+    def lost_secrets(self, hand_no: int) -> bool:
+        """Whether the host asks this seat for a hand whose announcement is not its own: a
+        restarted seat whose seed for the hand is gone (a stand-in's hands never prompt it)."""
+        return hand_no in self.not_ours
 
     def observe(self, kind: str, act: dict[str, Any] | None) -> None:
         """A record the host wrote (its signed message, if any): follow the hand."""
@@ -126,6 +162,7 @@ class BlindSeat:
                 self.not_ours.add(hand_no)
                 self.hand = None
                 return
+        self._seen.append((seat, type_, fields))
         feed_blind(hand, seat, type_, fields, self.game)
         if type_ in ("announce", "stage") and hand.needs(self.seat).kind == "wait":
             hand.prepare()  # while another seat computes its stage
@@ -133,7 +170,7 @@ class BlindSeat:
     def answer(self, hand_no: int, need: str) -> tuple[str, dict[str, Any]] | None:
         """The message (type, fields) for a deal step the hand waits for, or None if this seat's
         own view of the hand waits for nothing of that kind."""
-        hand = self._hand(hand_no)
+        hand = self._announcing(hand_no) if need == "announce" else self._hand(hand_no)
         wanted = hand.needs(self.seat)
         if wanted.kind != need or need == "act":
             return None

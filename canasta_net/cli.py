@@ -24,6 +24,7 @@ from .net_host import ServiceEvents, TableConfig
 from .net_peer import PeerSession, describe_record
 from .players import TerminalPlayer
 from .rules import RuleSet
+from .seed_store import SeedStore
 from .simulate import simulate
 
 DEFAULT_PORT = 47475
@@ -152,6 +153,11 @@ def _identity(path: Path | None) -> Identity:
         raise click.ClickException(str(e)) from None
 
 
+def _seed_store(identity_path: Path | None) -> SeedStore:
+    """Seeds a seat committed to are kept beside its identity file until they are revealed."""
+    return SeedStore.beside(identity_path or default_identity_path())
+
+
 def _run(main_coroutine: Callable[[Any], Coroutine[Any, Any, int]]) -> None:
     """Run an async main under the Twisted reactor and exit with its status."""
     from twisted.internet import defer, task
@@ -195,6 +201,7 @@ async def _serve(
     config: TableConfig,
     identity: Identity,
     *,
+    seed_store: SeedStore,
     bind: str,
     port: int,
     log_path: Path,
@@ -253,7 +260,7 @@ async def _serve(
             on_quit=lambda: _fire(done),
             game=lambda: session_box[0].game if session_box else None,
         )
-        session = PeerSession(identity, terminal, name=name)
+        session = PeerSession(identity, terminal, name=name, seed_store=seed_store)
         session_box.append(session)
         connection_box: list[Any] = []
         from twisted.internet import stdio
@@ -380,6 +387,7 @@ def play(
             reactor,
             config,
             identity,
+            seed_store=_seed_store(identity_path),
             bind="127.0.0.1",
             port=0,
             log_path=path,
@@ -503,6 +511,7 @@ def host(
             reactor,
             config,
             identity,
+            seed_store=_seed_store(identity_path),
             bind=bind,
             port=port,
             log_path=path,
@@ -621,6 +630,7 @@ def join(
             bot=bool(bot_kind),
             password=password,
             log_file=log_file,
+            seed_store=_seed_store(identity_path),
         )
         box.append(session)
         if not bot_kind:

@@ -41,7 +41,8 @@ from .games import CANASTA, Game, UnknownGame, game_from_header
 from .identity import Identity
 from .log_replay import Replayer, ReplayError
 from .rules import RuleSet
-from .seat import SeatSigner
+from .seat import SeatSigner, SeedLost
+from .seed_store import SeedStore, SeedStoreError, TableSeeds
 from .tls import TLSIdentityError
 
 log = Logger()
@@ -101,6 +102,7 @@ class PeerSession:
         log_file: BinaryIO | None = None,
         random_bytes: Callable[[int], bytes] = os.urandom,
         insecure_seed: int | None = None,
+        seed_store: SeedStore | None = None,
     ) -> None:
         self.identity = identity
         self.player = player
@@ -110,6 +112,8 @@ class PeerSession:
         self.log_file = log_file
         self.random_bytes = random_bytes
         self.insecure_seed = insecure_seed
+        self.seed_store = seed_store  # keeps committed seeds until revealed, across a restart
+        self.table_seeds: TableSeeds | None = None
         self.seat: int | None = None
         self.signer: SeatSigner | None = None
         self.header: Header | None = None
@@ -145,6 +149,8 @@ class PeerSession:
 
     # ------------------------------------------------------------------ incoming
     def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        if self.problem is not None:
+            return  # the seat has left: nothing the host says is taken any more
         t = message["t"]
         if t == "welcome":
             self._welcome(message)
@@ -186,6 +192,7 @@ class PeerSession:
                 random_bytes=self.random_bytes,
                 insecure_seed_value=self.insecure_seed,
                 aseq=message["aseq"],
+                seed_keeper=self._table_seeds(table["table_id"]),
             )
         else:
             self.signer.aseq = message["aseq"]  # a stand-in may have acted for this seat
@@ -196,9 +203,39 @@ class PeerSession:
             # the card points, computed once, before the first hand needs them
             card_points(labels_for_rules(self.game.rules))
 
+    def _table_seeds(self, table_id: bytes) -> TableSeeds | None:
+        if self.seed_store is not None:
+            self.table_seeds = self.seed_store.for_table(table_id)
+        return self.table_seeds
+
     def _misbehaving(self, text: str) -> None:
-        self.problem = text
-        self.player.event(f"the host misbehaved: {text}")
+        """The host broke the protocol: say what, and leave (nothing it sends can be trusted)."""
+        self._leave(f"the host misbehaved: {text}")
+
+    def _leave(self, text: str) -> None:
+        """Stop playing for a reason the player must hear; the seat's process exits with an
+        error, and the host, seeing the seat gone, lets a stand-in take it or records a
+        forfeit."""
+        if self.problem is None:
+            self.problem = text
+        if self.done:
+            return
+        self.done = True
+        self.player.event(text)
+        self.player.finished(f"leaving the table: {text}")
+
+    def _forget_public_seeds(self, record: StoredRecord) -> None:
+        """Seeds the log has just published need no keeping any more."""
+        seeds = self.table_seeds
+        if seeds is None or record.kind not in (R.SEEDS, R.MATCH_END):
+            return
+        try:
+            if record.kind == R.MATCH_END:
+                seeds.forget_all()
+            else:
+                seeds.forget_through(int(record.fields.get("hand", -1)))
+        except SeedStoreError as e:
+            self.player.event(f"warning: {e}")
 
     def _record(self, message: dict[str, Any]) -> None:
         seq, data = message["seq"], message["data"]
@@ -224,6 +261,7 @@ class PeerSession:
         self.last_seq = seq
         if record.kind == R.SEEDS:
             self.seeds_hash = record.hash
+        self._forget_public_seeds(record)
         if self.signer is not None:
             self.signer.observe(record.hash)
         if self.replayer is not None and self.problem is None:
@@ -254,6 +292,12 @@ class PeerSession:
     def _blind_turn(self, need: str, hand: int, send: Callable[[dict[str, Any]], None]) -> None:
         blind, signer = self.blind, self.signer
         assert blind is not None and signer is not None
+        if blind.lost_secrets(hand):
+            self._leave(
+                f"cannot play hand {hand + 1}: this seat's secrets for it are lost (the process "
+                "that drew them ended and no seed store kept them); the table records a forfeit"
+            )
+            return
         if need == "act":
             legal = blind.legal_actions(hand)
             if not legal:
@@ -275,7 +319,12 @@ class PeerSession:
 
             d.addCallbacks(chosen, lambda f: log.failure("choosing an action failed", f))
             return
-        answer = blind.answer(hand, need)
+        try:
+            answer = blind.answer(hand, need)
+        except SeedStoreError as e:
+            self.player.event(f"warning: {e}; this hand's seed is kept in memory only")
+            blind.seed_keeper = self.table_seeds = None
+            answer = blind.answer(hand, need)
         if answer is None:
             return  # our view waits for a record still on its way; the host prompts again
         type_, fields = answer
@@ -294,15 +343,26 @@ class PeerSession:
             self._blind_turn(need, hand, send)
             return
         if need == "commit":
-            act, sig = signer.commit(hand)
+            try:
+                act, sig = signer.commit(hand)
+            except SeedStoreError as e:
+                self.player.event(f"warning: {e}; this hand's seed is kept in memory only")
+                signer.seed_keeper = self.table_seeds = None
+                act, sig = signer.commit(hand)
             send({"t": "commit", "act": act, "asig": sig})
         elif need == "reveal":
             listed = self.replayer.commitments if self.replayer else None
-            mine = signer.secret(hand).commitment
-            if not listed or not signer.secret(hand).is_published_in(listed):
+            try:
+                secret = signer.known_secret(hand)
+            except SeedStoreError as e:
+                secret = None
+                self.player.event(f"warning: {e}")
+            if secret is None:
+                self._leave(f"cannot reveal: {SeedLost(hand)}; the table records a forfeit")
+                return
+            if not listed or not secret.is_published_in(listed):
                 self._misbehaving("asked to reveal before the signed list holds my commitment")
                 return
-            assert mine in listed
             act, sig, seed = signer.reveal(hand)
             send({"t": "reveal", "act": act, "asig": sig, "seed": seed})
         elif need == "act":
@@ -344,6 +404,7 @@ class PeerSession:
                 self.header.table,
                 context,
                 self.random_bytes,
+                seed_keeper=self.table_seeds,
             )
 
     def _checkpoint_problem(self, msg: bytes, hand: int) -> str | None:

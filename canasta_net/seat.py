@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import os
 from collections.abc import Callable
+from typing import Protocol
 
 from cryptography.hazmat.primitives import serialization
 
@@ -21,6 +22,25 @@ from .shuffle import insecure_seed
 
 ACTION_KIND = "seat-action"
 CHECKPOINT_KIND = "checkpoint"
+
+
+class SeedKeeper(Protocol):
+    """Where a seat keeps its seeds until they are public (``seed_store.TableSeeds``)."""
+
+    def get(self, hand: int) -> bytes | None: ...
+
+    def put(self, hand: int, seed: bytes) -> None: ...
+
+
+class SeedLost(Exception):
+    """The seat committed to a seed for this hand and no longer has it."""
+
+    def __init__(self, hand: int) -> None:
+        super().__init__(
+            f"the seed this seat committed to for hand {hand + 1} is lost "
+            "(the process that drew it ended and no seed store kept it)"
+        )
+        self.hand = hand
 
 
 def keyed_seeds(identity: Identity, table_id: bytes) -> Callable[[int], bytes]:
@@ -50,6 +70,7 @@ class SeatSigner:
         insecure_seed_value: int | str | None = None,
         aseq: int = 0,
         seed_source: Callable[[int], bytes] | None = None,
+        seed_keeper: SeedKeeper | None = None,
     ) -> None:
         self.identity = identity
         self.seat = seat
@@ -59,6 +80,7 @@ class SeatSigner:
         self.random_bytes = random_bytes
         self.insecure_seed_value = insecure_seed_value
         self.seed_source = seed_source
+        self.seed_keeper = seed_keeper
         self.secrets: dict[int, SeatSecret] = {}
 
     def observe(self, record_hash: bytes) -> None:
@@ -71,6 +93,11 @@ class SeatSigner:
         return act, self.identity.sign(ACTION_KIND, act)
 
     def secret(self, hand: int) -> SeatSecret:
+        """The secret to commit to for this hand: drawn (and kept) the first time it is asked.
+
+        A fresh seed is written to the seed keeper before it is returned, so its commitment is
+        never sent for a seed that a crash could lose. A kept seed is never committed to again:
+        after a restart, a new commitment means a new seed (see ``known_secret``)."""
         if hand not in self.secrets:
             if self.insecure_seed_value is not None:
                 seed = insecure_seed(self.insecure_seed_value, self.table_id, hand, self.seat)
@@ -79,9 +106,21 @@ class SeatSigner:
                 seed = self.seed_source(hand)
                 self.secrets[hand] = SeatSecret(self.table_id, hand, self.seat, seed)
             else:
-                self.secrets[hand] = SeatSecret.create(
-                    self.table_id, hand, self.seat, self.random_bytes
-                )
+                fresh = SeatSecret.create(self.table_id, hand, self.seat, self.random_bytes)
+                if self.seed_keeper is not None:
+                    self.seed_keeper.put(hand, fresh.seed)
+                self.secrets[hand] = fresh
+        return self.secrets[hand]
+
+    def known_secret(self, hand: int) -> SeatSecret | None:
+        """The secret this seat committed to for the hand, if it still has it: in memory,
+        re-derived (keyed or test seeds), or read back from the seed keeper after a restart."""
+        if hand in self.secrets or self.insecure_seed_value is not None or self.seed_source:
+            return self.secret(hand)
+        seed = self.seed_keeper.get(hand) if self.seed_keeper is not None else None
+        if seed is None:
+            return None
+        self.secrets[hand] = SeatSecret(self.table_id, hand, self.seat, seed)
         return self.secrets[hand]
 
     def sign(self, hand: int, type_: str, **fields: object) -> tuple[bytes, bytes]:
@@ -92,7 +131,10 @@ class SeatSigner:
         return self._sign(hand, "commit", commitment=self.secret(hand).commitment)
 
     def reveal(self, hand: int) -> tuple[bytes, bytes, bytes]:
-        secret = self.secret(hand)
+        """Sign the reveal of the seed committed to; raises ``SeedLost`` if it is gone."""
+        secret = self.known_secret(hand)
+        if secret is None:
+            raise SeedLost(hand)
         act, sig = self._sign(hand, "reveal", commitment=secret.commitment)
         return act, sig, secret.seed
 

@@ -179,19 +179,41 @@ def test_wrong_fingerprint_is_refused(tmp_path: Path) -> None:
     host.wait()
 
 
-def test_seat_killed_mid_hand_reconnects_and_reclaims(tmp_path: Path) -> None:
-    host, port, fingerprint, _ = _host(
-        tmp_path, "--players", "2", "--delay", "0.02", "--hold", "60"
+@pytest.mark.parametrize(
+    ("deal", "moment", "pause"),
+    [
+        ("commit-reveal", r"hand 1 is dealt", 0.5),  # mid-hand
+        # often after committing to hand 2's seed and before revealing it
+        ("commit-reveal", r"hand 1 over", 0.05),
+        # its secrets for the hand die with the process; the seed it kept brings them back
+        ("blind", r"hand 1 is dealt", 0.5),
+    ],
+)
+def test_seat_killed_mid_match_reconnects_and_plays_on(
+    tmp_path: Path, deal: str, moment: str, pause: float
+) -> None:
+    host, port, fingerprint, host_out = _host(
+        tmp_path, "--players", "2", "--delay", "0.02", "--hold", "60", "--deal", deal
     )
     first, first_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-1.cnlog")
-    _wait_for(first_out, r"hand 1 is dealt", first)
-    time.sleep(0.5)
+    _wait_for(first_out, moment, first)
+    time.sleep(pause)
     first.send_signal(signal.SIGKILL)
     first.wait()
-    second, _ = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-2.cnlog")
-    _finish(second, host)
-    assert second.returncode == host.returncode == 0
+    second, second_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-2.cnlog")
+    try:
+        _finish(second, host)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(_outputs(host_out, first_out, second_out)) from None
+    assert second.returncode == host.returncode == 0, _outputs(host_out, first_out, second_out)
     _check_agree(tmp_path / "host.cnlog", {1: tmp_path / "alice-2.cnlog"})
+    # the seeds alice committed to were kept beside her identity until the log published them
+    assert list((tmp_path / "alice.seeds").iterdir()) == []
+
+
+def _outputs(*paths: Path) -> str:
+    """What the processes printed, for a failure's report (the ends of long outputs)."""
+    return "\n".join(f"--- {p.name}:\n{p.read_text(errors='replace')[-3000:]}" for p in paths)
 
 
 def test_host_killed_mid_hand_resumes_from_its_log(tmp_path: Path) -> None:

@@ -52,6 +52,8 @@ from canasta_net.net_peer import PeerSession
 from canasta_net.players import BotPlayer
 from canasta_net.rules import RuleSet, preset
 from canasta_net.seat import SeatSigner
+from canasta_net.seed_store import SeedStore
+from canasta_net.shuffle import commitment
 
 HOST = Identity.from_seed(b"protocol test host")
 TABLE_ID = bytes(range(16))
@@ -127,24 +129,36 @@ def key_of(transport: Any) -> bytes:
     return transport.key
 
 
+class RecordingBot(BotPlayer):
+    """The greedy bot, keeping every line the session tells its player."""
+
+    def __init__(self, events: list[str], rng: random.Random, game: Any) -> None:
+        super().__init__("greedy", rng, game)
+        self.events = events
+
+    def event(self, text: str) -> None:
+        self.events.append(text)
+
+
 class Remote:
     """One peer: its identity, its connection (if any) and, usually, its PeerSession."""
 
-    def __init__(self, harness: Harness, name: str, *, auto: bool = True) -> None:
+    def __init__(
+        self,
+        harness: Harness,
+        name: str,
+        *,
+        auto: bool = True,
+        seed_store: SeedStore | None = None,
+    ) -> None:
         self.harness = harness
         self.name = name
         self.identity = Identity.from_seed(f"protocol test peer {name}".encode())
-        self.log = io.BytesIO()
         self.auto = auto
-        seed = sum(name.encode())
-        self.session = PeerSession(
-            self.identity,
-            BotPlayer("greedy", random.Random(seed), lambda: self.session.game),
-            name=name,
-            bot=True,
-            log_file=self.log,
-            insecure_seed=1000 + seed,
-        )
+        self.seed_store = seed_store  # real random seeds kept on disk, instead of test seeds
+        self.events: list[str] = []
+        self.log = io.BytesIO()
+        self.session = self._new_session()
         self.conn: HostConnection | None = None
         self.transport: Wire | None = None
         self.seen = 0  # messages of this connection already moved to ``pending``
@@ -152,6 +166,28 @@ class Remote:
         self.received: list[Message] = []  # everything the host sent, all connections
         self.sent: list[Message] = []
         self.watch: Callable[[Message], None] | None = None
+
+    def _new_session(self) -> PeerSession:
+        seed = sum(self.name.encode())
+        player = RecordingBot(self.events, random.Random(seed), lambda: self.session.game)
+        return PeerSession(
+            self.identity,
+            player,
+            name=self.name,
+            bot=True,
+            log_file=self.log,
+            insecure_seed=None if self.seed_store else 1000 + seed,
+            seed_store=self.seed_store,
+        )
+
+    def restart(self) -> None:
+        """The peer's process died and started again: the connection, the session's memory and
+        its log file are gone; its identity (and seed store, if any) are not."""
+        if self.conn is not None:
+            self.drop()
+        self.pending.clear()
+        self.log = io.BytesIO()
+        self.session = self._new_session()
 
     def connect(self, *, hello: bool = True) -> None:
         assert self.conn is None
@@ -233,8 +269,15 @@ class Harness:
         self.factory = HostFactory(self.service, key_of)
         self.remotes: list[Remote] = []
 
-    def remote(self, name: str, *, connect: bool = True, auto: bool = True) -> Remote:
-        peer = Remote(self, name, auto=auto)
+    def remote(
+        self,
+        name: str,
+        *,
+        connect: bool = True,
+        auto: bool = True,
+        seed_store: SeedStore | None = None,
+    ) -> Remote:
+        peer = Remote(self, name, auto=auto, seed_store=seed_store)
         self.remotes.append(peer)
         if connect:
             peer.connect()
@@ -1045,6 +1088,152 @@ def test_a_drop_after_committing_forfeits_when_the_hold_runs_out() -> None:
     assert result.forfeit is not None and result.forfeit[0] == 2
 
 
+def test_a_seat_restarted_between_commit_and_reveal_reveals_from_its_seed_store(
+    tmp_path: Path,
+) -> None:
+    store = SeedStore(tmp_path / "bob.seeds")
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob", seed_store=store)
+    stopped(h.run(turn_for("reveal", bob)))
+    kept = list(store.directory.iterdir())
+    assert [p.name for p in kept] == [f"{TABLE_ID.hex()}.seeds"]
+    assert (
+        kept[0].stat().st_mode & 0o777 == 0o600 and store.directory.stat().st_mode & 0o777 == 0o700
+    )
+    assert store.for_table(TABLE_ID).get(0) is not None
+    bob.restart()  # the process dies between committing and revealing: only the store is left
+    bob.connect()
+    h.run_to_end()
+    check_logs(h, alice, bob)
+    assert replay_log(h.log_bytes()).forfeit is None
+    assert [m["t"] for m in bob.sent].count("reveal") >= 1
+    assert list(store.directory.iterdir()) == [], "published seeds are not kept"
+
+
+def test_a_seat_restarted_without_its_seed_says_so_leaves_and_forfeits(tmp_path: Path) -> None:
+    store = SeedStore(tmp_path / "bob.seeds")
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob", seed_store=store)
+    stopped(h.run(turn_for("reveal", bob)))
+    for kept in store.directory.iterdir():
+        kept.unlink()  # the disk was wiped too
+    bob.restart()
+    bob.connect()
+    assert h.run() is None
+    assert bob.session.done and bob.session.problem is not None
+    assert "cannot reveal" in bob.session.problem and "hand 1" in bob.session.problem
+    assert not any(m["t"] == "reveal" for m in bob.sent), "no seed is made up"
+    bob.drop()  # what PeerProtocol does once the session is done
+    h.clock.advance(HOLD)
+    h.run()
+    result = check_logs(h, alice)
+    assert result.forfeit == (2, "the player left before revealing a seed")
+
+
+def test_a_restarted_seat_asked_to_commit_again_draws_a_fresh_seed(tmp_path: Path) -> None:
+    """A kept seed is only ever revealed: committing anew (the host never logged the first
+    commitment, or replays an old table id) always takes a new seed."""
+    store = SeedStore(tmp_path / "bob.seeds")
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob", seed_store=store)
+    prompt = stopped(h.run(turn_for("commit", bob)))
+    outbox: list[Message] = []
+    bob.session.handle(bob.pending.pop(0), outbox.append)  # bob commits, the message is lost
+    first = store.for_table(TABLE_ID).get(prompt["hand"])
+    assert first is not None and [m["t"] for m in outbox] == ["commit"]
+    bob.restart()
+    bob.connect()
+    h.run_to_end()
+    check_logs(h, alice, bob)
+    revealed = [m["seed"] for m in bob.sent if m["t"] == "reveal"]
+    assert revealed and revealed[0] != first
+    assert R.unpack_map(revealed_act(bob, 0), "act")["commitment"] != commitment_of(first, 0)
+
+
+def revealed_act(peer: Remote, hand: int) -> bytes:
+    return next(
+        bytes(m["act"])
+        for m in peer.sent
+        if m["t"] == "reveal" and R.unpack_map(m["act"], "act")["hand"] == hand
+    )
+
+
+def commitment_of(seed: bytes, hand: int) -> bytes:
+    return commitment(TABLE_ID, hand, 2, seed)
+
+
+def _flip_a_signature_byte(message: Message) -> Message | None:
+    if message["t"] != "record" or message["seq"] < 3:
+        return None
+    data = bytearray(message["data"])
+    data[-5] ^= 0x01
+    return {**message, "data": bytes(data)}
+
+
+def _skip_a_record(message: Message) -> Message | None:
+    if message["t"] != "record" or message["seq"] < 3:
+        return None
+    return {**message, "seq": message["seq"] + 1}
+
+
+def _other_totals_to_sign(message: Message) -> Message | None:
+    if message["t"] != "turn" or message["need"] != "checkpoint":
+        return None
+    fields = R.unpack_map(message["msg"], "checkpoint")
+    result = dict(fields["result"], totals=[t + 100 for t in fields["result"]["totals"]])
+    return {**message, "msg": R.pack({**fields, "result": result})}
+
+
+def _reveal_before_the_list(message: Message) -> Message | None:
+    if message["t"] != "turn" or message["need"] != "commit":
+        return None
+    return {**message, "need": "reveal"}
+
+
+@pytest.mark.parametrize(
+    ("tamper", "problem"),
+    [
+        (_flip_a_signature_byte, "fails verification"),
+        (_skip_a_record, "arrived after"),
+        (_other_totals_to_sign, "refusing to sign hand"),
+        (_reveal_before_the_list, "before the signed list holds my commitment"),
+    ],
+)
+def test_a_seat_that_catches_the_host_misbehaving_says_why_and_leaves(
+    tamper: Callable[[Message], Message | None], problem: str
+) -> None:
+    h, alice, bob = short_match()
+    found: list[Message] = []
+
+    def forged(who: Remote, message: Message) -> bool:
+        if who is bob and not found:
+            changed = tamper(message)
+            if changed is not None:
+                found.append(changed)
+                return True
+        return False
+
+    stopped(h.run(forged))
+    bob.pending.pop(0)
+    sent_before = len(bob.sent)
+    outbox: list[Message] = []
+    bob.session.handle(found[0], outbox.append)
+    assert outbox == [], "nothing is signed or sent after the host is caught"
+    assert bob.session.done and bob.session.problem is not None
+    assert problem in bob.session.problem and bob.session.problem.startswith("the host misbehaved")
+    player = bob.session.player
+    assert isinstance(player, RecordingBot) and player.finished_reason is not None
+    assert player.finished_reason.startswith("leaving the table: the host misbehaved")
+    for message in bob.replies():  # whatever the host sends next is not taken any more
+        bob.session.handle(message, outbox.append)
+    assert outbox == [] and len(bob.sent) == sent_before
+    # the seat leaves; the others play on with a stand-in in its place
+    bob.drop()
+    h.clock.advance(HOLD)
+    h.run_to_end()
+    check_logs(h, alice)
+
+
 def test_a_reclaim_waits_until_the_stand_in_has_revealed_its_seed() -> None:
     h = Harness(config(classic(3000)))
     alice, bob = h.remote("alice"), h.remote("bob")
@@ -1243,6 +1432,43 @@ def test_blind_seat_reconnects_mid_hand_and_plays_on() -> None:
     finish_and_check(h, a, b)
     assert h.table.match.result is not None
     assert a.session.problem is None and a.session.blind is not None
+
+
+def test_blind_seat_restarted_mid_hand_takes_the_hand_up_with_its_kept_seed(
+    tmp_path: Path,
+) -> None:
+    """The seat's process dies mid-hand: a new one, with the seed it kept on disk, re-derives its
+    secrets, re-opens its cards from the log's key messages and plays the hand on."""
+    store = SeedStore(tmp_path / "alice.seeds")
+    h = Harness(config(deal="blind", rules=classic(1500)))
+    a, b = h.remote("alice", seed_store=store), h.remote("bob")
+    stopped(h.run(turn_for("act", a)))
+    hand = h.table.hand_no
+    assert store.for_table(TABLE_ID).get(hand) is not None
+    a.restart()
+    a.connect()
+    h.run_to_end()
+    result = check_logs(h, a, b)
+    assert result.forfeit is None and result.result is not None
+    assert list(store.directory.iterdir()) == [], "published seeds are not kept"
+
+
+def test_blind_seat_restarted_mid_hand_without_its_seed_says_so_and_forfeits() -> None:
+    h = Harness(config(deal="blind", rules=classic(1500)))
+    a, b = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("act", a)))
+    a.restart()  # no seed store: the hand's secrets died with the process
+    before = len(a.sent)
+    a.connect()
+    assert h.run() is None
+    assert a.session.done and a.session.problem is not None
+    assert "secrets for it are lost" in a.session.problem
+    assert [m["t"] for m in a.sent[before:]] == ["hello"], "it sends nothing it cannot prove"
+    a.drop()
+    h.clock.advance(HOLD)
+    h.run()
+    result = check_logs(h, b)
+    assert result.forfeit == (1, "the player left a blind-dealt hand")
 
 
 def test_blind_seat_asks_again_after_an_illegal_or_unparsable_choice() -> None:
