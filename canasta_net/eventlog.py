@@ -1029,11 +1029,11 @@ def open_log_for_writing(
     except BaseException:
         os.close(fd)
         raise
-    _fsync_directory(os.path.dirname(os.path.abspath(path)))
+    fsync_directory(os.path.dirname(os.path.abspath(path)))
     return cast(BinaryIO, os.fdopen(fd, "wb"))
 
 
-def _fsync_directory(directory: str) -> None:
+def fsync_directory(directory: str | os.PathLike[str]) -> None:
     """Make a new file's directory entry durable (best effort: not every platform allows it)."""
     try:
         fd = os.open(directory, os.O_RDONLY)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import msgpack
 
+from .eventlog import fsync_directory
 from .shuffle import SEED_SIZE
 
 MAX_STORED_HANDS = 1024  # a table file larger than this is not ours: refuse to read it
@@ -88,7 +89,7 @@ class SeedStore:
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(temporary, path)
-            _fsync_directory(self.directory)
+            fsync_directory(self.directory)
         except OSError as e:
             raise SeedStoreError(f"cannot write {path}: {e.strerror}") from None
 
@@ -117,19 +118,6 @@ class TableSeeds:
 
     def forget_all(self) -> None:
         self.store.write(self.table_id, {})
-
-
-def _fsync_directory(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return  # not every platform opens directories; the rename is done either way
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 __all__ = ["SeedStore", "SeedStoreError", "TableSeeds"]
