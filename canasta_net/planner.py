@@ -8,7 +8,7 @@ stuck with a half-made initial meld and no legal move.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .cards import JOKER, THREE, TWO, is_black_three
@@ -199,44 +199,78 @@ def _greedy_value(
         laid = 4 if hand.black_threes == 5 else hand.black_threes
         value += laid * rules.black_three_value
         used += laid
+    if rules.wild_melds and len(wilds) >= 3 and (hand.jokers or hand.twos):
+        # Bolivia: all the wild cards in a meld of their own may be worth more than spread
+        naturals_only = HandCounts(
+            hand.naturals, hand.natural_value, 0, 0, hand.black_threes, hand.other
+        )
+        alone, alone_used = _greedy_value(rules, naturals_only, melds)
+        if alone + sum(wilds) > value:
+            return alone + sum(wilds), alone_used + len(wilds)
     return value, used
 
 
-def _without_runs(rules: RuleSet, hand: HandCounts) -> tuple[HandCounts, int, int, int]:
-    """The hand with its longest runs of a suit laid as sequences: (rest, value, cards,
-    closed sequences)."""
+MAX_RUN_PLANS = 96
+"""How many ways of laying a hand's runs the look-ahead tries (longest runs first)."""
+
+
+def _run_plans(rules: RuleSet, hand: HandCounts) -> Iterator[tuple[HandCounts, int, int, int]]:
+    """Ways to lay some of the hand's runs of a suit as new sequences, each as (rest, value,
+    cards, closed sequences): every choice of runs (all of a run or part of it, several runs
+    from one suit, none from another), longest first, at most ``MAX_RUN_PLANS`` of them. The
+    plan that lays nothing is left out: the callers try the plain groups on their own."""
     assert hand.runs is not None
-    rest = HandCounts(
-        list(hand.naturals),
-        hand.natural_value,
-        hand.jokers,
-        hand.twos,
-        hand.black_threes,
-        hand.other,
-    )
-    value = cards = closed = 0
-    for suit_runs in hand.runs:
-        p = 0
-        while p < 11:
-            if not suit_runs[p]:
-                p += 1
-                continue
-            q = p
-            while q < 11 and suit_runs[q]:
-                q += 1
-            length = q - p
-            while length >= rules.sequence_min:
-                take = min(length, rules.sequence_max)
-                for pos in range(p, p + take):
-                    rank = 0 if pos == 10 else pos + 3
-                    rest.naturals[rank] -= 1
-                    value += hand.natural_value[rank]
-                cards += take
-                closed += take >= rules.canasta_size
-                p += take
-                length -= take
-            p = q
-    return rest, value, cards, closed
+    counts = [list(r) for r in hand.runs]
+    longest = min(rules.sequence_max, rules.max_meld_size or rules.sequence_max)
+    chosen: list[tuple[int, int, int]] = []  # (suit, first position, length)
+    produced = 0
+
+    def plan() -> tuple[HandCounts, int, int, int]:
+        rest = HandCounts(
+            list(hand.naturals),
+            hand.natural_value,
+            hand.jokers,
+            hand.twos,
+            hand.black_threes,
+            hand.other,
+        )
+        value = cards = closed = 0
+        for _, first, length in chosen:
+            for pos in range(first, first + length):
+                rank = 0 if pos == 10 else pos + 3
+                rest.naturals[rank] -= 1
+                value += hand.natural_value[rank]
+            cards += length
+            closed += length >= rules.canasta_size
+        return rest, value, cards, closed
+
+    def walk(suit: int, pos: int, cap: int) -> Iterator[tuple[HandCounts, int, int, int]]:
+        nonlocal produced
+        if produced >= MAX_RUN_PLANS:
+            return
+        if suit == 4:
+            if chosen:
+                produced += 1
+                yield plan()
+            return
+        if pos == 11:
+            yield from walk(suit + 1, 0, longest)
+            return
+        row = counts[suit]
+        reach = 0
+        while pos + reach < 11 and row[pos + reach] and reach < min(cap, longest):
+            reach += 1
+        for length in range(reach, rules.sequence_min - 1, -1):  # another run starting here
+            for q in range(pos, pos + length):
+                row[q] -= 1
+            chosen.append((suit, pos, length))
+            yield from walk(suit, pos, length)  # runs starting at one place: longest first
+            chosen.pop()
+            for q in range(pos, pos + length):
+                row[q] += 1
+        yield from walk(suit, pos + 1, longest)  # no (more) run starts here
+
+    return walk(0, 0, longest)
 
 
 def _extend_sequences(
@@ -292,9 +326,9 @@ def best_lay_value(
         if cards and extended.size >= keep:
             best = max(best, value + best_lay_value(rules, extended, melds, keep))
     if hand.runs is not None:
-        rest, value, cards, _ = _without_runs(rules, hand)
-        if cards and rest.size >= keep:
-            best = max(best, value + _best_group_value(rules, rest, melds, keep))
+        for rest, value, _, _ in _run_plans(rules, hand):
+            if rest.size >= keep:
+                best = max(best, value + _best_group_value(rules, rest, melds, keep))
     return best
 
 
@@ -328,9 +362,9 @@ def can_lay_out(
     """Can every card of ``hand`` but at most ``leftover`` (the discard) be laid, so that the
     team then holds ``canastas_needed`` canastas?  ``canastas`` is how many it holds now."""
     if hand.runs is not None:
-        rest, _, cards, closed = _without_runs(rules, hand)
-        if cards and can_lay_out(rules, rest, melds, leftover, canastas + closed, canastas_needed):
-            return True
+        for rest, _, _, closed in _run_plans(rules, hand):
+            if can_lay_out(rules, rest, melds, leftover, canastas + closed, canastas_needed):
+                return True
     stranded = hand.other + (hand.black_threes if hand.black_threes < 3 else 0)
     stranded += sum(1 for r in MELDABLE_RANKS if hand.naturals[r] == 1 and r not in melds)
     if stranded > leftover:

@@ -586,6 +586,61 @@ def test_initial_meld_by_extending_a_sequence_laid_this_turn() -> None:
     assert state.opened[0] and state.t.initial_points == 40
 
 
+@pytest.mark.parametrize("name", ["samba", "bolivia"])
+@pytest.mark.parametrize(
+    ("hand", "minimum", "plan"),
+    [
+        # a group and a run, either first: 10H 10S 10S (30) + 7H 8H 9H (25) = 55, two cards kept
+        ("7H 8H 9H 10H 10S 10S 4C 9C", 50, ["meld 10H 10S 10S", "meld 7H 8H 9H"]),
+        ("7H 8H 9H 10H 10S 10S 4C 9C", 50, ["meld 7H 8H 9H", "meld 10H 10S 10S"]),
+        # only part of a run: 4H-7H (20) + KC KD KS (30), the 8H kept with the 9C
+        ("4H 5H 6H 7H 8H KC KD KS 9C", 50, ["meld 4H 5H 6H 7H", "meld KC KD KS"]),
+        # a run that shares a card with a group: 8S 9S 10S (30) + JS JD 2H (40)
+        ("8S 9S 10S JS JD KC 7C 2H QC", 60, ["meld 8S 9S 10S", "meld JS JD 2H"]),
+        # two runs of one suit from a doubled card: 6-7-8C (20) twice, and 9C 9D 9S (30)
+        (
+            "6C 7C 8C 6C 7C 8C 9C 9D 9S KH QD",
+            70,
+            ["meld 6C 7C 8C", "meld 6C 7C 8C", "meld 9C 9D 9S"],
+        ),
+    ],
+)
+def test_initial_meld_plans_with_runs_are_found(
+    name: str, hand: str, minimum: int, plan: list[str]
+) -> None:
+    """The look-ahead accepts a lay whenever some legal way to the minimum remains after it,
+    whichever runs (whole, in part, or none) that way lays."""
+    state = pos(name, hands={0: hand.split()}, minimums=[minimum, minimum])
+    if name == "bolivia":
+        state.canasta_bonus_given = True
+    act(state, *plan)
+    assert state.opened[0] and state.t.initial_points >= minimum
+
+
+def test_bolivia_wild_cards_alone_may_open_rather_than_with_a_pair() -> None:
+    # 7S 8S 9S (25) + JK JK 2C as a meld of wild cards (120) = 145 >= 140; spreading the wild
+    # cards onto the pair of sevens gives less
+    hand = ["7S", "8S", "9S", "JK", "JH", "7D", "JK", "2C", "5D", "10D", "7H"]
+    state = bol(hands={0: hand}, minimums=[140, 140])
+    act(state, "meld 7S 8S 9S", "meld JK JK 2C")
+    assert state.opened[0] and state.t.initial_points == 145
+
+
+def test_samba_going_out_with_part_of_a_run_is_seen() -> None:
+    # two canastas down; 4H-7H and 8H 8C 8D are laid and the 9C discarded: going out is possible,
+    # so asking the partner is allowed
+    run, kings = (
+        ["4S", "5S", "6S", "7S", "8S", "9S", "10S"],
+        ["KC", "KD", "KH", "KS", "KC", "KD", "KH"],
+    )
+    hand = ["4H", "5H", "6H", "7H", "8H", "8C", "8D", "9C"]
+    state = pos(hands={0: hand}, melds={0: [run, kings]})
+    assert state.can_go_out()
+    going = state.copy()
+    act(going, "meld 4H 5H 6H 7H", "meld 8H 8C 8D", "discard 9C")
+    assert going.end is not None and going.end.went_out == 0
+
+
 # ====================================================================== Samba: going out
 def test_c69_samba_going_out_needs_two_canastas() -> None:
     one = pos(hands={0: ["9C"]}, melds={0: [K7, ["QC", "QD", "QS"]]})
