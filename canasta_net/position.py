@@ -60,6 +60,7 @@ def position_to_dict(state: HandState) -> dict[str, Any]:
             "laid": t.laid,
             "added_to_old": t.added_to_old,
             "permission": t.permission,
+            "black_threes": t.black_threes,
             "pending_pile": _texts(state, t.pending_pile),
         },
         "end": None
@@ -154,7 +155,17 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         if len(state.red_threes) != n:
             raise PositionError(f"'red_threes' must be a list of {n} entries")
         state.opened = [bool(x) for x in data.get("opened", [bool(m) for m in state.melds])]
-        state.has_melded = [bool(x) for x in data.get("has_melded", [False] * n)]
+        turn_no = int(data.get("turn_no", 0))
+        # unless told, a seat has melded if a meld names it as laid in an earlier turn
+        laid_before = {
+            int(m["seat"])
+            for team_melds in melds
+            for m in team_melds
+            if isinstance(m, dict) and "seat" in m and int(m.get("turn", -1)) < turn_no
+        }
+        state.has_melded = [
+            bool(x) for x in data.get("has_melded", [s in laid_before for s in range(n)])
+        ]
         if len(state.opened) != teams or len(state.has_melded) != n:
             raise PositionError("'opened' needs one entry per team, 'has_melded' one per seat")
         state.canasta_bonus_given = bool(data.get("canasta_bonus_given", False))
@@ -178,6 +189,7 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
             laid=bool(ts.get("laid", False)),
             added_to_old=bool(ts.get("added_to_old", False)),
             permission=ts.get("permission"),
+            black_threes=bool(ts.get("black_threes", False)),
             pending_pile=alloc.take(ts.get("pending_pile", []), "turn_state.pending_pile"),
         )
         end = data.get("end")
@@ -234,6 +246,7 @@ def seat_view(state: HandState, seat: int) -> dict[str, Any]:
             "drew": state.t.drew,
             "initial_points": state.t.initial_points,
             "permission": state.t.permission,
+            "black_threes": state.t.black_threes,
             "pending_pile_size": len(state.t.pending_pile),
         },
         "end": None

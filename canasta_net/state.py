@@ -91,6 +91,7 @@ class TurnState:
     laid: bool = False  # the player laid or added anything this turn
     added_to_old: bool = False  # added to a meld laid before this turn
     permission: bool | None = None  # the partner's answer to "may I go out?"
+    black_threes: bool = False  # black threes laid: the player must go out this turn
     pending_pile: list[int] = field(default_factory=list)  # pile awaiting pick-up
 
 
@@ -491,7 +492,11 @@ class HandState:
         elif isinstance(action, TakeTop):
             self._plan_take_top(action)
         elif isinstance(action, Meld):
-            self._plan_meld(action)
+            merged = self._as_addition(action)
+            if isinstance(merged, AddToMeld):
+                self._plan_add(merged)
+            else:
+                self._plan_meld(action)
         elif isinstance(action, AddToMeld):
             self._plan_add(action)
         elif isinstance(action, MergeMelds):
@@ -517,7 +522,11 @@ class HandState:
         elif isinstance(action, TakeTop):
             self._do_take_top(action)
         elif isinstance(action, Meld):
-            self._do_meld(action)
+            merged = self._as_addition(action)
+            if isinstance(merged, AddToMeld):
+                self._do_add(merged)
+            else:
+                self._do_meld(action)
         elif isinstance(action, AddToMeld):
             self._do_add(action)
         elif isinstance(action, MergeMelds):
@@ -532,6 +541,19 @@ class HandState:
             self.phase = PLAY_PHASE
         else:
             raise IllegalAction("wrong-phase", f"unknown action {action!r}")
+
+    def _as_addition(self, action: Meld) -> Meld | AddToMeld:
+        """RULES §1: a team holds one meld of a rank, and melding another group of that rank
+        merges it into the first, which is adding its cards to it."""
+        if not self.rules.one_group_per_rank or not action.cards:
+            return action
+        if any(is_black_three(f) or is_red_three(f) for f in action.cards):
+            return action
+        ranks = {rank_of(f) for f in action.cards if not is_wild(f)}
+        if len(ranks) != 1:
+            return action
+        index = self.team_meld_of_rank(self.team_of(self.turn), ranks.pop())
+        return action if index is None else AddToMeld(index, action.cards)
 
     # ------------------------------------------------------------------ helpers for checks
     def _require_phase(self, *phases: Phase) -> None:
@@ -598,7 +620,7 @@ class HandState:
         team = self.team_of(seat)
         cards_after = cards_left + extra_cards
         opened = self.opened[team] or points_after >= self._minimum(team)
-        if cards_after > 1 and opened and self.t.permission is not True:
+        if cards_after > 1 and opened and not self._must_go_out:
             return  # the common case: nothing can go wrong
         if seat in self.hidden_hands:
             self._check_after_hidden_lay(cards_after, canastas_after(), opened, extra_cards)
@@ -623,10 +645,10 @@ class HandState:
                 raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
             return
         counts = counts_after()
-        if self.t.permission is True and not can_lay_out(
+        if self._must_go_out and not can_lay_out(
             rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out
         ):
-            raise IllegalAction("must-go-out", "Your partner said yes: you must go out this turn.")
+            raise IllegalAction("must-go-out", self._must_go_out_sentence())
         if not opened:
             if not self._initial_possible():
                 raise IllegalAction(
@@ -1000,8 +1022,8 @@ class HandState:
         team = self.team_of(seat)
         extra = self._pending_pile_to_hand()
         if shape.kind is BLACK_THREES_KIND:
-            if rules.black_threes_only_going_out and (
-                cards_left + extra > 1 or self.canastas(team) < rules.canastas_to_go_out
+            if rules.black_threes_only_going_out and not self._black_threes_go_out(
+                team, cards_left, extra, counts_after
             ):
                 raise IllegalAction(
                     "black-threes-only-going-out",
@@ -1042,6 +1064,35 @@ class HandState:
             extra,
         )
 
+    def _black_threes_go_out(
+        self, team: int, cards_left: int, extra: int, counts_after: Callable[[], HandCounts]
+    ) -> bool:
+        """Whether black threes may go down now: the player goes out this turn. Either the lay
+        leaves at most the discard and the team has its canastas, or (for an opened team) the
+        rest of the hand can still be laid out so; then the player is bound to go out."""
+        rules = self.rules
+        needed = rules.canastas_to_go_out
+        if cards_left + extra <= 1:
+            return self.canastas(team) >= needed
+        if extra or not self.opened[team] or not rules.going_out_allowed:
+            return False
+        if self.t.permission is False:
+            return False
+        if self.turn in self.hidden_hands:
+            return True  # whether the rest lays out is the hand-end audit's to check
+        melds = self._meld_counts(team, only_this_turn=False)
+        return can_lay_out(rules, counts_after(), melds, 1, self.canastas(team), needed)
+
+    @property
+    def _must_go_out(self) -> bool:
+        """The player is bound to go out this turn (the partner said yes, or black threes)."""
+        return self.t.permission is True or self.t.black_threes
+
+    def _must_go_out_sentence(self) -> str:
+        if self.t.permission is True:
+            return "Your partner said yes: you must go out this turn."
+        return "You laid black threes: you must go out this turn."
+
     def _own_canasta_this_turn(self, team: int) -> bool:
         return any(
             m.laid_turn == self.turn_no and m.laid_by == self.turn and m.is_canasta(self.rules)
@@ -1054,6 +1105,8 @@ class HandState:
         for c in used:
             self.hands[seat].remove(c)
         self._lay(seat, team, used, None, shape)
+        if shape.kind is BLACK_THREES_KIND and self.rules.black_threes_only_going_out:
+            self.t.black_threes = True
         self._after_lay(seat, team)
 
     def _plan_add(self, action: AddToMeld) -> list[int]:
@@ -1133,8 +1186,8 @@ class HandState:
             raise IllegalAction("not-in-this-game", "Groups are not merged in this game.")
         if not self.opened[team]:
             raise IllegalAction("initial-meld-too-low", "Merge groups once the team has opened.")
-        if self.t.permission is True:  # the way out was planned without merges
-            raise IllegalAction("must-go-out", "Your partner said yes: lay out your hand.")
+        if self._must_go_out:  # the way out was planned without merges
+            raise IllegalAction("must-go-out", self._must_go_out_sentence())
         first = self.melds[team][self._team_meld(team, action.first)]
         second = self.melds[team][self._team_meld(team, action.second)]
         if action.first == action.second:
@@ -1203,8 +1256,8 @@ class HandState:
             if pending and not (self._could_go_concealed(seat) and self.t.drew == "stock"):
                 raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
         else:
-            if self.t.permission is True:
-                raise IllegalAction("must-go-out", "Your partner said yes: you must go out.")
+            if self._must_go_out:
+                raise IllegalAction("must-go-out", self._must_go_out_sentence())
             if pending:
                 raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
         return card
@@ -1331,7 +1384,7 @@ class HandState:
             rules, seat, t = self.rules, self.turn, self.t
             team = self.team_of(seat)
             pending = not self.opened[team] and t.initial_points > 0
-            trusted = len(hand) >= 2 and t.permission is not True and not pending
+            trusted = len(hand) >= 2 and not self._must_go_out and not pending
             candidates.discards = sorted(set(hand), key=SORT_ORDER.__getitem__)
             candidates.discard_check = LEGAL if trusted else CHECK_ALL
             candidates.ask = (
@@ -1450,7 +1503,12 @@ class HandState:
         wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
         has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
-        simple = opened and self.t.permission is None and self.phase is PLAY_PHASE
+        simple = (
+            opened
+            and self.t.permission is None
+            and not self.t.black_threes
+            and self.phase is PLAY_PHASE
+        )
         most_legal = size - 2 if simple else -1  # lays of at most this many cards are legal
         out: list[_Lay] = []
         merges: list[tuple[Action, int]] = []
@@ -1521,12 +1579,7 @@ class HandState:
         b3 = [f for f in threes if is_black_three(f)] if len(threes) >= 3 else []
         for n in range(3, min(len(b3), 4) + 1):
             out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
-        if (
-            self.phase is PLAY_PHASE
-            and rules.merge_groups
-            and opened
-            and self.t.permission is not True
-        ):
+        if self.phase is PLAY_PHASE and rules.merge_groups and opened and not self._must_go_out:
             groups = [
                 (i, m.rank)
                 for i, m in enumerate(self.melds[team])
@@ -1600,6 +1653,8 @@ class HandState:
         and twos). Actions that are not groups are returned unchanged."""
         if not isinstance(action, Meld | AddToMeld | TakePile) or not action.cards:
             return action
+        if isinstance(action, Meld):
+            action = self._as_addition(action)
         faces = action.cards
         hand = self.hand_faces(self.turn)
         if Counter(faces) - Counter(hand):

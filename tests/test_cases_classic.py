@@ -234,11 +234,21 @@ def test_c19_only_own_side_melds() -> None:
 
 
 def test_c20_one_meld_per_rank() -> None:
-    state = pos(hands={0: ["7H", "7D", "7C", "8C", "9C"]}, melds={0: [["7S", "7S", "7D"]]})
-    rejects(state, "meld 7H 7D 7C", "meld-rank-exists")
-    act(state, "add 0 7H 7D 7C")
-    assert meld_of(state, 0, "7").size == 6
-    assert len(state.melds[0]) == 1
+    # RULES §1: a second group of a rank the team has melded merges into the first; there is
+    # never a second, separate meld of 7s (C20)
+    for text in ("meld 7H 7D 7C", "add 0 7H 7D 7C"):
+        state = pos(hands={0: ["7H", "7D", "7C", "8C", "9C"]}, melds={0: [["7S", "7S", "7D"]]})
+        act(state, text)
+        assert meld_of(state, 0, "7").size == 6
+        assert len(state.melds[0]) == 1
+        assert faces(state, 0) == ["8C", "9C"]
+    # the merged meld keeps the limits of one meld: at most three wild cards in it
+    state = pos(hands={0: ["7H", "7D", "2C", "2D", "9C"]}, melds={0: [["7S", "7S", "JK", "2H"]]})
+    rejects(state, "meld 7H 7D 2C 2D", "too-many-wilds")
+    # and the partner's meld is the team's: seat 2 merges into what seat 0 laid
+    state = pos(hands={2: ["7H", "7D", "7C", "8C", "9C"]}, melds={0: [["7S", "7S", "7D"]]}, turn=2)
+    act(state, "meld 7H 7D 7C")
+    assert len(state.melds[0]) == 1 and meld_of(state, 0, "7").size == 6
 
 
 # ====================================================================== C24-C37: initial meld
@@ -762,6 +772,67 @@ def test_black_threes_then_discard_to_go_out() -> None:
     act(state, "discard 8D")
     assert state.end is not None and state.end.went_out == 0
     rejects(state, "draw", "hand-over")
+
+
+def test_black_threes_first_in_a_going_out_turn() -> None:
+    """RULES §1: black threes go down in the turn the player goes out, in any order of lays;
+    once they are down the player is bound to go out."""
+    hand = ["3C", "3S", "3C", "QH", "QS", "QD", "8D"]
+    state = pos(hands={0: hand}, melds={0: [k_canasta()]}, has_melded=[True, False, False, False])
+    act(state, "meld 3C 3S 3C")
+    assert state.t.black_threes
+    rejects(state, "discard 8D", "must-go-out")  # keeping three cards is not going out
+    act(state, "meld QH QS QD", "discard 8D")
+    assert state.end is not None and state.end.went_out == 0
+    # the same hand with no way out: the black threes stay in the hand
+    stuck = pos(
+        hands={0: ["3C", "3S", "3C", "QH", "QS", "8D", "9D"]},
+        melds={0: [k_canasta()]},
+        has_melded=[True, False, False, False],
+    )
+    rejects(stuck, "meld 3C 3S 3C", "black-threes-only-going-out")
+    # and a lay after them must keep the way out: the queens may not be split
+    bound = pos(
+        hands={0: ["3C", "3S", "3C", "QH", "QS", "QD", "QC", "8D"]},
+        melds={0: [k_canasta()]},
+        has_melded=[True, False, False, False],
+    )
+    act(bound, "meld 3C 3S 3C", "meld QH QS QD")
+    rejects(bound, "discard QC", "must-go-out")
+    act(bound, "add 2 QC", "discard 8D")
+    assert bound.end is not None and bound.end.went_out == 0
+
+
+def test_black_threes_need_the_canastas_to_go_out() -> None:
+    # without the canasta needed to go out, no black threes, whatever else the hand holds
+    state = pos(
+        hands={0: ["3C", "3S", "3C", "QH", "QS", "QD", "8D"]}, melds={0: [["KH", "KD", "KS"]]}
+    )
+    rejects(state, "meld 3C 3S 3C", "black-threes-only-going-out")
+
+
+def test_a_position_knows_who_melded_before_from_its_melds() -> None:
+    """Concealed going out needs no meld by the player before: a meld that names the seat and
+    an earlier turn counts, unless the position says otherwise with ``has_melded``."""
+    hand = ["KC", "KD", "KH", "KS", "KC", "KD", "5C"]
+    queens = {"cards": ["QC", "QD", "QH"], "turn": -1, "seat": 0}
+    for melded, bonus in ((None, 100), ([False] * 4, 200)):
+        extra = {} if melded is None else {"has_melded": melded}
+        state = pos(
+            phase="draw",
+            hands={0: hand},
+            melds={0: [queens]},
+            stock=["KH"],
+            pile=["9D"],
+            **extra,
+        )
+        act(state, "draw", "meld KC KD KH KS KC KD KH", "discard 5C")
+        assert state.end is not None and state.end.going_out_bonus == bonus
+    # the partner's meld does not count against the player
+    partners = {"cards": ["QC", "QD", "QH"], "turn": -1, "seat": 2}
+    state = pos(phase="draw", hands={0: hand}, melds={0: [partners]}, stock=["KH"], pile=["9D"])
+    act(state, "draw", "meld KC KD KH KS KC KD KH", "discard 5C")
+    assert state.end is not None and state.end.going_out_bonus == 200
 
 
 def test_cannot_add_to_black_three_meld() -> None:

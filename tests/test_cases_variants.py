@@ -225,8 +225,8 @@ def test_samba_new_group(text: str, expected: str | tuple[int, int]) -> None:
 
 def test_c22_same_meld_valid_in_classic() -> None:
     state = pos("classic", hands={0: ["KH", "KD", "JK", "2H", "10C", "JC"]}, melds={0: [K7[:3]]})
-    rejects(state, "meld KH KD JK 2H", "meld-rank-exists")  # classic: add to the K meld
-    act(state, "add 0 KH KD JK 2H")
+    act(state, "meld KH KD JK 2H")  # classic: merged into the team's K meld
+    assert len(state.melds[0]) == 1
     assert (state.melds[0][0].naturals, state.melds[0][0].wilds) == (5, 2)
     state = pos(
         "classic", hands={0: ["KH", "KD", "JK", "2H", "10C", "JC"]}, melds={0: [["6C", "6D", "6S"]]}
@@ -256,7 +256,8 @@ def test_c21_several_groups_of_a_rank() -> None:
     classic = pos(
         "classic", hands={0: ["KH", "KD", "KS", "9C", "9D"]}, melds={0: [["KC", "KC", "KD"]]}
     )
-    rejects(classic, "meld KH KD KS", "meld-rank-exists")
+    act(classic, "meld KH KD KS")  # merged: one meld of each rank
+    assert [m.size for m in classic.melds[0]] == [6]
 
 
 def test_two_canastas_of_one_rank() -> None:
