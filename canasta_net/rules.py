@@ -266,8 +266,8 @@ VIENNA = CLASSIC.with_changes(
     one_card_pile_rule=False,
 )
 
-# What Samba and Bolivia share: three packs, fifteen cards, draw two, groups of at most two wild
-# cards that the naturals outnumber, several groups of a rank, sequences worth 1500 when closed.
+# What Samba and Bolivia share: three packs, fifteen cards, draw two, groups of at least two
+# naturals and at most two wild cards, several groups of a rank, sequences worth 1500 when closed.
 _THREE_DECKS = CLASSIC.with_changes(
     name="three-decks",
     description="the three-deck games' common ground (not a preset)",
@@ -275,7 +275,7 @@ _THREE_DECKS = CLASSIC.with_changes(
     jokers_per_deck=2,
     hand_size=15,
     draw_count=2,
-    wild_rule="naturals_outnumber",
+    wild_rule="official",
     max_wilds_in_group=2,
     one_group_per_rank=False,
     sequences=True,
