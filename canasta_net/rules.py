@@ -95,6 +95,7 @@ class RuleSet:
     forced_pile_take_at_stock_end: bool = True
     pile_always_frozen: bool = False  # Samba: only a natural pair takes the pile
     take_top_to_sequence: bool = False  # Samba: the top card alone may extend a sequence
+    pile_onto_sequence: bool = False  # Bolivia: the whole pile, its top card put on a sequence
     # -- the match
     target: int = 5000
     match_hands: int = 0  # >0: a match is this many hands, whatever the scores (Bolivia: 4)
@@ -321,6 +322,7 @@ BOLIVIA = _THREE_DECKS.with_changes(
     seven_left_penalty=500,
     initial_minimums=((-(10**9), 60), (3500, 100), (7000, 140), (10500, 180)),
     forced_pile_take_at_stock_end=False,
+    pile_onto_sequence=True,
     target=0,
     match_hands=4,
 )

@@ -40,6 +40,7 @@ from .cards import (
     pick_cards,
     pick_in_order,
     rank_of,
+    suit_of,
 )
 from .errors import IllegalAction
 from .melds import (
@@ -619,6 +620,8 @@ class HandState:
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         cards_after = cards_left + extra_cards
+        if cards_after <= 1:  # the first canasta's bonus cards (Bolivia) refill the hand
+            cards_after += self._first_canasta_cards(canastas_after())
         opened = self.opened[team] or points_after >= self._minimum(team)
         if cards_after > 1 and opened and not self._must_go_out:
             return  # the common case: nothing can go wrong
@@ -766,14 +769,17 @@ class HandState:
         if action.meld is not None:
             existing: int | None = self._team_meld(team, action.meld)
             target = self.melds[team][action.meld]
-            if target.kind is not GROUP_KIND or target.rank != rank:
+            onto_sequence = (
+                target.kind is SEQUENCE_KIND and rules.pile_onto_sequence and not action.cards
+            )
+            if not onto_sequence and (target.kind is not GROUP_KIND or target.rank != rank):
                 raise IllegalAction(
                     "wrong-rank", f"{face_text(top)} does not go on your meld {action.meld}."
                 )
         elif rules.one_group_per_rank:
             existing = self.team_meld_of_rank(team, rank)
         else:
-            existing = None
+            existing = self._only_meld_for_top(team, top) if not action.cards else None
         same_rank = self.team_meld_of_rank(team, rank)
         if (
             rules.completed_canasta_blocks_pile
@@ -851,8 +857,35 @@ class HandState:
                     f"top card and your hand; you can reach at most {reachable}.",
                 )
         if points >= self._minimum(team) or self.opened[team]:
-            self._check_cards_left(len(hand_after) + rest_to_hand, canastas_after)
+            left = len(hand_after) + rest_to_hand
+            if left <= 1:
+                left += self._first_canasta_cards(canastas_after)
+            self._check_cards_left(left, canastas_after)
         return used, existing, shape
+
+    def _pile_targets(self, team: int, top: int) -> list[int]:
+        """The team's melds the top card could go on, by kind and rank or suit (not yet checked
+        for room): groups of its rank, and with ``pile_onto_sequence`` its suit's sequences."""
+        rank = rank_of(top)
+        onto_runs = self.rules.pile_onto_sequence
+        return [
+            i
+            for i, m in enumerate(self.melds[team])
+            if (m.kind is GROUP_KIND and m.rank == rank)
+            or (onto_runs and m.kind is SEQUENCE_KIND and m.suit == suit_of(top))
+        ]
+
+    def _only_meld_for_top(self, team: int, top: int) -> int | None:
+        """A plain ``take-pile`` where several groups of a rank may exist: the one meld the top
+        card could go on, or a refusal that asks to name it."""
+        fitting = self._pile_targets(team, top)
+        if len(fitting) > 1:
+            raise IllegalAction(
+                "pile-take-cards",
+                f"Your team has {len(fitting)} melds {face_text(top)} could go on: name one "
+                "('take-pile onto N').",
+            )
+        return fitting[0] if fitting else None
 
     def _check_cards_left(self, cards_after: int, canastas_after: int) -> None:
         """With one card or none left the player can only go out: is that allowed?"""
@@ -983,6 +1016,17 @@ class HandState:
             self._pick_up_pile(seat)
         if self.phase is PLAY_PHASE and not self.hands[seat]:
             self._go_out(seat)
+
+    def _first_canasta_cards(self, canastas_after: int) -> int:
+        """How many cards a lay that leaves the team ``canastas_after`` canastas brings from the
+        stock as the hand's first-canasta bonus (Bolivia; 0 elsewhere or once given)."""
+        bonus = self.rules.first_canasta_bonus_cards
+        if not bonus or self.canasta_bonus_given or not canastas_after:
+            return 0
+        if self.hidden_hands:  # the stock is hidden too: the audit counts its red threes
+            return min(bonus, len(self.stock))
+        face = self.deck.face
+        return min(bonus, sum(1 for c in self.stock if not is_red_three(face[c])))
 
     def _give_first_canasta_bonus(self, seat: int) -> None:
         """Bolivia: the first canasta of the hand brings the top cards of the stock."""
@@ -1439,9 +1483,7 @@ class HandState:
         rank = top % 13
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
-            targets += [
-                i for i, m in enumerate(self.melds[team]) if m.kind is GROUP_KIND and m.rank == rank
-            ]
+            targets += self._pile_targets(team, top)
         nat: list[int] = []
         twos: list[int] = []
         jokers = False
@@ -1457,6 +1499,9 @@ class HandState:
             rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
         )
         for target in targets:
+            if target is not None and self.melds[team][target].kind is SEQUENCE_KIND:
+                out.append((TakePile((), target), CHECK_ALL))  # the top card alone goes on it
+                continue
             if target is not None or (rules.one_group_per_rank and alone):
                 out.append((TakePile((), target), CHECK_ALL))
             if len(nat) >= 2:
@@ -1651,6 +1696,15 @@ class HandState:
     def normalize(self, action: Action) -> Action:
         """The listed representative of ``action`` (same rank and counts of naturals, jokers
         and twos). Actions that are not groups are returned unchanged."""
+        if (
+            isinstance(action, TakePile)
+            and not action.cards
+            and action.meld is None
+            and not self.rules.one_group_per_rank
+            and self.pile_top is not None
+        ):  # a plain take-pile means the one meld the top card could go on, if there is one
+            fitting = self._pile_targets(self.team_of(self.turn), self.pile_top)
+            return TakePile((), fitting[0]) if len(fitting) == 1 else action
         if not isinstance(action, Meld | AddToMeld | TakePile) or not action.cards:
             return action
         if isinstance(action, Meld):

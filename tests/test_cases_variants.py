@@ -399,7 +399,7 @@ def test_c55_samba_pile_always_frozen() -> None:
     rejects(state, "take-pile KH JK", "pile-frozen")
     rejects(state, "take-pile onto 0", "pile-frozen")
     rejects(state, "take-pile KH JK onto 0", "pile-frozen")
-    rejects(state, "take-pile", "pile-take-cards")  # names neither cards nor a meld
+    rejects(state, "take-pile", "pile-frozen")  # the one K group is meant: frozen all the same
     rejects(state, "take-pile JK 9C", "pile-take-cards")
     act(state, "take-pile KH KD")
     assert state.pile == [] and state.phase is Phase.PLAY and state.t.drew == "pile"
@@ -993,13 +993,74 @@ def test_bolivia_frozen_pile_needs_a_natural_pair() -> None:
     assert "2C" in faces(state, 0)
 
 
-def test_bolivia_pile_only_onto_groups() -> None:
-    # the engine's reading: "adding the top card to one of the team's melds" means a group
+def test_bolivia_pile_onto_a_sequence() -> None:
+    """RULES.md §5: the pile is taken "by adding the top card to one of the team's melds", and a
+    sequence is one: the top card goes on the sequence, the rest of the pile to the hand."""
     state = bolivia_pile(["9S", "7H"], hand=["9C", "8D", "QS"])
-    rejects(state, "take-pile onto 1", "wrong-rank")
-    rejects(state, "take-top 1", "not-in-this-game")
-    closed = bolivia_pile(["9S", "KS"], hand=["9C", "8D", "QS"], melds={0: [K7]})
-    rejects(closed, "take-pile onto 0", "meld-closed")
+    assert "take-pile onto 1" in [str(a) for a in state.legal_actions()]
+    act(state, "take-pile onto 1")
+    seq = state.melds[0][1]
+    assert seq.kind is MeldKind.SEQUENCE and seq.size == 4 and state.phase is Phase.PLAY
+    assert faces(state, 0) == ["8D", "9C", "9S", "QS"]
+    # a plain take-pile means the one meld it fits
+    plain = bolivia_pile(["9S", "7H"], hand=["9C", "8D", "QS"])
+    act(plain, "take-pile")
+    assert plain.melds[0][1].size == 4
+    # the card must extend it: another suit, a gap, or a wild card inside the pile refuse it
+    for top in ("7S", "8H"):
+        pile = bolivia_pile(["9S", top], hand=["9C", "8D", "QS"])
+        rejects(pile, "take-pile onto 1", "not-a-sequence")
+    frozen = bolivia_pile(["JK", "9S", "7H"], hand=["9C", "8D", "QS"])
+    rejects(frozen, "take-pile onto 1", "pile-frozen")
+    # a closed escalera takes nothing more
+    full = bolivia_pile(
+        ["9S", "JH"],
+        hand=["9C", "8D", "QS"],
+        melds={0: [["4H", "5H", "6H", "7H", "8H", "9H", "10H"]]},
+    )
+    rejects(full, "take-pile onto 0", "meld-closed")
+    # Samba keeps its own rule: the top card alone extends a sequence (take-top), not the pile
+    samba = pos(
+        phase="draw",
+        hands={0: ["9C", "8D", "QS"]},
+        melds={0: [["4H", "5H", "6H"]]},
+        pile=["9S", "7H"],
+        stock=["4C", "5C"],
+    )
+    rejects(samba, "take-pile onto 0", "wrong-rank")
+    act(samba, "take-top 0")
+    assert len(samba.pile) == 1 and samba.melds[0][0].size == 4
+
+
+def test_bolivia_pile_onto_which_group_is_asked_when_several_fit() -> None:
+    state = bolivia_pile(["9S", "KC"], melds={0: [["KH", "KD", "KS"], ["KH", "KD", "KS"]]})
+    rejects(state, "take-pile", "pile-take-cards")
+    act(state, "take-pile onto 1")
+    assert [m.size for m in state.melds[0]] == [3, 4]
+    rejects(
+        bolivia_pile(["9S", "KS"], hand=["9C", "8D", "QS"], melds={0: [K7]}),
+        "take-pile onto 0",
+        "meld-closed",
+    )
+
+
+def test_bolivia_first_canasta_bonus_refills_a_hand_the_lay_empties() -> None:
+    """The first canasta of the hand brings eleven cards at once: a lay that makes it may leave
+    the hand empty (nobody may discard the last card, but this is no discard)."""
+    stock = ["4C", "5C", "6C", "7C", "8C", "9C", "10C", "JC", "QC", "KC", "AC", "4D", "5D"]
+    hand = ["KH", "KD", "KS", "KC", "KH", "KD", "KS", "9C"]
+    state = pos("bolivia", hands={0: hand}, melds={0: [["QH", "QD", "QS"]]}, stock=stock)
+    act(state, "meld KH KD KS KC KH KD KS")
+    assert state.canasta_bonus_given and len(state.hands[0]) == 12
+    # once the bonus is given, the same lay is refused: it would leave one card to discard
+    again = pos(
+        "bolivia",
+        hands={0: hand},
+        melds={0: [["QH", "QD", "QS"]]},
+        stock=stock,
+        canasta_bonus_given=True,
+    )
+    rejects(again, "meld KH KD KS KC KH KD KS", "no-going-out")
 
 
 def test_bolivia_unopened_team_pile() -> None:

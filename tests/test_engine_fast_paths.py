@@ -110,11 +110,15 @@ def _draw_candidates(state: HandState) -> Iterator[Action]:
         targets += [
             i
             for i, m in enumerate(state.melds[team])
-            if m.kind is MeldKind.GROUP and m.rank == rank
+            if (m.kind is MeldKind.GROUP and m.rank == rank)
+            or (m.kind is MeldKind.SEQUENCE and rules.pile_onto_sequence)
         ]
     nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)
     twos = sorted(f for f in hand if f != JOKER and f % 13 == 1)
     for target in targets:
+        if target is not None and state.melds[team][target].kind is MeldKind.SEQUENCE:
+            yield TakePile((), target)  # Bolivia: the top card alone onto a sequence
+            continue
         if target is not None or rules.one_group_per_rank:
             yield TakePile((), target)
         if len(nat) >= 2:
