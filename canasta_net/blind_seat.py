@@ -162,7 +162,11 @@ class BlindSeat:
                 self.not_ours.add(hand_no)
                 self.hand = None
                 return
-        self._seen.append((seat, type_, fields))
+        if self._seed_read_back:
+            if type_ == "announce" and seat == self.seat:  # the kept seed is the one in the log
+                self._seed_read_back, self._seed_kept, self._seen = False, True, []
+            else:  # kept to rebuild the hand if the kept seed turns out not to be in the log
+                self._seen.append((seat, type_, fields))
         feed_blind(hand, seat, type_, fields, self.game)
         if type_ in ("announce", "stage") and hand.needs(self.seat).kind == "wait":
             hand.prepare()  # while another seat computes its stage
