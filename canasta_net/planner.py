@@ -82,16 +82,21 @@ class HandCounts:
     def size(self) -> int:
         return sum(self.naturals) + self.jokers + self.twos + self.black_threes + self.other
 
-    def without(self, kind: int) -> HandCounts:
-        """A copy with one card removed: a rank index, or -1 joker, -2 two, -3 black three."""
-        copy = HandCounts(
+    def copy(self, runs: list[list[int]] | None = None) -> HandCounts:
+        """A copy whose counts may change apart from this one's (the runs only as given)."""
+        return HandCounts(
             list(self.naturals),
             self.natural_value,
             self.jokers,
             self.twos,
             self.black_threes,
             self.other,
+            runs,
         )
+
+    def without(self, kind: int) -> HandCounts:
+        """A copy with one card removed: a rank index, or -1 joker, -2 two, -3 black three."""
+        copy = self.copy()
         if kind >= 0:
             copy.naturals[kind] -= 1
         elif kind == -1:
@@ -201,9 +206,8 @@ def _greedy_value(
         used += laid
     if rules.wild_melds and len(wilds) >= 3 and (hand.jokers or hand.twos):
         # Bolivia: all the wild cards in a meld of their own may be worth more than spread
-        naturals_only = HandCounts(
-            hand.naturals, hand.natural_value, 0, 0, hand.black_threes, hand.other
-        )
+        naturals_only = hand.copy()
+        naturals_only.jokers = naturals_only.twos = 0
         alone, alone_used = _greedy_value(rules, naturals_only, melds)
         if alone + sum(wilds) > value:
             return alone + sum(wilds), alone_used + len(wilds)
@@ -226,14 +230,7 @@ def _run_plans(rules: RuleSet, hand: HandCounts) -> Iterator[tuple[HandCounts, i
     produced = 0
 
     def plan() -> tuple[HandCounts, int, int, int]:
-        rest = HandCounts(
-            list(hand.naturals),
-            hand.natural_value,
-            hand.jokers,
-            hand.twos,
-            hand.black_threes,
-            hand.other,
-        )
+        rest = hand.copy()
         value = cards = closed = 0
         for _, first, length in chosen:
             for pos in range(first, first + length):
@@ -280,15 +277,7 @@ def _extend_sequences(
     (suit, low, high) run positions: (rest, value, cards)."""
     assert hand.runs is not None
     runs = [list(r) for r in hand.runs]
-    rest = HandCounts(
-        list(hand.naturals),
-        hand.natural_value,
-        hand.jokers,
-        hand.twos,
-        hand.black_threes,
-        hand.other,
-        runs,
-    )
+    rest = hand.copy(runs)
     most = min(rules.sequence_max, rules.max_meld_size or rules.sequence_max)
     value = cards = 0
     for suit, low, high in sequences:
