@@ -17,8 +17,9 @@ TABLE = bytes(range(16))
 OTHER_TABLE = bytes(16)
 
 
-def test_seeds_round_trip_per_table_and_hand(tmp_path: Path) -> None:
-    store = SeedStore(tmp_path / "seeds")
+@pytest.mark.parametrize("sync", [False, True])
+def test_seeds_round_trip_per_table_and_hand(tmp_path: Path, sync: bool) -> None:
+    store = SeedStore(tmp_path / "seeds", sync=sync)
     table, other = store.for_table(TABLE), store.for_table(OTHER_TABLE)
     assert table.get(0) is None
     table.put(0, b"\x01" * 32)
