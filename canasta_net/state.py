@@ -342,7 +342,11 @@ class HandState:
         first, second = (s for s in range(self.players) if s != lone)
         for meld in self.melds[second]:
             same = self.team_meld_of_rank(first, meld.rank)
-            if meld.kind is GROUP_KIND and same is not None:
+            if (
+                meld.kind is GROUP_KIND
+                and same is not None
+                and self._poolable(self.melds[first][same], meld)
+            ):
                 target = self.melds[first][same]
                 target.cards.extend(meld.cards)
                 target.faces.extend(meld.faces)
@@ -353,6 +357,16 @@ class HandState:
         self.melds[second] = []
         self.opened[first] = self.opened[first] or self.opened[second]
         self.team_map[second] = first
+
+    def _poolable(self, one: TableMeld, other: TableMeld) -> bool:
+        """Whether two partners' groups of a rank may become one: together they must keep the
+        wild-card limit. Otherwise they stay two groups (cards never leave a meld), and the
+        first takes what the partnership adds to that rank."""
+        try:
+            check_wild_balance(self.rules, one.naturals + other.naturals, one.wilds + other.wilds)
+        except IllegalAction:
+            return False
+        return True
 
     def faces(self, cards: Iterable[int]) -> list[int]:
         face = self.deck.face

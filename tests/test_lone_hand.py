@@ -68,6 +68,29 @@ def test_partners_pool_melds_of_a_rank() -> None:
     assert position_to_dict(again) == position_to_dict(state)
 
 
+def test_pooled_groups_that_would_hold_too_many_wild_cards_stay_two() -> None:
+    # each partner's kings hold three wild cards: one group would hold six, so they stay apart
+    state = _position(
+        melds=[
+            [],
+            [{"cards": ["KH", "KS", "2C", "2D", "JK"], "turn": -1, "seat": 1}],
+            [{"cards": ["KC", "KD", "2H", "2S", "JK"], "turn": -1, "seat": 2}],
+        ],
+        opened=[True, True, True],
+        hands=[["QS", "QD", "9C"], ["5C", "6D", "KH"], ["6C", "7D"]],
+    )
+    state.apply(parse_action("take-pile QS QD"))
+    kings = [m for m in state.melds[1] if m.label() == "Ks"]
+    assert [(m.naturals, m.wilds) for m in kings] == [(2, 3), (2, 3)]
+    assert all(m.wilds <= 3 for team in state.melds for m in team)
+    # the position still reads back, and a king the partnership lays goes to the first group
+    again = position_from_dict(position_to_dict(state))
+    assert position_to_dict(again) == position_to_dict(state)
+    for text in ("discard 9C", "draw", "add 0 KH"):  # seat 0 discards, seat 1 plays
+        state.apply(parse_action(text))
+    assert [m.size for m in state.melds[1] if m.label() == "Ks"] == [6, 5]
+
+
 def test_each_partner_keeps_his_own_minimum() -> None:
     # seat 2 (score below 0: minimum 15) may open the partnership with 15 after seat 0 took
     state = _position(
