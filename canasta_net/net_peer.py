@@ -208,6 +208,15 @@ class PeerSession:
             self.table_seeds = self.seed_store.for_table(table_id)
         return self.table_seeds
 
+    def _stop_keeping_seeds(self, error: SeedStoreError) -> None:
+        """The seed store failed: say so, and play on with seeds held in memory only."""
+        self.player.event(f"warning: {error}; this hand's seed is kept in memory only")
+        self.table_seeds = None
+        if self.signer is not None:
+            self.signer.seed_keeper = None
+        if self.blind is not None:
+            self.blind.seed_keeper = None
+
     def _misbehaving(self, text: str) -> None:
         """The host broke the protocol: say what, and leave (nothing it sends can be trusted)."""
         self._leave(f"the host misbehaved: {text}")
@@ -322,8 +331,7 @@ class PeerSession:
         try:
             answer = blind.answer(hand, need)
         except SeedStoreError as e:
-            self.player.event(f"warning: {e}; this hand's seed is kept in memory only")
-            blind.seed_keeper = self.table_seeds = None
+            self._stop_keeping_seeds(e)
             answer = blind.answer(hand, need)
         if answer is None:
             return  # our view waits for a record still on its way; the host prompts again
@@ -346,8 +354,7 @@ class PeerSession:
             try:
                 act, sig = signer.commit(hand)
             except SeedStoreError as e:
-                self.player.event(f"warning: {e}; this hand's seed is kept in memory only")
-                signer.seed_keeper = self.table_seeds = None
+                self._stop_keeping_seeds(e)
                 act, sig = signer.commit(hand)
             send({"t": "commit", "act": act, "asig": sig})
         elif need == "reveal":

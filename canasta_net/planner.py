@@ -255,7 +255,7 @@ def _run_plans(rules: RuleSet, hand: HandCounts) -> Iterator[tuple[HandCounts, i
             return
         row = counts[suit]
         reach = 0
-        while pos + reach < 11 and row[pos + reach] and reach < min(cap, longest):
+        while pos + reach < 11 and row[pos + reach] and reach < cap:  # cap <= longest
             reach += 1
         for length in range(reach, rules.sequence_min - 1, -1):  # another run starting here
             for q in range(pos, pos + length):

@@ -1,8 +1,8 @@
 """A seat's secret per-hand seeds, kept on disk until they are public.
 
 A seat commits to a seed before the deal and reveals it afterwards. If the seat's process dies
-in between (a crash, a kill, a closed terminal), a seed held only in memory is gone, the seat cannot
-reveal, and the table must record a forfeit. So a peer writes each fresh seed here before it
+in between, a seed held only in memory is gone, the seat cannot reveal, and the table must
+record a forfeit. So a peer writes each fresh seed here before it
 sends the commitment, and a restarted peer reads it back to reveal.
 
 The store never decides which seed to commit to: a commitment is always made with a fresh

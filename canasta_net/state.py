@@ -362,11 +362,7 @@ class HandState:
         """Whether two partners' groups of a rank may become one: together they must keep the
         wild-card limit. Otherwise they stay two groups (cards never leave a meld), and the
         first takes what the partnership adds to that rank."""
-        try:
-            check_wild_balance(self.rules, one.naturals + other.naturals, one.wilds + other.wilds)
-        except IllegalAction:
-            return False
-        return True
+        return one.wilds + other.wilds <= self.rules.max_wilds(one.naturals + other.naturals)
 
     def faces(self, cards: Iterable[int]) -> list[int]:
         face = self.deck.face
