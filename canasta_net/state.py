@@ -554,8 +554,8 @@ class HandState:
             raise IllegalAction("wrong-phase", f"unknown action {action!r}")
 
     def _as_addition(self, action: Meld) -> Meld | AddToMeld:
-        """RULES §1: a team holds one meld of a rank, and melding another group of that rank
-        merges it into the first, which is adding its cards to it."""
+        """docs/spec/RULES.md §1: a team holds one meld of a rank, and melding another group of
+        that rank merges it into the first, which is adding its cards to it."""
         if not self.rules.one_group_per_rank or not action.cards:
             return action
         if any(is_black_three(f) or is_red_three(f) for f in action.cards):

@@ -1,9 +1,11 @@
-"""The rule cases of ``/work/shared/cases/classic.md`` (C01..C97) and the worked examples of seeds
-002 and 004, as engine tests, plus further tests of the classic rules around each area.
+"""The rule cases of ``docs/spec/cases/classic.md`` (C01..C97) and the worked examples of seeds
+002 and 004 (``docs/spec/seeds/INDEX.md``), as engine tests, plus further tests of the classic
+rules around each area.
 
-The specification is ``RULES.md`` sections 1-3: where a case line or a seed disagrees with it,
-RULES.md wins and the test says so.  Every rejection asserts the exact reason code and that the
-state is unchanged; every accepted action is also checked against ``legal_actions``.
+The specification is ``docs/spec/RULES.md`` sections 1-3: where a case line or a seed disagrees
+with it, docs/spec/RULES.md wins and the test says so.  Every rejection asserts the exact reason
+code and that the state is unchanged; every accepted action is also checked against
+``legal_actions``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from canasta_net.scoring import TeamScore, score_hand
 from canasta_net.state import EndReason, HandState, Phase
 
 CLASSIC = preset("classic")
-# Seeds 002 and 004 say naturals must outnumber wild cards; RULES.md keeps that as a knob
+# Seeds 002 and 004 say naturals must outnumber wild cards; docs/spec/RULES.md keeps that as a knob
 # (classic is `official`), so their examples run on this rule set.
 OUTNUMBER = CLASSIC.with_changes(wild_rule="naturals_outnumber")
 
@@ -100,7 +102,8 @@ MELD_CASES = [
     ("C02", "KC KH 2H", ("K", 2, 1)),
     ("C03", "QH QS", "too-few-cards"),
     ("C04", "QD 2S JK", "too-few-naturals"),
-    # C05 has no expected value: RULES.md `official` (>= 2 naturals, <= 3 wilds) makes it VALID.
+    # C05 has no expected value: docs/spec/RULES.md `official` (>= 2 naturals, <= 3 wilds) makes
+    # it VALID.
     ("C05", "AD AC 2C 2D JK", ("A", 2, 3)),
     ("C06", "AH AS 2C 2D JK JK", "too-many-wilds"),
     ("C07", "KH KD 2S 2C 2D JK", "too-many-wilds"),
@@ -234,8 +237,8 @@ def test_c19_only_own_side_melds() -> None:
 
 
 def test_c20_one_meld_per_rank() -> None:
-    # RULES §1: a second group of a rank the team has melded merges into the first; there is
-    # never a second, separate meld of 7s (C20)
+    # docs/spec/RULES.md §1: a second group of a rank the team has melded merges into the first;
+    # there is never a second, separate meld of 7s (C20)
     for text in ("meld 7H 7D 7C", "add 0 7H 7D 7C"):
         state = pos(hands={0: ["7H", "7D", "7C", "8C", "9C"]}, melds={0: [["7S", "7S", "7D"]]})
         act(state, text)
@@ -635,10 +638,10 @@ def test_c54_deal_invariants(seed: int) -> None:
     assert all(len(h) == 11 for h in state.hands)
     assert not any(is_red_three(face[c]) for h in state.hands for c in h)
     top = face[state.pile[-1]]
-    # classic turns again on any three (RULES.md), so the top is a natural four to ace
+    # classic turns again on any three (docs/spec/RULES.md), so the top is a natural four to ace
     assert not is_wild(top) and top % 13 != 2
-    # The case says "frozen iff more than 1 card turned"; RULES.md: frozen iff a wild card or a
-    # red three was turned (a black three turned does not freeze).
+    # The case says "frozen iff more than 1 card turned"; docs/spec/RULES.md: frozen iff a wild
+    # card or a red three was turned (a black three turned does not freeze).
     below = [face[c] for c in state.pile[:-1]]
     assert all(is_wild(f) or f % 13 == 2 for f in below)
     assert state.pile_frozen == any(is_wild(f) or is_red_three(f) for f in below)
@@ -775,8 +778,8 @@ def test_black_threes_then_discard_to_go_out() -> None:
 
 
 def test_black_threes_first_in_a_going_out_turn() -> None:
-    """RULES §1: black threes go down in the turn the player goes out, in any order of lays;
-    once they are down the player is bound to go out."""
+    """docs/spec/RULES.md §1: black threes go down in the turn the player goes out, in any order
+    of lays; once they are down the player is bound to go out."""
     hand = ["3C", "3S", "3C", "QH", "QS", "QD", "8D"]
     state = pos(hands={0: hand}, melds={0: [k_canasta()]}, has_melded=[True, False, False, False])
     act(state, "meld 3C 3S 3C")
@@ -1020,7 +1023,8 @@ def test_c70_red_threes_of_a_side_that_melded(count: int, value: int) -> None:
     assert s[1].red_threes == 0
 
 
-# C71 has no expected value: RULES.md - they count minus if the team has made no meld in the hand.
+# C71 has no expected value: docs/spec/RULES.md - they count minus if the team has made no meld in
+# the hand.
 @pytest.mark.parametrize(
     ("count", "value"),
     [(1, -100), (2, -200), (3, -300), (4, -800)],

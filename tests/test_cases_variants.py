@@ -1,12 +1,13 @@
 """The three-deck variants, Samba (``samba``, ``samba-2p``, ``samba-3p``) and Bolivia
-(``bolivia``), as engine tests: RULES.md sections 4 and 5, the cases of
-``/work/shared/cases/variants.md`` that concern them, and worked examples for every choice the
-engine makes where the specification and seed 003 are silent (see ``docs/variants.md``).
+(``bolivia``), as engine tests: ``docs/spec/RULES.md`` sections 4 and 5, the cases of
+``docs/spec/cases/variants.md`` that concern them, and worked examples for every choice the
+engine makes where the specification and seed 003 (``docs/spec/seeds/INDEX.md``) are silent (see
+``docs/variants.md``).
 
-RULES.md is the specification: where a case line disagrees with it, the test follows RULES.md and
-a comment (and docs/variants.md) records the conflict.  Every rejection asserts the exact reason
-code and that the state is unchanged; every accepted action is also checked against
-``legal_actions``.  Scores are exact numbers.
+docs/spec/RULES.md is the specification: where a case line disagrees with it, the test follows
+docs/spec/RULES.md and a comment (and docs/variants.md) records the conflict.  Every rejection
+asserts the exact reason code and that the state is unchanged; every accepted action is also
+checked against ``legal_actions``.  Scores are exact numbers.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def test_three_deck_deal(name: str, seed: int) -> None:
 
 
 def test_c98_seats_and_partnerships() -> None:
-    # RULES.md: 4 players in two partnerships, 2 and 3 each for himself (the presets)
+    # docs/spec/RULES.md: 4 players in two partnerships, 2 and 3 each for himself (the presets)
     assert SAMBA.partner_of(0) == 2 and SAMBA.team_of(3) == 1
     for name, players in (("samba-2p", 2), ("samba-3p", 3)):
         r = preset(name)
@@ -162,8 +163,8 @@ def test_c83_red_three_in_a_draw_of_two_is_laid_and_replaced() -> None:
 
 
 def test_c82_last_single_card_is_a_complete_draw() -> None:
-    # C82 says the deal ends when the stock runs out mid-draw. RULES.md section 2 (draw two):
-    # "one if only one is left: that is a complete draw" - the turn goes on.
+    # C82 says the deal ends when the stock runs out mid-draw. docs/spec/RULES.md section 2 (draw
+    # two): "one if only one is left: that is a complete draw" - the turn goes on.
     state = pos(phase="draw", hands={0: ["KH", "KD"], 1: ["9S", "9H"]}, stock=["7C"], pile=["4S"])
     act(state, "draw")
     assert faces(state, 0) == ["7C", "KD", "KH"]
@@ -186,8 +187,9 @@ def test_red_three_as_last_card_ends_the_hand(name: str) -> None:
 
 # ====================================================================== Samba: groups
 SAMBA_GROUPS = [
-    # C22 and the limits around it: at least two naturals, at most two wild cards (RULES.md §4:
-    # "as in Canasta, but at most two wild cards"; C22's "KH KD JK 2H INVALID" conflicts with it)
+    # C22 and the limits around it: at least two naturals, at most two wild cards
+    # (docs/spec/RULES.md §4: "as in Canasta, but at most two wild cards"; C22's "KH KD JK 2H
+    # INVALID" conflicts with it)
     ("C22-3K", "KH KD KS", (3, 0)),
     ("C22-2K-JK", "KH KD JK", (2, 1)),
     ("C22-4K-2wild", "KH KD KS KC JK 2H", (4, 2)),
@@ -537,7 +539,7 @@ def test_take_top_completing_a_samba_then_going_out() -> None:
         (3000, 120),
         (6995, 120),
         (6999, 120),
-        (7000, 150),  # C25 notes Bicycle/HowStuffWorks "160 over 7000": RULES.md says 150
+        (7000, 150),  # C25 notes Bicycle/HowStuffWorks "160 over 7000": docs/spec/RULES.md says 150
         (12000, 150),
     ],
     ids=lambda v: str(v),
@@ -818,7 +820,8 @@ BOLIVIA_MELDS = [
     ("eight-wilds", "2S 2C 2D 2H JK JK JK JK", "meld-too-large"),
     ("two-wilds", "2S JK", "too-few-cards"),
     ("group", "KH KD KS KC JK 2H", ("group", 4, 2)),
-    ("group-2-2", "KH KD JK 2H", ("group", 2, 2)),  # RULES.md: as in Canasta, two wild cards
+    # docs/spec/RULES.md: as in Canasta, two wild cards
+    ("group-2-2", "KH KD JK 2H", ("group", 2, 2)),
     ("group-3-3", "KH KD KS JK 2H 2D", "too-many-wilds"),
     ("seven-kings", "KH KD KS KC KH KD KS", ("group", 7, 0)),
     ("eight-kings", "KH KD KS KC KH KD KS KC", "meld-too-large"),
@@ -985,7 +988,8 @@ def test_c57_bolivia_wild_on_top_blocks(top: str) -> None:
 
 
 def test_bolivia_frozen_pile_needs_a_natural_pair() -> None:
-    # a wild card inside the pile freezes it, as in classic (RULES.md is silent; published rules)
+    # a wild card inside the pile freezes it, as in classic (docs/spec/RULES.md is silent;
+    # published rules)
     state = bolivia_pile(["2C", "9S", "KH"])
     assert state.pile_frozen
     rejects(state, "take-pile onto 0", "pile-frozen")
@@ -994,8 +998,9 @@ def test_bolivia_frozen_pile_needs_a_natural_pair() -> None:
 
 
 def test_bolivia_pile_onto_a_sequence() -> None:
-    """RULES.md §5: the pile is taken "by adding the top card to one of the team's melds", and a
-    sequence is one: the top card goes on the sequence, the rest of the pile to the hand."""
+    """docs/spec/RULES.md §5: the pile is taken "by adding the top card to one of the team's
+    melds", and a sequence is one: the top card goes on the sequence, the rest of the pile to the
+    hand."""
     state = bolivia_pile(["9S", "7H"], hand=["9C", "8D", "QS"])
     assert "take-pile onto 1" in [str(a) for a in state.legal_actions()]
     act(state, "take-pile onto 1")
@@ -1099,8 +1104,8 @@ def test_bolivia_nobody_discards_his_last_card() -> None:
     ],
 )
 def test_c68_bolivia_has_no_going_out(melds: list[list[str]]) -> None:
-    # C68 lists which canastas let a side go out in Bolivia; RULES.md section 5 (and seed 003:
-    # "nobody may discard his last card") has no going out at all, whatever the canastas.
+    # C68 lists which canastas let a side go out in Bolivia; docs/spec/RULES.md section 5 (and seed
+    # 003: "nobody may discard his last card") has no going out at all, whatever the canastas.
     state = bol(hands={0: ["JC", "JD", "JH", "9C"]}, melds={0: melds})
     assert not state.can_go_out()
     rejects(state, "meld JC JD JH", "no-going-out")  # Samba would let this side go out
@@ -1351,7 +1356,8 @@ def test_bolivia_red_threes(meld: str, reds: int, value: int) -> None:
     ids=lambda v: str(v),
 )
 def test_bolivia_initial_minimum(score: int, minimum: int) -> None:
-    # C25 gives Bolivia the Samba table (15/50/90/120/150): RULES.md section 5 (seed 003) wins
+    # C25 gives Bolivia the Samba table (15/50/90/120/150): docs/spec/RULES.md section 5 (seed
+    # 003) wins
     assert BOLIVIA.initial_minimum(score) == minimum
     assert Match(BOLIVIA, scores=[score, 0]).minimums() == [minimum, 60]
 

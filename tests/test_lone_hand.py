@@ -1,4 +1,4 @@
-"""Three-handed lone-hand ("cutthroat") Canasta: RULES.md section 2's optional knob.
+"""Three-handed lone-hand ("cutthroat") Canasta: docs/spec/RULES.md section 2's optional knob.
 
 Everyone plays alone until someone first takes the pile; that player is the lone hand, and the
 other two become partners for the rest of the hand, pooling their melds but keeping their own red
