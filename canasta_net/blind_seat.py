@@ -16,10 +16,11 @@ from typing import Any
 
 from . import records as R
 from .actions import Action
-from .blind.hand import BlindHand, BlindRefused
+from .blind.hand import BlindHand
 from .blind.keys import SEED_SIZE, SeatSecrets
 from .blind.points import card_points
 from .blind.schedule import labels_for_rules
+from .hand.blind import feed_message, message_of
 from .identity import Identity
 from .rules import RuleSet
 from .seat import SeedKeeper
@@ -34,37 +35,11 @@ class HandContext:
     keys: Sequence[bytes]
 
 
-def blind_act(kind: str, fields: dict[str, Any] | None) -> tuple[int, str, dict[str, Any]] | None:
-    """A blind-deal record's signed message: (seat, type, fields), or None for other records."""
-    if fields is None or kind not in BLIND_RECORD_KINDS:
-        return None
-    type_ = fields.get("type")
-    if not isinstance(type_, str) or type_ not in BLIND_RECORD_KINDS:
-        return None
-    return int(fields["seat"]), type_, fields
-
-
-BLIND_RECORD_KINDS = frozenset(R.BLIND_TYPES | {"reveal", "action"})
-
-
 def act_of_body(body: bytes) -> dict[str, Any] | None:
     """The signed message inside a record body written by this process's own host, if any."""
     fields = R.unpack_map(body, "record", limit=1 << 20)
     act = fields.get("act")
     return R.unpack_map(act, "signed message") if isinstance(act, bytes) else None
-
-
-def feed_blind(hand: BlindHand, seat: int, type_: str, fields: dict[str, Any], game: Any) -> None:
-    """Give a hand one seat's signed message, as the host took it (raises BlindRefused)."""
-    if type_ == "action":
-        text = fields.get("action")
-        try:
-            action = game.parse_action(text if isinstance(text, str) else "")
-        except ValueError as e:
-            raise BlindRefused("bad-action", str(e)) from None
-        hand.feed_action(seat, action, fields.get("proofs"))
-    else:
-        hand.feed(seat, type_, fields)
 
 
 class BlindSeat:
@@ -132,7 +107,7 @@ class BlindSeat:
         if self._seed_read_back:
             hand = self._new_hand(hand_no, self.random_bytes(SEED_SIZE))
             for seat, type_, fields in self._seen:  # the others' announcements so far
-                feed_blind(hand, seat, type_, fields, self.game)
+                feed_message(hand, seat, type_, fields, self.game)
             self.hand, self._seed_read_back = hand, False
         assert hand.secrets is not None
         if self.seed_keeper is not None:
@@ -147,7 +122,7 @@ class BlindSeat:
 
     def observe(self, kind: str, act: dict[str, Any] | None) -> None:
         """A record the host wrote (its signed message, if any): follow the hand."""
-        found = blind_act(kind, act)
+        found = message_of(kind, act)
         if found is None:
             return
         seat, type_, fields = found
@@ -167,7 +142,7 @@ class BlindSeat:
                 self._seed_read_back, self._seed_kept, self._seen = False, True, []
             else:  # kept to rebuild the hand if the kept seed turns out not to be in the log
                 self._seen.append((seat, type_, fields))
-        feed_blind(hand, seat, type_, fields, self.game)
+        feed_message(hand, seat, type_, fields, self.game)
         if type_ in ("announce", "stage") and hand.needs(self.seat).kind == "wait":
             hand.prepare()  # while another seat computes its stage
 
@@ -212,11 +187,4 @@ class BlindSeat:
         return view
 
 
-__all__ = [
-    "BLIND_RECORD_KINDS",
-    "BlindSeat",
-    "HandContext",
-    "act_of_body",
-    "blind_act",
-    "feed_blind",
-]
+__all__ = ["BlindSeat", "HandContext", "act_of_body"]

@@ -244,6 +244,10 @@ class DealRound:
         if self.commitments_complete:
             self._phase = DealPhase.COMMITTED
 
+    def commitment_of(self, seat: int) -> bytes | None:
+        """``seat``'s commitment, if it has committed."""
+        return self._commitments.get(seat)
+
     def commitment_list(self) -> list[bytes]:
         """All commitments in seat order: what the host signs and publishes before any reveal."""
         if not self.commitments_complete:

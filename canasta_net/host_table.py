@@ -1,15 +1,16 @@
 """The host's authoritative table, sans-io: seats' signed messages in, log records out.
 
-``HostTable`` owns the match, the current hand's deal round and engine state, and the log writer.
-Every accepted message becomes one or more records, each written and flushed by the writer before
-``submit`` returns them: the network layer then sends each seat its redacted copy (journal first,
-then send). A refused message raises :class:`TableError` with a stable code and changes nothing.
+``HostTable`` owns the match, the current hand (one :class:`~canasta_net.hand.HandProtocol`, of
+the table's deal mode) and the log writer. Every accepted message becomes one or more records,
+each written and flushed by the writer before ``submit`` returns them: the network layer then
+sends each seat its redacted copy (journal first, then send). A refused message raises
+:class:`TableError` with a stable code and changes nothing.
 
-The hand lifecycle is an explicit state machine::
+The table's lifecycle is an explicit state machine; the hand says which dealing phase it is in::
 
-    COMMITTING --all commitments--> REVEALING --all seeds--> PLAYING --hand over-->
+    COMMITTING --the hand's deal begins--> REVEALING --the deal is done--> PLAYING --hand over-->
     CHECKPOINTING --all signatures--> COMMITTING (next hand) or OVER
-    (a forfeit in COMMITTING or REVEALING ends the match: OVER)
+    (a forfeit, or a violation the hand's end check finds, ends the match: OVER)
 """
 
 from __future__ import annotations
@@ -22,10 +23,6 @@ from typing import Any, BinaryIO
 
 from . import __version__
 from . import records as R
-from .commit_reveal import DealRound, HandNumbers
-from .dealing import DEALT, CommitRevealDealer, DealRefused, HandDealer
-from .effects import action_effects, public_deal_fields, snapshot
-from .errors import IllegalAction
 from .eventlog import (
     SEAT_KEY_KIND,
     LogFormatError,
@@ -37,9 +34,17 @@ from .eventlog import (
     record_hash,
 )
 from .games import Game, GameMatch, canasta_game
+from .hand import (
+    HAND_PROTOCOLS,
+    Entry,
+    HandProtocol,
+    HandRefused,
+    HandSetup,
+    Violation,
+    new_hand,
+)
 from .identity import BadSignature, Identity, verify
 from .rules import RuleSet
-from .state import HandState
 
 ACTION_KIND = "seat-action"
 CHECKPOINT_KIND = "checkpoint"
@@ -129,12 +134,13 @@ class HostTable:
         first_dealer: int = 0,
         random_bytes: Callable[[int], bytes] = os.urandom,
         write_header: bool = True,
+        table_fields: Mapping[str, Any] | None = None,
     ) -> None:
         self.game = game if isinstance(game, Game) else canasta_game(game)
         rules = self.game
         if len(seats) != rules.players:
             raise ValueError(f"{rules.name} needs {rules.players} seats, not {len(seats)}")
-        if deal_mode not in R.DEAL_MODES:
+        if deal_mode not in HAND_PROTOCOLS:
             raise ValueError(f"unknown deal mode {deal_mode!r}")
         self.rules = self.game.rules
         self.deal_mode = deal_mode
@@ -144,30 +150,22 @@ class HostTable:
         self.writer = writer
         self.random_bytes = random_bytes
         self.match: GameMatch = self.game.new_match(first_dealer)
-        self.hand_numbers = HandNumbers(table_id)
         self.known_heads: set[bytes] = set()
         self.next_aseq = [0] * rules.players
-        self.state: HandState | None = None
-        self.dealer: HandDealer | None = None
+        self.hand: HandProtocol | None = None
         self.checkpoint_msg = b""
         self.checkpoint_sigs: dict[int, bytes] = {}
-        self.phase = TablePhase.COMMITTING
+        self.checkpointing = False
+        self.over = False
         self.hand_no = -1
         self.history: list[RecordInfo] = []
         if write_header:
-            info = writer.write_header(
-                header_fields(
-                    self.game,
-                    table_id,
-                    seats,
-                    host_seat,
-                    deal_mode,
-                    insecure,
-                    created,
-                    first_dealer,
-                )
+            fields = header_fields(
+                self.game, table_id, seats, host_seat, deal_mode, insecure, created, first_dealer
             )
-            self._remember(info)
+            if table_fields:
+                fields["table_config"] = dict(table_fields)
+            self._remember(writer.write_header(fields))
             self._start_hand()
 
     # ------------------------------------------------------------------ bookkeeping
@@ -181,31 +179,52 @@ class HostTable:
     ) -> RecordInfo:
         return self._remember(self.writer.append(kind, fields, private))
 
+    def _write(self, entry: Entry) -> RecordInfo:
+        return self._append(entry.kind, entry.fields, self._private(entry.private))
+
+    def _private(self, data: Mapping[int, Mapping[str, Any]]) -> dict[int, bytes] | None:
+        """Each seat's private data, salted and packed for its own payload."""
+        return {
+            seat: R.private_payload(self.random_bytes(R.SALT_SIZE), **fields)
+            for seat, fields in data.items()
+        } or None
+
     @property
     def head(self) -> bytes:
         return self.writer.head
 
-    def _salt(self) -> bytes:
-        return self.random_bytes(R.SALT_SIZE)
+    @property
+    def phase(self) -> TablePhase:
+        """Where the table is: dealing (committing, revealing), playing, checkpointing, over."""
+        if self.over:
+            return TablePhase.OVER
+        if self.checkpointing:
+            return TablePhase.CHECKPOINTING
+        hand = self.hand
+        assert hand is not None
+        if not hand.dealing:
+            return TablePhase.PLAYING
+        return TablePhase.REVEALING if hand.begun else TablePhase.COMMITTING
 
     @property
-    def round(self) -> DealRound | None:
-        """The commit-reveal round of the current hand (None once the match is over)."""
-        return getattr(self.dealer, "round", None)
+    def state(self) -> Any:
+        """The current hand's engine state (stand-in cards where the host is blind)."""
+        return None if self.hand is None or self.over else self.hand.state
 
-    def _new_dealer(self, hand_no: int) -> CommitRevealDealer:
-        return CommitRevealDealer(
-            self.hand_numbers.start_round(hand_no, self.game.players),
-            self.table_id,
-            hand_no,
-            lambda: {"dealer": self.match.dealer, "minimums": self.match.minimums()},
-        )
+    def _hand_setup(self, hand_no: int) -> HandSetup:
+        return HandSetup(self.game, self.match, self.table_id, hand_no, [s.key for s in self.seats])
 
     def _start_hand(self) -> None:
         self.hand_no += 1
-        self.dealer = self._new_dealer(self.hand_no)
-        self.phase = TablePhase(self.dealer.stage)
-        self.state = None
+        self.hand = new_hand(self.deal_mode, self._hand_setup(self.hand_no))
+        self.checkpointing = False
+
+    def between_hands(self, seat: int) -> bool:
+        """Whether ``seat`` holds no secret of a hand in play, so that another key (a stand-in,
+        or the player reclaiming) may take the seat now."""
+        if self.over or self.checkpointing or self.hand is None:
+            return True
+        return not self.hand.holds_secret(seat)
 
     # ------------------------------------------------------------------ inbound messages
     def submit(
@@ -241,12 +260,13 @@ class HostTable:
                 verify(self.seats[seat].key, ACTION_KIND, act, asig)
             except BadSignature:
                 raise TableError("bad-signature", "the signature does not verify", seat) from None
-            out = self._dispatch(seat, type_, fields, act, asig, seed)
+            if type_ == "chat":
+                return self._chat(seat, fields, act, asig)
+            return self._hand_message(seat, type_, fields, act, asig, seed)
         except R.MessageError as e:
             raise TableError(e.code, str(e), seat) from None
-        return out
 
-    def _dispatch(
+    def _hand_message(
         self,
         seat: int,
         type_: str,
@@ -255,97 +275,19 @@ class HostTable:
         asig: bytes,
         seed: bytes | None,
     ) -> list[RecordInfo]:
-        """A verified, in-sequence message of ``type_``: the records it makes."""
-        if type_ in ("commit", "reveal"):
-            return self._deal_message(seat, type_, fields, act, asig, seed)
-        if type_ == "action":
-            return self._action(seat, fields, act, asig)
-        if type_ == "chat":
-            return self._chat(seat, fields, act, asig)
-        raise TableError("bad-message", f"{type_!r} is not used at a {self.deal_mode} table", seat)
-
-    def _accept(self, seat: int) -> None:
-        self.next_aseq[seat] += 1
-
-    def _require(self, phase: TablePhase, seat: int) -> None:
-        if self.phase is not phase:
-            raise TableError(
-                "wrong-phase", f"the table is {self.phase.value}, not {phase.value}", seat
-            )
-
-    def _deal_message(
-        self,
-        seat: int,
-        type_: str,
-        fields: dict[str, Any],
-        act: bytes,
-        asig: bytes,
-        seed: bytes | None,
-    ) -> list[RecordInfo]:
-        """A seat's part of the deal (its commitment, its seed...), as the deal mode says."""
-        if self.dealer is None or self.phase not in (TablePhase.COMMITTING, TablePhase.REVEALING):
-            raise TableError("wrong-phase", f"the table is {self.phase.value}, not dealing", seat)
+        """A verified, in-sequence message for the hand: the records the hand says to write."""
+        hand = self.hand
+        if hand is None or self.over or self.checkpointing:
+            raise TableError("wrong-phase", f"the table is {self.phase.value}", seat)
         try:
-            step = self.dealer.accept(seat, type_, fields, seed, self._salt)
-        except DealRefused as e:
+            step = hand.take(seat, type_, fields, seed)
+        except HandRefused as e:
             raise TableError(e.code, str(e), seat) from None
-        self._accept(seat)
-        out = [self._append(type_, {"act": act, "asig": asig}, step.private)]
-        out.extend(self._append(kind, body) for kind, body in step.follow)
-        if self.dealer.stage == DEALT:
-            out.append(self._deal())
-        else:
-            self.phase = TablePhase(self.dealer.stage)
-        return out
-
-    def _deal(self) -> RecordInfo:
-        assert self.dealer is not None
-        order = self.dealer.deck(self.game.deck_size)
-        self.state = self.match.new_hand(order)
-        state = self.state
-        self.phase = TablePhase.PLAYING
-        return self._append(
-            R.DEAL,
-            {
-                "hand": self.hand_no,
-                "pile": list(state.pile),
-                **public_deal_fields(state),
-                "stock": len(state.stock),
-            },
-            {
-                seat: R.private_payload(self._salt(), hand=sorted(state.hands[seat]))
-                for seat in range(self.game.players)
-            },
-        )
-
-    def _action(
-        self, seat: int, fields: dict[str, Any], act: bytes, asig: bytes
-    ) -> list[RecordInfo]:
-        self._require(TablePhase.PLAYING, seat)
-        state = self.state
-        assert state is not None
-        text = R.typed(fields, "action", str, "action")
-        try:
-            action = self.game.parse_action(text)
-        except ValueError as e:  # ActionParseError, or int() on a digit like "²" in parse_action
-            raise TableError("bad-action", str(e), seat) from None
-        try:
-            state.check(action, seat)
-        except IllegalAction as e:
-            raise TableError(e.code, e.message, seat) from None
-        before = snapshot(state)
-        state.apply(action, seat)
-        self._accept(seat)
-        effects = action_effects(before, state)
-        body: dict[str, Any] = {"act": act, "asig": asig}
-        if effects.red_threes is not None:
-            body["red_threes"] = effects.red_threes
-        private = {
-            s: R.private_payload(self._salt(), drawn=drawn, picked_up=picked)
-            for s, (drawn, picked) in effects.new_cards.items()
-        } or None
-        out = [self._append(R.ACTION, body, private)]
-        if state.is_over:
+        self.next_aseq[seat] += 1
+        body: dict[str, Any] = {"act": act, "asig": asig, **step.fields}
+        out = [self._append(type_, body, self._private(step.private))]
+        out.extend(self._write(entry) for entry in step.follow)
+        if hand.play_over:
             out.extend(self._end_hand())
         return out
 
@@ -353,22 +295,22 @@ class HostTable:
         text = R.typed(fields, "text", str, "chat")
         if len(text) > R.MAX_CHAT_LENGTH:
             raise TableError("bad-message", f"chat over {R.MAX_CHAT_LENGTH} characters", seat)
-        self._accept(seat)
+        self.next_aseq[seat] += 1
         return [self._append(R.CHAT, {"act": act, "asig": asig})]
 
     # ------------------------------------------------------------------ hand end
     def _end_hand(self) -> list[RecordInfo]:
-        state, dealer = self.state, self.dealer
-        assert state is not None and dealer is not None
-        return self._close_hand(state, dealer.end_of_hand())
-
-    def _close_hand(
-        self, state: HandState, secrets_record: tuple[str, dict[str, Any]]
-    ) -> list[RecordInfo]:
-        """Score the finished hand, publish its secrets, and ask every seat to sign the result."""
-        assert state.end is not None
-        team_scores = [score.to_dict() for score in self.match.record_hand(state)]
-        end = state.end
+        """Score the finished hand, publish its secrets, and ask every seat to sign the result
+        (or, where the hand's end check names a seat that broke a rule, end the match)."""
+        hand = self.hand
+        assert hand is not None
+        try:
+            final, secrets = hand.finish()
+        except Violation as v:  # the hand is not scored
+            return self._forfeit_records(v.seat, f"violation: {v.code}: {v.reason}")
+        team_scores = [score.to_dict() for score in self.match.record_hand(final)]
+        end = final.end
+        assert end is not None
         hand_end = self._append(
             R.HAND_END,
             {
@@ -379,22 +321,23 @@ class HostTable:
                 "totals": list(self.match.scores),
             },
         )
-        seeds = self._append(*secrets_record)
-        self.checkpoint_msg = R.pack(
-            {
-                "table": self.table_id,
-                "hand": self.hand_no,
-                "head": seeds.hash,
-                "result": {"hand_end": hand_end.hash, "totals": list(self.match.scores)},
-            }
+        seeds = self._write(secrets)
+        self._await_checkpoint(hand_end.hash, seeds.hash)
+        return [hand_end, seeds]
+
+    def _await_checkpoint(self, hand_end: bytes, head: bytes) -> None:
+        self.checkpoint_msg = R.checkpoint_message(
+            self.table_id, self.hand_no, head, hand_end, self.match.scores
         )
         self.checkpoint_sigs = {}
-        self.phase = TablePhase.CHECKPOINTING
-        return [hand_end, seeds]
+        self.checkpointing = True
 
     def submit_checkpoint(self, seat: int, signature: bytes) -> list[RecordInfo]:
         """A seat's signature over :attr:`checkpoint_msg`; the record is written once all sign."""
-        self._require(TablePhase.CHECKPOINTING, seat)
+        if self.phase is not TablePhase.CHECKPOINTING:
+            raise TableError(
+                "wrong-phase", f"the table is {self.phase.value}, not checkpointing", seat
+            )
         if not 0 <= seat < len(self.seats):
             raise TableError("unknown-seat", f"no seat {seat}")
         try:
@@ -419,17 +362,17 @@ class HostTable:
                     {"winner": result.winner, "totals": list(result.scores), "hands": result.hands},
                 )
             )
-            self.phase = TablePhase.OVER
+            self.over = True
         else:
             self._start_hand()
         return out
 
     def forfeit(self, seat: int, reason: str) -> list[RecordInfo]:
-        """Record that ``seat`` withheld its commitment or seed: the match ends against it."""
-        if self.phase not in (TablePhase.COMMITTING, TablePhase.REVEALING):
-            raise TableError("wrong-phase", "a seat forfeits only by withholding its seed", seat)
-        assert self.dealer is not None
-        self.dealer.forfeit(seat)
+        """Record that ``seat`` withheld its part of the hand: the match ends against it."""
+        hand = self.hand
+        if self.over or self.checkpointing or hand is None or not hand.forfeitable(seat):
+            raise TableError("wrong-phase", "nothing is waited for from the seat", seat)
+        hand.forfeit(seat)
         return self._forfeit_records(seat, reason)
 
     def _forfeit_records(self, seat: int, reason: str) -> list[RecordInfo]:
@@ -446,7 +389,7 @@ class HostTable:
                 },
             ),
         ]
-        self.phase = TablePhase.OVER
+        self.over = True
         return out
 
     def rekey(self, seat: int, key: bytes) -> list[RecordInfo]:
@@ -456,19 +399,33 @@ class HostTable:
         self.seats[seat] = SeatEntry(self.seats[seat].name, key, self.seats[seat].bot)
         # the checkpoint record is verified with the new key: the new holder signs it again
         self.checkpoint_sigs.pop(seat, None)
+        if not self.checkpointing and self.hand is not None:
+            self.hand.rekey(seat, key)  # the hand under way: the new key signs its part
         return [self._append(SEAT_KEY_KIND, {"rekey": {"seat": seat, "key": key}})]
 
     def needs(self, seat: int) -> str:
-        """What the table waits for from ``seat``: commit, reveal, act, checkpoint or wait."""
-        if self.phase in (TablePhase.COMMITTING, TablePhase.REVEALING):
-            assert self.dealer is not None
-            return self.dealer.needs(seat)
-        if self.phase is TablePhase.PLAYING:
-            assert self.state is not None
-            return "act" if self.state.to_move == seat else "wait"
-        if self.phase is TablePhase.CHECKPOINTING:
+        """What the table waits for from ``seat``: a hand message type (``commit``, ``act``...),
+        ``checkpoint`` or ``wait``."""
+        if self.over or self.hand is None:
+            return "wait"
+        if self.checkpointing:
             return "wait" if seat in self.checkpoint_sigs else "checkpoint"
-        return "wait"
+        return self.hand.needs(seat)
+
+    def prompt_fields(self, seat: int, need: str) -> dict[str, Any]:
+        """What a prompt for ``need`` carries besides the need: the legal actions where the
+        host can list them, the message to sign at a checkpoint."""
+        if need == "checkpoint":
+            return {"msg": self.checkpoint_msg}
+        return {} if self.hand is None else self.hand.prompt_fields(seat, need)
+
+    def seat_state(self) -> Any:
+        """The state seats' views are drawn from, or None where the host cannot see the cards
+        (each seat then shows its own view of the hand)."""
+        hand = self.hand
+        if hand is None or not hand.host_sees_cards or self.over:
+            return None
+        return hand.state
 
     # ------------------------------------------------------------------ resuming after a crash
     @classmethod
@@ -482,20 +439,17 @@ class HostTable:
     ) -> HostTable:
         """Rebuild the table exactly from its own log and continue writing it.
 
-        The host's log holds every private payload, so every hand's deck is known from the
-        seats' reveals: the current hand is restored at the very record the host last wrote.
+        The log is followed through the replayer, which drives the same hand protocol the table
+        does: the table takes over its match and its hand at the very record the host last
+        wrote, then writes what the crash kept it from writing (the list of commitments, the
+        deal, the hand's end, its checkpoint's message).
         """
-        from .log_replay import Replayer  # the replayer imports this module's neighbours
+        from .log_replay import Replayer
 
         writer = LogWriter.resume(file, host_identity, fsync=fsync)
         report = writer.resumed_from
         assert report is not None
         header = report.header
-        if header.deal != "commit-reveal":
-            raise ValueError(
-                f"resuming a {header.deal}-dealt table is not supported: its seats' secrets "
-                "are not in the host's log"
-            )
         file.seek(0)
         data = file.read(report.valid_length)
         file.seek(report.valid_length)
@@ -508,13 +462,12 @@ class HostTable:
             replayer.feed(record)
             stored = data[record.offset : record.offset + record.size]
             history.append(RecordInfo(record.seq, record.kind, record.hash, record.body, stored))
-        rules = replayer.game
         seats = [
             SeatEntry(s.name, key, s.bot)
             for s, key in zip(header.seats, verifier.seat_keys, strict=True)
         ]
         table = cls(
-            rules,
+            replayer.game,
             header.table,
             seats,
             writer,
@@ -528,48 +481,22 @@ class HostTable:
         table.match = replayer.match
         table.history = history
         table.known_heads = {info.hash for info in history}
-        table.next_aseq = [verifier.last_aseq.get(s, -1) + 1 for s in range(rules.players)]
-        table.hand_numbers = HandNumbers(header.table, range(replayer.hand_no))
+        table.next_aseq = [verifier.last_aseq.get(s, -1) + 1 for s in range(table.game.players)]
         table.hand_no = replayer.hand_no
+        table.hand = replayer.hand
         if replayer.over:
-            table.phase = TablePhase.OVER
-            return table
-        dealer = table._new_dealer(replayer.hand_no)
-        table.dealer = dealer
-        for seat, value in sorted(replayer.commits.items()):
-            dealer.round.add_commitment(seat, value)
-        if replayer.seeds_published:
-            table.state = replayer.current.state if replayer.current else None
-            for seat, seed in sorted(replayer.seeds.items()):
-                dealer.round.add_reveal(seat, seed)
-            hand_end = next(i for i in reversed(history) if i.kind == R.HAND_END)
-            table.checkpoint_msg = R.pack(
-                {
-                    "table": table.table_id,
-                    "hand": table.hand_no,
-                    "head": history[-1].hash,
-                    "result": {"hand_end": hand_end.hash, "totals": list(table.match.scores)},
-                }
-            )
-            table.phase = TablePhase.CHECKPOINTING
-        elif replayer.current is not None and replayer.current.state is not None:
-            for seat, seed in sorted(replayer.seeds.items()):
-                dealer.round.add_reveal(seat, seed)
-            table.state = replayer.current.state
-            table.phase = TablePhase.PLAYING
-            if table.state.is_over:  # crashed between the last action and the hand's end
-                table._end_hand()
-        elif replayer.commitments is not None:
-            for seat, seed in sorted(replayer.seeds.items()):
-                dealer.round.add_reveal(seat, seed)
-            table.phase = TablePhase.REVEALING
-            if not dealer.round.missing_reveals():  # crashed before writing the deal
-                table._deal()
+            table.over = True
+        elif replayer.seeds_hash is not None and replayer.hand_end_hash is not None:
+            table._await_checkpoint(replayer.hand_end_hash, replayer.seeds_hash)
+        elif replayer.hand_end_hash is not None:  # crashed between the hand's end and its seeds
+            _, secrets = replayer.hand.finish()
+            seeds = table._write(secrets)
+            table._await_checkpoint(replayer.hand_end_hash, seeds.hash)
         else:
-            table.phase = TablePhase.COMMITTING
-            if dealer.round.commitments_complete:  # crashed before writing the list
-                table._remember(table.writer.append(*dealer.commitments_record()))
-                table.phase = TablePhase.REVEALING
+            for entry in replayer.hand.unwritten():  # crashed before the host's next record
+                table._write(entry)
+            if replayer.hand.play_over:  # crashed between the last action and the hand's end
+                table._end_hand()
         return table
 
 

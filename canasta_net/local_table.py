@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from .blind_seat import BlindSeat, HandContext, act_of_body
-from .blind_table import BlindHostTable
 from .bots import Bot, choose_for
 from .eventlog import LogWriter, RecordInfo
 from .games import game_of_rules
@@ -126,12 +125,13 @@ def recorded_match(
     table = table_id or rng.randbytes(16)
     entries = [SeatEntry(f"bot-{s}", identities[s].public_key, True) for s in range(rules.players)]
     writer = LogWriter(log_file, identities[0], fsync=fsync)
-    host = (BlindHostTable if deal == "blind" else HostTable)(
+    host = HostTable(
         game,
         table,
         entries,
         writer,
         host_seat=0,
+        deal_mode=deal,
         insecure=True,
         created=0,
         random_bytes=rng.randbytes,

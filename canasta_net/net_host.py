@@ -29,7 +29,6 @@ from twisted.logger import Logger
 
 from . import wire
 from .blind_seat import BlindSeat, HandContext, act_of_body
-from .blind_table import BlindHostTable
 from .bots import Bot
 from .eventlog import LogWriter, RecordInfo, redact_for_seat
 from .framing import FrameProtocol
@@ -230,7 +229,7 @@ class TableService:
 
     def _blind_seat_for(self, seat: int, identity: Identity) -> BlindSeat | None:
         table = self.table
-        if table is None or not isinstance(table, BlindHostTable):
+        if table is None or table.deal_mode != "blind":
             return None
 
         def context() -> HandContext:
@@ -354,14 +353,10 @@ class TableService:
         table = self.table
         if table is None or table.phase is TablePhase.OVER or slot.conn is not None:
             return
-        need = table.needs(slot.seat)
-        if isinstance(table, BlindHostTable) and not table.between_hands(slot.seat):
+        if not table.between_hands(slot.seat):
             # the seat's secrets for the hand left with the player: no stand-in can hold them
-            self._publish(table.forfeit(slot.seat, "the player left a blind-dealt hand"))
-            return
-        if need == "reveal" or (table.phase is TablePhase.COMMITTING and need == "wait"):
-            # only the player knows the seed committed to: no stand-in could reveal it
-            self._publish(table.forfeit(slot.seat, "the player left before revealing a seed"))
+            reason = "the player left holding its secrets for the hand"
+            self._publish(table.forfeit(slot.seat, reason))
             return
         slot.generation += 1
         ident = derived_identity(self.identity, self.table_id, slot.seat, slot.generation)
@@ -386,13 +381,8 @@ class TableService:
         for slot in self.slots:
             if not slot.wants_back or slot.local is None or slot.player_key is None:
                 continue
-            if isinstance(table, BlindHostTable):
-                if not table.between_hands(slot.seat):
-                    continue  # the stand-in holds this hand's secrets: it plays the hand out
-            elif table.phase is TablePhase.REVEALING or (
-                table.phase is TablePhase.COMMITTING and table.needs(slot.seat) == "wait"
-            ):
-                continue  # the stand-in committed this hand's seed: it reveals it first
+            if not table.between_hands(slot.seat):
+                continue  # the stand-in holds this hand's secrets: it plays the hand out
             infos = table.rekey(slot.seat, slot.player_key)
             slot.local = None
             slot.key = slot.player_key
@@ -421,13 +411,13 @@ class TableService:
             SeatEntry(s.name, s.key, s.is_bot)  # type: ignore[arg-type]
             for s in self.slots
         ]
-        table_class = BlindHostTable if self.config.deal == "blind" else HostTable
-        self.table = table_class(
+        self.table = HostTable(
             self.config.game,
             self.table_id,
             entries,
             writer,
             host_seat=0,
+            deal_mode=self.config.deal,
             insecure=self.config.insecure_seed is not None,
             created=int(self.reactor.seconds()),
             random_bytes=self.random_bytes,
@@ -478,8 +468,8 @@ class TableService:
             # at a blind-dealt table the host holds stand-ins for hidden cards: each seat shows
             # its own view of the hand
             "state": None
-            if table.state is None or self.config.deal == "blind"
-            else self.config.game.seat_view(table.state, seat),
+            if (state := table.seat_state()) is None
+            else self.config.game.seat_view(state, seat),
         }
 
     def _broadcast_seats(self) -> None:
@@ -532,11 +522,7 @@ class TableService:
             "hand": table.hand_no,
             "aseq": table.next_aseq[seat],
         }
-        if need == "act" and self.config.deal != "blind":
-            assert table.state is not None
-            message["legal"] = [str(a) for a in table.state.legal_actions()]
-        if need == "checkpoint":
-            message["msg"] = table.checkpoint_msg
+        message.update(table.prompt_fields(seat, need))
         return message
 
     def _local_turn(self, slot: Slot, need: str) -> None:

@@ -358,7 +358,7 @@ class PeerSession:
                 act, sig = signer.commit(hand)
             send({"t": "commit", "act": act, "asig": sig})
         elif need == "reveal":
-            listed = self.replayer.commitments if self.replayer else None
+            listed = getattr(self.replayer.hand, "listed", None) if self.replayer else None
             try:
                 secret = signer.known_secret(hand)
             except SeedStoreError as e:

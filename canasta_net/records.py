@@ -21,7 +21,7 @@ Blind-dealt tables (``docs/blind-deal.md``) add ``announce``, ``stage``, ``keys`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import msgpack
@@ -98,3 +98,18 @@ def typed(fields: Mapping[str, Any], key: str, kind: type, what: str) -> Any:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise MessageError("bad-message", f"{what}: field {key!r} must be {kind.__name__}")
     return value
+
+
+def checkpoint_message(
+    table_id: bytes, hand_no: int, head: bytes, hand_end: bytes, totals: Sequence[int]
+) -> bytes:
+    """The message every seat signs at a hand's end: the hand, the log head it closes (the
+    hand's seeds record) and its result (the hand-end record's hash, the running totals)."""
+    return pack(
+        {
+            "table": table_id,
+            "hand": hand_no,
+            "head": head,
+            "result": {"hand_end": hand_end, "totals": list(totals)},
+        }
+    )

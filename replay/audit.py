@@ -243,36 +243,35 @@ def _result_text(replayer: Replayer) -> str:
 
 def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
     """Where an unfinished log stops, in words, and how much of it could not be checked."""
-    hand, players = replayer.hand_no, replayer.rules.players
+    hand = replayer.hand_no
     noun = hand_noun(replayer.game)
     current = replayer.current
     pending = replayer.pending
+    hand_stage, progress = replayer.hand.stage()
     if replayer.forfeit is not None:
         stage, reason = "forfeit", "a seat forfeited but the log has no match-end record."
-    elif replayer.commitments is None:
-        if not replayer.commits:
-            stage = "between-hands"
-            reason = f"the log stops after {noun} {hand - 1}'s checkpoint, before {noun} {hand}."
-            if hand == 0:
-                reason = f"the log stops before the first {noun}."
-        else:
-            stage = "committing"
-            reason = (
-                f"the log stops while {noun} {hand} is being dealt "
-                f"({len(replayer.commits)} of {players} commitments)."
-            )
-    elif current is None or (current.state is None and not pending):
+    elif hand_stage == "not-started":
+        stage = "between-hands"
+        reason = f"the log stops after {noun} {hand - 1}'s checkpoint, before {noun} {hand}."
+        if hand == 0:
+            reason = f"the log stops before the first {noun}."
+    elif hand_stage == "dealing":
+        stage = "committing"
+        reason = f"the log stops while {noun} {hand} is being dealt ({progress})."
+    elif hand_stage == "revealing" and not replayer.hand_over:
         stage = "revealing"
-        reason = f"the log stops while {noun} {hand}'s seeds are being revealed."
+        reason = f"the log stops while {noun} {hand}'s seeds are being revealed ({progress})."
     elif pending:
         stage = "playing"
         reason = (
             f"the log stops during {noun} {hand}; its last {pending} records cannot be checked in "
             f"this copy until the {noun}'s seeds are published."
         )
-    elif current.state is not None and not current.state.is_over:
+    elif hand_stage == "playing":
         stage = "playing"
-        reason = f"the log stops during {noun} {hand}, at turn {current.state.turn_no}."
+        state = replayer.hand.state if current is None or current.state is None else current.state
+        turn = "" if state is None else f", at turn {state.turn_no}"
+        reason = f"the log stops during {noun} {hand}{turn}."
     elif not replayer.seeds_published:
         stage = "hand-over"
         reason = f"the log stops after {noun} {hand} ended, before its seeds were published."

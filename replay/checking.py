@@ -22,6 +22,7 @@ from canasta_net.eventlog import (
     StoredRecord,
     Truncation,
 )
+from canasta_net.hand import Applied
 from canasta_net.log_replay import Replayer, ReplayError
 
 from .findings import STAGE_FORMAT, Failure, failure_from_error, unsigned_checkpoint
@@ -44,10 +45,10 @@ class LogCheck:
     of the log holds.
     """
 
-    def __init__(self, source: LogSource, replayer_type: type[Replayer] = Replayer) -> None:
+    def __init__(self, source: LogSource, on_replayed: Applied | None = None) -> None:
         self._stream = RecordStream(source)
         self._verifier = LogVerifier()
-        self._replayer_type = replayer_type
+        self._on_replayed = on_replayed
         self.header: Header | None = None
         self.header_hash = b""
         self.replayer: Replayer | None = None
@@ -103,7 +104,9 @@ class LogCheck:
                         unreadable=True,
                     )
                     return
-                self.replayer = self._replayer_type(header)
+                self.replayer = Replayer(header)
+                if self._on_replayed is not None:
+                    self.replayer.observe(self._on_replayed)
                 self.records = 1
                 yield CheckedRecord(record, 0)
                 continue

@@ -1,10 +1,10 @@
 """A checked game as a list of steps, one per record, each with the table after it.
 
-``load_timeline`` reads a log through :class:`~replay.checking.LogCheck` with a replayer that keeps
-a copy of the hand's state after every record it replays. That replayer *is* the engine's
-``log_replay.Replayer`` (no rule is repeated here): it only adds the snapshot, by extending
-``Replayer._replay``, the one method every deal, action and hand-end record goes through, whether
-it is replayed at once (the host's log) or when the hand's seeds arrive (a seat's copy).
+``load_timeline`` reads a log through :class:`~replay.checking.LogCheck` and keeps a copy of the
+hand's state after every record, as the engine's ``log_replay.Replayer`` reports it through its
+public ``observe`` hook (no rule is repeated here): each deal, action and hand-end record, whether
+it is checked at once (the host's log) or when the hand's seeds arrive (a seat's copy, and every
+copy of a blind-dealt hand, whose cards are known only at its end).
 
 A step's ``state`` is the table after its record, or None when no hand is on the table (the header,
 a hand being dealt) or when this copy of the log cannot replay it (a seat's copy of a hand whose
@@ -31,19 +31,6 @@ from .findings import STAGE_FORMAT, Failure
 
 _HAND_RECORDS = frozenset({R.DEAL, R.ACTION, R.HAND_END})
 _NEW_HAND_RECORDS = frozenset({R.COMMIT, R.COMMITMENTS, R.REVEAL, R.FORFEIT})
-
-
-class _SnapshotReplayer(Replayer):
-    """The engine's replayer, keeping a copy of the hand's state after each record it replays."""
-
-    def __init__(self, header: Header) -> None:
-        super().__init__(header)
-        self.snapshots: dict[int, Any] = {}
-
-    def _replay(self, record: StoredRecord) -> None:
-        super()._replay(record)
-        assert self.current is not None and self.current.state is not None
-        self.snapshots[record.index] = self.current.state.copy()
 
 
 @dataclass(frozen=True)
@@ -153,7 +140,12 @@ def load_timeline(source: LogSource) -> Timeline:
     A log that fails part-way is not an error here: the timeline stops before the failing record
     and ``failure`` says where and why.
     """
-    check = LogCheck(source, _SnapshotReplayer)
+    snapshots: dict[int, Any] = {}
+
+    def keep(record: StoredRecord, state: Any) -> None:
+        snapshots[record.index] = state.copy()
+
+    check = LogCheck(source, keep)
     raw: list[tuple[StoredRecord, int]] = []
     for item in check:
         record = item.record
@@ -166,9 +158,9 @@ def load_timeline(source: LogSource) -> Timeline:
         if failure is not None and failure.stage == STAGE_FORMAT:
             reason = f"This is not a canasta-net log that this program can read: {reason}"
         raise UnreadableLog(reason)
-    replayer = cast(_SnapshotReplayer, check.replayer)
+    replayer = check.replayer
     hands = _hand_infos(replayer, raw)
-    steps = _steps(replayer, raw, hands)
+    steps = _steps(replayer, snapshots, raw, hands)
     return Timeline(
         header=header,
         header_hash=check.header_hash,
@@ -200,7 +192,7 @@ def _without_payloads(record: StoredRecord) -> StoredRecord:
     )
 
 
-def _hand_infos(replayer: _SnapshotReplayer, raw: list[tuple[StoredRecord, int]]) -> list[HandInfo]:
+def _hand_infos(replayer: Replayer, raw: list[tuple[StoredRecord, int]]) -> list[HandInfo]:
     infos: dict[int, HandInfo] = {}
     for replayed in replayer.hands:
         infos[replayed.hand_no] = HandInfo(
@@ -237,9 +229,11 @@ def _hand_infos(replayer: _SnapshotReplayer, raw: list[tuple[StoredRecord, int]]
 
 
 def _steps(
-    replayer: _SnapshotReplayer, raw: list[tuple[StoredRecord, int]], hands: list[HandInfo]
+    replayer: Replayer,
+    snapshots: dict[int, Any],
+    raw: list[tuple[StoredRecord, int]],
+    hands: list[HandInfo],
 ) -> list[Step]:
-    snapshots = replayer.snapshots
     hand_totals = {h.hand: tuple(h.totals) for h in hands if h.totals is not None}
     totals: tuple[int, ...] = (0,) * replayer.game.teams
     current: Any = None

@@ -674,7 +674,9 @@ class Table:
             len(host.history),
             self.buf.getvalue(),
             None if host.state is None else position_to_dict(host.state),
-            None if host.round is None else copy.deepcopy(vars(host.round)),
+            None
+            if host.hand is None
+            else copy.deepcopy(vars(getattr(host.hand, "round", host.hand))),
         )
 
     def signed(

@@ -1064,7 +1064,7 @@ def test_a_drop_while_the_table_waits_for_the_seed_forfeits() -> None:
     assert h.service.finished and h.table.phase.value == "over"
     assert alice.received[-1]["t"] == "bye"
     result = check_logs(h, alice)
-    assert result.forfeit == (2, "the player left before revealing a seed")
+    assert result.forfeit == (2, "the player left holding its secrets for the hand")
     assert result.result is not None and result.result.winner == 1  # alice's team
     assert seat_keys(h) == []
     bob.connect()  # late: he still gets the whole log
@@ -1127,7 +1127,7 @@ def test_a_seat_restarted_without_its_seed_says_so_leaves_and_forfeits(tmp_path:
     h.clock.advance(HOLD)
     h.run()
     result = check_logs(h, alice)
-    assert result.forfeit == (2, "the player left before revealing a seed")
+    assert result.forfeit == (2, "the player left holding its secrets for the hand")
 
 
 def test_a_restarted_seat_asked_to_commit_again_draws_a_fresh_seed(tmp_path: Path) -> None:
@@ -1381,6 +1381,29 @@ def test_a_resumed_host_keeps_a_stand_in_until_its_player_reclaims_the_seat(
     check_logs(h, alice, bob)
 
 
+def test_a_host_resumed_while_a_checkpoint_is_signed_after_a_chat_asks_for_the_right_one(
+    tmp_path: Path,
+) -> None:
+    # the checkpoint names the hand's seeds record, not the log's last record (here a chat): a
+    # resumed host that named the last record made every honest seat refuse to sign and leave
+    path = tmp_path / "host.cnlog"
+    first = Harness(config(classic(3000)), log_file=open_log_for_writing(path), log_path=path)
+    alice, bob = first.remote("alice"), first.remote("bob")
+    prompt = stopped(first.run(turn_for("checkpoint", alice)))
+    answers = inject(
+        first, bob, act_message(*signer_for(first, bob).chat(prompt["hand"], "well played"))
+    )
+    assert [m for m in answers if m["t"] == "error"] == []
+    assert first.table.history[-1].kind == R.CHAT
+    msg = first.table.checkpoint_msg
+    h = crash_and_resume(first, path, (alice, bob))
+    assert h.table.checkpoint_msg == msg
+    h.run_to_end()
+    check_logs(h, alice, bob)
+    for peer in (alice, bob):
+        assert peer.errors() == []
+
+
 def test_a_resumed_host_reveals_its_bots_seeds_with_real_randomness(tmp_path: Path) -> None:
     path = tmp_path / "host.cnlog"
     cfg = config(classic(3000))
@@ -1468,7 +1491,7 @@ def test_blind_seat_restarted_mid_hand_without_its_seed_says_so_and_forfeits() -
     h.clock.advance(HOLD)
     h.run()
     result = check_logs(h, b)
-    assert result.forfeit == (1, "the player left a blind-dealt hand")
+    assert result.forfeit == (1, "the player left holding its secrets for the hand")
 
 
 def test_blind_seat_asks_again_after_an_illegal_or_unparsable_choice() -> None:

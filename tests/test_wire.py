@@ -331,7 +331,8 @@ def test_the_document_lists_every_code_the_host_can_send() -> None:
     raised = codes_in(src / "wire.py", r'WireError\(\s*"([a-z-]+)"')
     raised |= codes_in(src / "net_host.py", r'TableError\(\s*"([a-z-]+)"')
     raised |= codes_in(src / "host_table.py", r'TableError\(\s*"([a-z-]+)"')
-    raised |= codes_in(src / "blind_table.py", r'TableError\(\s*"([a-z-]+)"')
+    for module in ("protocol.py", "commit_reveal.py", "blind.py"):
+        raised |= codes_in(src / "hand" / module, r'HandRefused\(\s*"([a-z-]+)"')
     raised |= codes_in(src / "blind" / "hand.py", r'BlindRefused\(\s*"([a-z-]+)"')
     # the deal's refusals that a seat's commitment or reveal can meet
     raised |= {

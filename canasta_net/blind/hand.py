@@ -17,7 +17,7 @@ with every card known and names the seat that broke a rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -767,11 +767,12 @@ class BlindHand:
         return [[by_card[c], self.own_keys(by_card[c])] for c in left if c in by_card]
 
     # ------------------------------------------------------------------ the hand-end replay
-    def verify(self) -> HandState:
+    def verify(self, on_position: Callable[[HandState], None] | None = None) -> HandState:
         """With every seed revealed: replay the deal and the hand with every card known.
 
         Returns the engine's final state (for scoring); raises :class:`Violation` naming the
-        first seat that deviated from the protocol or broke a rule."""
+        first seat that deviated from the protocol or broke a rule. ``on_position`` is shown the
+        state after the deal and after each action (for tools that step through the hand)."""
         if self.phase is not HandPhase.DONE:
             raise ValueError("the hand's seeds are not all revealed")
         seeds = [self.seeds[s] for s in range(self.seats)]
@@ -797,9 +798,11 @@ class BlindHand:
                     raise Violation(
                         seat, "wrong-key", f"its released key for {position} is not its own"
                     ) from None
-        return self._replay_with(order)
+        return self._replay_with(order, on_position)
 
-    def _replay_with(self, order: list[int]) -> HandState:
+    def _replay_with(
+        self, order: list[int], on_position: Callable[[HandState], None] | None = None
+    ) -> HandState:
         full = HandState(self.rules, order, self.dealer, self.minimums)
         # the deal: each seat reported the red threes it was dealt (and given in their place)
         laid_at_deal = {s: sorted(full.red_threes[s]) for s in range(self.seats)}
@@ -814,6 +817,8 @@ class BlindHand:
         for s in range(self.seats):
             if sorted(reported[s]) != laid_at_deal[s]:
                 raise Violation(s, "concealed-red-three", "a red three dealt was not laid")
+        if on_position is not None:
+            on_position(full)
         rest = self.events[len(pending) :]
         i = 0
         while i < len(rest):
@@ -831,6 +836,8 @@ class BlindHand:
                 full.apply(event.action, seat)
             except IllegalAction as e:
                 raise Violation(seat, e.code, f"{event.action}: {e.message}") from None
+            if on_position is not None:
+                on_position(full)
             laid = sorted(c for c in full.red_threes[seat][reds_before:] if c in stock_before)
             said: list[int] = []
             while i < len(rest) and rest[i].action is None:

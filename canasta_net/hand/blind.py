@@ -1,0 +1,236 @@
+"""A blind-dealt hand (``docs/blind-deal.md``) behind the hand protocol.
+
+:class:`BlindHandProtocol` wraps :class:`~canasta_net.blind.hand.BlindHand`, the machine that the
+host, every seat and the auditor already drive the same way. The host never holds a hidden card:
+it validates plays on stand-in cards, and at the hand's end, once every seed is revealed, the hand
+is replayed with every card known to score it or to name the seat that broke a rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, NoReturn
+
+from .. import records as R
+from ..blind.hand import BlindHand, BlindRefused, HandPhase
+from ..blind.hand import Violation as BlindViolation
+from ..effects import public_deal_fields
+from ..eventlog import StoredRecord
+from ..rules import RuleSet
+from .protocol import Applied, Entry, HandFault, HandRefused, HandSetup, Step, Violation
+
+# the messages a blind-dealt hand's records carry (each record's kind is its message's type)
+MESSAGE_TYPES = frozenset(R.BLIND_TYPES | {"reveal", "action"})
+_KINDS = frozenset(MESSAGE_TYPES | {R.DEAL, R.HAND_END, R.SEEDS})
+
+
+def feed_message(hand: BlindHand, seat: int, type_: str, fields: dict[str, Any], game: Any) -> None:
+    """Give a blind hand one seat's signed message (raises BlindRefused, nothing changes)."""
+    if type_ == "action":
+        text = fields.get("action")
+        try:
+            action = game.parse_action(text if isinstance(text, str) else "")
+        except ValueError as e:
+            raise BlindRefused("bad-action", str(e)) from None
+        hand.feed_action(seat, action, fields.get("proofs"))
+    else:
+        hand.feed(seat, type_, fields)
+
+
+def message_of(kind: str, act: dict[str, Any] | None) -> tuple[int, str, dict[str, Any]] | None:
+    """A blind-deal record's signed message: (seat, type, fields), or None for other records."""
+    if act is None or kind not in MESSAGE_TYPES:
+        return None
+    type_ = act.get("type")
+    if not isinstance(type_, str) or type_ not in MESSAGE_TYPES:
+        return None
+    return int(act["seat"]), type_, act
+
+
+class BlindHandProtocol:
+    """One blind-dealt hand, for the host (on stand-in cards) and for any follower."""
+
+    mode: ClassVar[str] = "blind"
+    kinds: ClassVar[frozenset[str]] = _KINDS
+    host_sees_cards: ClassVar[bool] = False
+
+    def __init__(self, setup: HandSetup) -> None:
+        rules = setup.game.rules
+        if not isinstance(rules, RuleSet):
+            raise ValueError(f"{setup.game.name} cannot be dealt blind (Canasta games only)")
+        self.game = setup.game
+        self.hand_no = setup.hand_no
+        self.dealer: int = setup.match.dealer
+        self.players: int = setup.game.players
+        self.blind = BlindHand(
+            rules,
+            setup.table_id,
+            setup.hand_no,
+            self.dealer,
+            setup.match.minimums(),
+            list(setup.keys),
+        )
+        self._dealt = False  # the deal record is written (host) or followed
+        self._published = False
+        self._records: list[StoredRecord] = []  # a follower's deal and action records, in order
+
+    # ------------------------------------------------------------------ the hand's stage
+    @property
+    def state(self) -> Any:
+        return self.blind.state
+
+    @property
+    def begun(self) -> bool:
+        return self.blind.phase is not HandPhase.ANNOUNCE
+
+    @property
+    def dealing(self) -> bool:
+        return self.blind.state is None
+
+    @property
+    def play_over(self) -> bool:
+        return self.blind.phase is HandPhase.DONE
+
+    @property
+    def published(self) -> bool:
+        return self._published
+
+    def needs(self, seat: int) -> str:
+        return self.blind.needs(seat).kind
+
+    def prompt_fields(self, seat: int, need: str) -> dict[str, Any]:
+        return {}  # the host cannot list a seat's actions: it does not know its cards
+
+    def holds_secret(self, seat: int) -> bool:
+        blind = self.blind
+        if blind.phase is HandPhase.DONE:
+            return False
+        return blind.phase is not HandPhase.ANNOUNCE or seat in blind.commitments
+
+    def forfeitable(self, seat: int) -> bool:
+        return self.blind.phase is not HandPhase.DONE
+
+    def forfeit(self, seat: int) -> None:
+        """Nothing to undo: the match ends against the seat."""
+
+    def rekey(self, seat: int, key: bytes) -> None:
+        self.blind.keys[seat] = key
+
+    def pending(self) -> int:
+        return 0
+
+    def stage(self) -> tuple[str, str]:
+        blind, players = self.blind, self.players
+        phase = blind.phase
+        if phase is HandPhase.ANNOUNCE:
+            if not blind.commitments:
+                return "not-started", ""
+            return "dealing", f"{len(blind.commitments)} of {players} announcements"
+        if blind.state is None:
+            return "dealing", f"the blind deal's {phase.value} step"
+        if phase is HandPhase.REVEAL:
+            return "revealing", f"{len(blind.seeds)} of {players} seeds revealed"
+        if phase is HandPhase.DONE:
+            return "over", ""
+        return "playing", ""
+
+    def unwritten(self) -> list[Entry]:
+        if self.blind.state is not None and not self._dealt:
+            self._dealt = True
+            return [Entry(R.DEAL, {"hand": self.hand_no, **public_deal_fields(self.blind.state)})]
+        return []
+
+    def violation(self) -> Violation | None:
+        if self.blind.phase is not HandPhase.DONE:
+            return None
+        try:
+            self._verify()
+        except Violation as v:
+            return v
+        return None
+
+    def _verify(self, on_position: Any = None) -> Any:
+        try:
+            return self.blind.verify(on_position)
+        except BlindViolation as v:
+            raise Violation(v.seat, v.code, v.reason) from None
+
+    # ------------------------------------------------------------------ the host takes messages
+    def take(self, seat: int, type_: str, fields: dict[str, Any], secret: bytes | None) -> Step:
+        if type_ == "commit":
+            raise HandRefused("bad-message", "a blind-dealt table takes no commit")
+        try:
+            feed_message(self.blind, seat, type_, fields, self.game)
+        except BlindRefused as e:
+            raise HandRefused(e.code, str(e)) from None
+        step = Step()
+        if self.blind.state is not None and not self._dealt:  # the deal is complete
+            self._dealt = True
+            step.follow.append(
+                Entry(R.DEAL, {"hand": self.hand_no, **public_deal_fields(self.blind.state)})
+            )
+        return step
+
+    def finish(self) -> tuple[Any, Entry]:
+        final = self._verify()
+        self._published = True
+        seeds = [self.blind.seeds[s] for s in range(self.players)]
+        return final, Entry(R.SEEDS, {"hand": self.hand_no, "seeds": seeds})
+
+    # ------------------------------------------------------------------ a follower checks records
+    def follow(self, record: StoredRecord, applied: Applied) -> None:
+        hand = self.blind
+        kind = record.kind
+        if kind == R.DEAL:
+            state = hand.state
+            if state is None:
+                _fault("bad-deal", "a deal record before the blind deal is done")
+            expected = {"hand": self.hand_no, **public_deal_fields(state)}
+            if {k: record.fields.get(k) for k in expected} != expected:
+                _fault("bad-deal", "the deal's public cards are not the hand's")
+            self._dealt = True
+            self._records.append(record)
+            return
+        if kind == R.HAND_END:
+            self._follow_hand_end(record, applied)
+            return
+        if kind == R.SEEDS:
+            seeds = [hand.seeds.get(s) for s in range(self.players)]
+            if hand.phase is not HandPhase.DONE or record.fields.get("seeds") != seeds:
+                _fault("bad-seeds", "the published seeds are not the seats' reveals")
+            self._published = True
+            return
+        found = message_of(kind, record.action)
+        if found is None or record.action is None or record.action.get("type") != kind:
+            _fault("bad-record", f"a {kind} record needs a signed {kind} message")
+        seat, type_, fields = found
+        if fields.get("hand") != self.hand_no:
+            _fault("wrong-hand", f"signed for hand {fields.get('hand')}", seat)
+        try:
+            feed_message(hand, seat, type_, fields, self.game)
+        except BlindRefused as e:
+            _fault(e.code, f"seat {seat}: {e}", seat)
+        if type_ == "action":
+            self._records.append(record)
+
+    def _follow_hand_end(self, record: StoredRecord, applied: Applied) -> None:
+        """With every seed in: replay the hand with every card known, and report the position
+        after the deal and after each action now that the cards are known."""
+        records = iter(self._records)
+        positions: list[tuple[StoredRecord, Any]] = []
+
+        def on_position(state: Any) -> None:
+            positions.append((next(records), state.copy()))
+
+        try:
+            final = self._verify(on_position)
+        except ValueError as e:
+            _fault("bad-hand-end", str(e))
+        except Violation as v:
+            _fault(v.code, f"seat {v.seat}: {v.reason}", v.seat)
+        for replayed, state in positions:
+            applied(replayed, state)
+        applied(record, final)
+
+
+def _fault(code: str, reason: str, seat: int | None = None) -> NoReturn:
+    raise HandFault(code, reason, seat)
