@@ -6,20 +6,24 @@ import os
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.endpoints import SSL4ClientEndpoint, SSL4ServerEndpoint
 from twisted.internet.interfaces import IListeningPort
+from twisted.logger import Logger
 
 from .eventlog import open_log_for_writing
 from .host_table import HostTable
 from .identity import Identity
-from .net_host import HostFactory, ServiceEvents, TableConfig, TableService
-from .net_peer import PeerSession, Player, connect_with_retry
+from .net_host import HostConnection, HostFactory, ServiceEvents, TableConfig, TableService
+from .net_peer import PeerSession, Player, SeatClient, connect_with_retry
 from .players import BotPlayer
 from .tls import client_context_factory, server_context_factory, verified_peer_key
+
+log = Logger()
 
 
 def default_log_path(kind: str, name: str) -> Path:
@@ -34,17 +38,68 @@ def open_new_log(path: Path) -> BinaryIO:
     return open_log_for_writing(path)
 
 
+# Seconds the host waits for its seats to take their ``bye`` before it stops regardless.
+BYE_TIMEOUT = 3.0
+
+
 @dataclass
 class HostedTable:
     service: TableService
     port: IListeningPort
     log_path: Path
     log_file: BinaryIO
+    reactor: Any
+    _closing: Deferred[None] | None = field(default=None, init=False)
 
     @property
     def address(self) -> tuple[str, int]:
         addr: Any = self.port.getHost()
         return str(addr.host), int(addr.port)
+
+    def close(self, reason: str) -> Deferred[None]:
+        """The host leaves: stop listening, send every seat ``bye`` with ``reason`` and wait
+        (at most ``BYE_TIMEOUT`` seconds) until each connection has closed, so that the byes are
+        on the wire before the reactor stops. A later call waits for the first one."""
+        if self._closing is None:
+            self._closing = ensureDeferred(self._close(reason))
+            self._closing.addErrback(lambda failure: log.failure("closing the table", failure))
+        waiting: Deferred[None] = Deferred()
+
+        def done(result: object) -> object:
+            waiting.callback(None)
+            return result
+
+        self._closing.addBoth(done)
+        return waiting
+
+    async def _close(self, reason: str) -> None:
+        stopping = self.port.stopListening()
+        self.service.close(reason)
+        open_connections = set(self.service.connections)
+        if open_connections:
+            all_gone: Deferred[None] = Deferred()
+
+            def gone(_: object, conn: HostConnection) -> None:
+                open_connections.discard(conn)
+                if not open_connections and not all_gone.called:
+                    all_gone.callback(None)
+
+            def timed_out() -> None:
+                if not all_gone.called:
+                    all_gone.callback(None)
+
+            for conn in list(open_connections):
+                conn.lost.addCallback(gone, conn)
+            timer = self.reactor.callLater(BYE_TIMEOUT, timed_out)
+            await all_gone
+            if timer.active():
+                timer.cancel()
+            for conn in open_connections:  # a seat that does not read is not waited for
+                transport: Any = conn.transport
+                if transport is not None:
+                    transport.abortConnection()
+        if stopping is not None:
+            await stopping
 
 
 async def start_host(
@@ -72,7 +127,7 @@ async def start_host(
     )
     endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
     listening = await endpoint.listen(HostFactory(service, verified_peer_key))
-    return HostedTable(service, listening, log_path, log_file)
+    return HostedTable(service, listening, log_path, log_file, reactor)
 
 
 def join_table(
@@ -84,7 +139,7 @@ def join_table(
     *,
     fingerprint: str | None,
     decide: Callable[[str], bool] | None = None,
-) -> Any:
+) -> SeatClient:
     """Connect a seat (reconnecting with backoff) to a host, checking its fingerprint."""
     creator = client_context_factory(identity, fingerprint, decide=decide)
     endpoint = SSL4ClientEndpoint(reactor, host, port, creator)

@@ -244,6 +244,8 @@ async def _serve(
     except (OSError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     service_box.append(hosted.service)
+    # Ctrl-C, SIGTERM or any other stop of the reactor: the seats are told before it stops
+    reactor.addSystemEventTrigger("before", "shutdown", hosted.close, "the host was stopped")
     host, actual_port = hosted.address
     click.echo(
         f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
@@ -278,13 +280,12 @@ async def _serve(
             )
         )
     await done
+    # the host's `quit` (or the match's end): every seat hears why before the connections close
+    await hosted.close("the match is over" if hosted.service.finished else "the host quit")
     if announcer is not None:
         stopped = announcer.stopListening()
         if stopped is not None:
             await stopped
-    stopping = hosted.port.stopListening()
-    if stopping is not None:
-        await stopping
     hosted.log_file.close()
     return 0
 
@@ -648,9 +649,11 @@ def join(
             decide=None if expected else decide,
         )
         conn_box.append(service)
+        # Ctrl-C or SIGTERM: the host hears that this seat left, as for `quit`
+        reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
         click.echo(f"connecting to {where} (host fingerprint {expected or 'to be confirmed'})")
         await done
-        await service.stopService()
+        await service.leave("quit")  # says bye only if the session is still on (the `quit`)
         log_file.close()
         click.echo(f"log: {path}", err=True)
         return 0 if session.problem is None else 1

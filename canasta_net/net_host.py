@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import math
 import os
 import random
 import time
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal
 
 from cryptography.hazmat.primitives import serialization
+from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall
 from twisted.internet.protocol import Factory
 from twisted.logger import Logger
@@ -39,6 +41,13 @@ from .seat import SeatSigner, keyed_seeds
 
 SlotKind = Literal["host", "player", "bot"]
 log = Logger()
+
+MAX_LEFT_REASON = 80  # characters of a leaving seat's own reason passed on to the others
+
+
+def printable(text: str, limit: int) -> str:
+    """``text`` without control characters (it goes to other players' terminals), cut short."""
+    return "".join(ch for ch in text if ch.isprintable())[:limit].strip()
 
 
 @dataclass
@@ -113,6 +122,7 @@ class Slot:
     generation: int = 0
     prompted: tuple[Any, ...] = ()
     wants_back: bool = False
+    left: str | None = None  # why the seat's player went away (told to the others); None: here
 
     @property
     def is_bot(self) -> bool:
@@ -157,6 +167,9 @@ class TableService:
         self.slots = [Slot(s, plan, plan.name) for s, plan in enumerate(config.seats)]
         self._pump_call: IDelayedCall | None = None
         self.finished = False
+        self.closed = False  # the host has left (``close``): nothing is played or held any more
+        self.closing_reason = ""  # what ``close`` told the seats
+        self.connections: set[HostConnection] = set()  # open connections, seated or not
         self._setup_slots()
         if table is not None:
             self._adopt_resumed_table(table)
@@ -242,16 +255,22 @@ class TableService:
         )
 
     def seat_summary(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "seat": s.seat,
-                "name": s.name or "(open)",
-                "bot": s.is_bot,
-                "connected": s.conn is not None or s.is_bot,
-                "taken": s.key is not None,
-            }
-            for s in self.slots
-        ]
+        return [self._seat_entry(s) for s in self.slots]
+
+    def _seat_entry(self, slot: Slot) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "seat": slot.seat,
+            "name": slot.name or "(open)",
+            "bot": slot.is_bot,
+            "connected": slot.conn is not None or slot.is_bot,
+            "taken": slot.key is not None,
+        }
+        if slot.left is not None:
+            entry["left"] = slot.left
+        if slot.hold is not None and slot.hold.active():
+            # whole seconds from now until a stand-in takes the held seat
+            entry["stand_in_in"] = math.ceil(max(0.0, slot.hold.getTime() - self.reactor.seconds()))
+        return entry
 
     @property
     def free_seats(self) -> int:
@@ -280,10 +299,10 @@ class TableService:
         if slot.local is not None and slot.player_key != key and slot.key == key:
             raise TableError("seat-is-local", "that key's seat is played by the host")
         if slot.conn is not None and slot.conn is not conn:
-            slot.conn.send({"t": "bye", "reason": "the same identity connected again"})
-            slot.conn.drop()
+            slot.conn.say_bye("the same identity connected again")
             slot.conn.seat = None
         slot.conn = conn
+        slot.left = None
         conn.seat = slot.seat
         if slot.hold is not None and slot.hold.active():
             slot.hold.cancel()
@@ -329,7 +348,11 @@ class TableService:
             "deal": self.config.deal,
         }
 
+    def connection_made(self, conn: HostConnection) -> None:
+        self.connections.add(conn)
+
     def connection_lost(self, conn: HostConnection) -> None:
+        self.connections.discard(conn)
         if conn.seat is None:
             return
         slot = self.slots[conn.seat]
@@ -337,21 +360,49 @@ class TableService:
         if slot.conn is not conn:
             return
         slot.conn = None
+        if self.closed:
+            return  # the host is leaving: nobody is held and nobody is left to tell
         if self.table is None:
             if slot.plan.kind == "player":
                 slot.key = None
                 slot.name = ""
+                slot.left = None
             self._broadcast_seats()
             return
-        if self.table.phase is not TablePhase.OVER and slot.local is None:
-            slot.hold = self.reactor.callLater(self.config.hold_seconds, self._stand_in, slot)
+        if self.table.phase is not TablePhase.OVER:
+            slot.left = slot.left or "connection lost"  # the others are told who went, and why
+            if slot.local is None:
+                slot.hold = self.reactor.callLater(self.config.hold_seconds, self._stand_in, slot)
         self._broadcast_seats()
+
+    def seat_says_bye(self, conn: HostConnection, reason: str) -> None:
+        """A seat's player leaves (its ``bye``): remember why, for the others, and close.
+
+        The seat is then held and stood in for exactly as for a lost connection."""
+        if conn.seat is not None and self.slots[conn.seat].conn is conn:
+            self.slots[conn.seat].left = printable(reason, MAX_LEFT_REASON) or "left"
+        conn.drop()
+
+    def close(self, reason: str) -> None:
+        """The host leaves: every open connection is told why (``bye``) and closed once that is
+        written. Nothing is played, held or stood in for afterwards; the log stays as it is."""
+        if not self.closed:
+            self.closed, self.closing_reason = True, reason
+        for slot in self.slots:
+            if slot.hold is not None and slot.hold.active():
+                slot.hold.cancel()
+            slot.hold = None
+        if self._pump_call is not None and self._pump_call.active():
+            self._pump_call.cancel()
+        self._pump_call = None
+        for conn in list(self.connections):
+            conn.say_bye(reason)
 
     def _stand_in(self, slot: Slot) -> None:
         """The held seat's time ran out: a bot takes it (or, mid-deal, the player forfeits)."""
         slot.hold = None
         table = self.table
-        if table is None or table.phase is TablePhase.OVER or slot.conn is not None:
+        if table is None or table.phase is TablePhase.OVER or slot.conn is not None or self.closed:
             return
         if not table.between_hands(slot.seat):
             # the seat's secrets for the hand left with the player: no stand-in can hold them
@@ -486,7 +537,7 @@ class TableService:
     def _pump(self) -> None:
         self._pump_call = None
         table = self.table
-        if table is None:
+        if table is None or self.closed:
             return
         if table.phase is TablePhase.OVER or (
             self.config.max_hands is not None
@@ -527,6 +578,8 @@ class TableService:
 
     def _local_turn(self, slot: Slot, need: str) -> None:
         table = self.table
+        if self.closed:
+            return  # queued before the host left: its log may be closed already
         if table is None or slot.local is None or table.needs(slot.seat) != need:
             self._schedule_pump()
             return
@@ -582,13 +635,19 @@ class TableService:
         self.finished = True
         for slot in self.slots:
             if slot.conn is not None:
-                slot.conn.send({"t": "bye", "reason": "the match is over"})
+                slot.conn.send_bye("the match is over")  # the seat closes the connection
         if self.events.on_finished and self.table is not None:
             self.events.on_finished(self.table)
 
     # ------------------------------------------------------------------ messages from seats
     def handle(self, conn: HostConnection, message: dict[str, Any]) -> None:
         t = message["t"]
+        if self.closed:
+            conn.say_bye(self.closing_reason)
+            return
+        if t == "bye":
+            self.seat_says_bye(conn, message["reason"])
+            return
         try:
             if t == "hello":
                 self.hello(conn, message)
@@ -678,15 +737,34 @@ class HostConnection(FrameProtocol):
         self.service = service
         self.key_source = key_source
         self.seat: int | None = None
+        self.said_bye = False
+        self.lost: Deferred[None] = Deferred()  # fires when the connection is gone
 
     def peer_key(self) -> bytes:
         return self.key_source(self.transport)
 
+    def send_bye(self, reason: str) -> None:
+        """Tell the seat why the host ends this connection (once per connection)."""
+        if not self.said_bye and not self.dropped:
+            self.said_bye = True
+            self.send({"t": "bye", "reason": reason})
+
+    def say_bye(self, reason: str) -> None:
+        """``send_bye``, then close once it is written (the transport flushes before closing)."""
+        self.send_bye(reason)
+        self.drop()
+
     def message_received(self, message: dict[str, Any]) -> None:
         self.service.handle(self, message)
 
+    def connectionMade(self) -> None:  # Twisted's name
+        super().connectionMade()
+        self.service.connection_made(self)
+
     def connectionLost(self, reason: Any = None) -> None:  # Twisted's name
         self.service.connection_lost(self)
+        if not self.lost.called:
+            self.lost.callback(None)
 
 
 class HostFactory(Factory):

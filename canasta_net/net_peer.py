@@ -88,6 +88,29 @@ def describe_record(record: StoredRecord, names: list[str]) -> str | None:
     return None
 
 
+def comings_and_goings(
+    before: list[dict[str, Any]], after: list[dict[str, Any]], own_seat: int | None
+) -> list[str]:
+    """Lines for people: which other seats' players left (and why) or came back, between two of
+    the host's seat summaries (``docs/wire-protocol.md``, ``seats``)."""
+    lines = []
+    for index, entry in enumerate(after):
+        if index == own_seat or not isinstance(entry, dict):
+            continue
+        old = before[index] if index < len(before) and isinstance(before[index], dict) else {}
+        left, was_left = entry.get("left"), old.get("left")
+        who = f"{entry.get('name')} (seat {index})"
+        if isinstance(left, str) and not isinstance(was_left, str):
+            line = f"{who} left ({left})"
+            wait = entry.get("stand_in_in")
+            if isinstance(wait, int) and not isinstance(wait, bool):
+                line += f"; a bot stands in after {wait} s unless they return"
+            lines.append(line)
+        elif left is None and isinstance(was_left, str):
+            lines.append(f"{who} is back")
+    return lines
+
+
 class PeerSession:
     """One seat's side of the table protocol (no I/O)."""
 
@@ -127,6 +150,7 @@ class PeerSession:
         self.problem: str | None = None  # set when the host was caught misbehaving
         self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
         self.blind: BlindSeat | None = None  # at a blind-dealt table: this seat's own cards
+        self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
 
     # ------------------------------------------------------------------ outgoing
     @property
@@ -146,6 +170,15 @@ class PeerSession:
         if self.password is not None:
             message["password"] = self.password
         return message
+
+    def quit(self, reason: str) -> dict[str, Any] | None:
+        """The player leaves the table: the ``bye`` to send the host (None if the session had
+        already ended). The host holds the seat, then a stand-in plays it; the others are told.
+        """
+        if self.done:
+            return None
+        self.done = True
+        return {"t": "bye", "reason": reason[: wire.MAX_TEXT]}
 
     # ------------------------------------------------------------------ incoming
     def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
@@ -167,6 +200,9 @@ class PeerSession:
             self.names = [s["name"] for s in message["seats"]]
             taken = sum(1 for s in message["seats"] if s["taken"])
             self.player.event(f"seats taken: {taken} of {len(message['seats'])}")
+            for line in comings_and_goings(self.seats, message["seats"], self.seat):
+                self.player.event(line)
+            self.seats = message["seats"]
         elif t == "error":
             self.player.event(f"refused ({message['code']}): {message['message']}")
         elif t == "bye":
@@ -434,19 +470,25 @@ class PeerSession:
 
 
 class PeerProtocol(FrameProtocol):
-    def __init__(self, session: PeerSession) -> None:
+    def __init__(self, session: PeerSession, factory: PeerFactory | None = None) -> None:
         self.session = session
+        self.peer_factory = factory
 
     def connectionMade(self) -> None:  # Twisted's name
         super().connectionMade()
+        if self.peer_factory is not None:
+            self.peer_factory.current = self
         self.send(self.session.hello())
 
     def message_received(self, message: dict[str, Any]) -> None:
         self.session.handle(message, self.send)
         if self.session.done:
             self.drop()
+            self._session_over()
 
     def connectionLost(self, reason: Failure = connectionDone) -> None:  # Twisted's name
+        if self.peer_factory is not None and self.peer_factory.current is self:
+            self.peer_factory.current = None
         if reason.check(TLSIdentityError) and not self.session.done:
             # not the host we meant: retrying cannot help, so stop and say why
             self.session.done = True
@@ -455,27 +497,63 @@ class PeerProtocol(FrameProtocol):
             self.session.player.finished(f"connection refused: {reason.value}")
         elif not self.session.done:
             self.session.player.event("connection to the host lost; reconnecting")
+        if self.session.done:
+            self._session_over()
+
+    def _session_over(self) -> None:
+        if self.peer_factory is not None and self.peer_factory.over is not None:
+            self.peer_factory.over()
 
 
 class PeerFactory(Factory):
-    def __init__(self, session: PeerSession) -> None:
+    def __init__(self, session: PeerSession, over: Callable[[], object] | None = None) -> None:
         self.session = session
+        self.over = over  # called once the session has ended: no reconnecting after that
+        self.current: PeerProtocol | None = None  # the open connection, if any
 
     def buildProtocol(self, addr: Any) -> PeerProtocol:  # Twisted's name
-        protocol = PeerProtocol(self.session)
+        protocol = PeerProtocol(self.session, self)
         protocol.factory = self
         return protocol
 
 
+class SeatClient(ClientService):
+    """A seat's connection to its host: reconnects with backoff until the session ends (the
+    host's ``bye``, the match over, the seat leaving or refusing the host), then stops for good.
+    """
+
+    def __init__(
+        self, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0, clock: Any = None
+    ) -> None:
+        self.session = session
+        self.peer_factory = PeerFactory(session, self._session_over)
+        super().__init__(
+            endpoint,
+            self.peer_factory,
+            retryPolicy=backoffPolicy(initialDelay=0.3, maxDelay=max_delay),
+            clock=clock,
+        )
+
+    def _session_over(self) -> None:
+        if self.running:
+            self.stopService()
+
+    def leave(self, reason: str) -> Deferred[None]:
+        """The player leaves: say ``bye`` to the host if connected, then close the connection
+        once that is written. Fires when the connection is closed. A seat whose session already
+        ended (the host said bye first) just stops."""
+        message = self.session.quit(reason)
+        protocol = self.peer_factory.current
+        if message is not None and protocol is not None and not protocol.dropped:
+            protocol.send(message)
+        return self.stopService()
+
+
 def connect_with_retry(
     reactor: Any, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0
-) -> ClientService:
-    """Connect, and reconnect with exponential backoff until the match is over."""
-    service = ClientService(
-        endpoint,
-        PeerFactory(session),
-        retryPolicy=backoffPolicy(initialDelay=0.3, maxDelay=max_delay),
-    )
+) -> SeatClient:
+    """Connect, and reconnect with exponential backoff until the session ends."""
+    service = SeatClient(endpoint, session, max_delay=max_delay, clock=reactor)
     service.startService()
     return service
 
@@ -485,6 +563,8 @@ __all__ = [
     "PeerProtocol",
     "PeerSession",
     "Player",
+    "SeatClient",
+    "comings_and_goings",
     "connect_with_retry",
     "describe_record",
 ]

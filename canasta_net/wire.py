@@ -71,10 +71,11 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     },
     "seats": {"seats": _LIST},
     "error": {"code": (str, 64), "message": _S},
+    # both ways: the host ends the connection, or a seat's player leaves the table
     "bye": {"reason": _S},
 }
 
-PEER_TO_HOST: Final = frozenset({"hello", "commit", "reveal", "act", "checkpoint"})
+PEER_TO_HOST: Final = frozenset({"hello", "commit", "reveal", "act", "checkpoint", "bye"})
 HOST_TO_PEER: Final = frozenset({"welcome", "record", "view", "turn", "seats", "error", "bye"})
 NEEDS: Final = frozenset(
     {

@@ -38,15 +38,19 @@ def _no_stray_processes() -> Iterator[None]:
             proc.wait()
 
 
-def _start(args: list[str], out: Path) -> subprocess.Popen[bytes]:
+def _start(
+    args: list[str], out: Path, *, stdin: int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         [*CLI, *args],
         stdout=out.open("wb"),
         stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
+        stdin=stdin,
         env=env,
     )
+    _STARTED.append(proc)
+    return proc
 
 
 def _wait_for(path: Path, pattern: str, proc: subprocess.Popen[bytes], seconds: float = 30) -> str:
@@ -337,3 +341,52 @@ def test_blind_match_across_processes(tmp_path: Path) -> None:
     data = (tmp_path / "host.cnlog").read_bytes()
     for needle in _labels_and_points("classic"):
         assert needle not in data
+
+
+@pytest.mark.parametrize("how", ["quit", "SIGTERM", "SIGINT"])
+def test_a_host_that_leaves_tells_the_seats_and_they_exit(tmp_path: Path, how: str) -> None:
+    """The host's person types ``quit`` (or the host process is stopped) mid-match: the joiner
+    hears why in a ``bye``, prints it and exits at once, without trying to reconnect."""
+    host_out = tmp_path / "host.out"
+    host = _start(
+        [
+            "host",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-announce",
+            "--players",
+            "2",
+            "--player-name",
+            "hostess",
+            "--identity",
+            str(tmp_path / "host.pem"),
+            "--log",
+            str(tmp_path / "host.cnlog"),
+        ],
+        host_out,
+        stdin=subprocess.PIPE,
+    )
+    line = _wait_for(host_out, r"listening on 127\.0\.0\.1:\d+; host fingerprint [a-z0-9-]+", host)
+    port = int(re.search(r":(\d+);", line).group(1))  # type: ignore[union-attr]
+    seat, seat_out = _join(tmp_path, "alice", port, line.rsplit(" ", 1)[1], tmp_path / "a.cnlog")
+    _wait_for(seat_out, r"hand 1 is dealt", seat)
+    _wait_for(host_out, r"Your move", host)  # the match waits for the host's person
+    if how == "quit":
+        assert host.stdin is not None
+        host.stdin.write(b"quit\n")
+        host.stdin.flush()
+        reason = "the host quit"
+    else:
+        host.send_signal(getattr(signal, how))
+        reason = "the host was stopped"
+    try:
+        assert seat.wait(10) == 0, _outputs(host_out, seat_out)
+        assert host.wait(10) == 0, _outputs(host_out, seat_out)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(_outputs(host_out, seat_out)) from None
+    said = seat_out.read_text()
+    assert f"finished: {reason}" in said, said
+    assert "reconnecting" not in said, said
+    assert replay_log((tmp_path / "a.cnlog").read_bytes()).result is None  # stopped mid-match

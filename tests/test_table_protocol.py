@@ -48,7 +48,7 @@ from canasta_net.net_host import (
     TableService,
     derived_identity,
 )
-from canasta_net.net_peer import PeerSession
+from canasta_net.net_peer import PeerSession, SeatClient
 from canasta_net.players import BotPlayer
 from canasta_net.rules import RuleSet, preset
 from canasta_net.seat import SeatSigner
@@ -691,7 +691,7 @@ def test_bytes_that_are_not_a_msgpack_map_drop_only_that_connection(body: bytes)
         ({"t": "checkpoint", "hand": True, "sig": b"s" * 64}, "bad-message"),  # a bool
         ({"t": "reveal", "act": b"x", "asig": b"s"}, "bad-message"),  # no seed
         ({"t": "welcome", "version": 1, "seat": 1, "table": {}, "aseq": 0, "head": b""}, None),
-        ({"t": "bye", "reason": "I am the host now"}, None),
+        ({"t": "seats", "seats": []}, None),
     ],
 )
 def test_off_schema_messages_get_an_error_and_the_connection_lives(
@@ -1562,3 +1562,180 @@ def test_blind_stand_in_between_hands_plays_on_and_the_player_reclaims() -> None
     verify_log(h.log_bytes())
     replay_log(h.log_bytes())
     check_logs(h, alice)
+
+
+# --------------------------------------------------------------------------- leaving
+
+
+def test_a_host_that_closes_says_bye_to_every_connection_then_closes_it() -> None:
+    """``close`` (the host's quit, or its process stopping): each open connection, seated or
+    not, gets one ``bye`` with the reason, written before the connection is closed; nothing is
+    held, stood in for or played afterwards."""
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    lurker = stranger(h)  # connected, no hello yet
+    records = len(h.table.history)
+    h.service.close("the host quit")
+    for peer in (alice, bob, lurker):
+        assert peer.transport is not None
+        assert peer.transport.messages[-1] == {"t": "bye", "reason": "the host quit"}
+        assert peer.closing  # closed after the bye (a transport writes out before it closes)
+    late = signer_for(h, bob).action(h.table.hand_no, "draw")  # sent before bob read the bye
+    assert inject(h, bob, act_message(*late)) == [] and len(h.table.history) == records
+    assert h.run(hold=(bob,)) is None  # alice reads her bye and lets go; the host drops the rest
+    assert alice.session.done and alice.session.problem is None
+    assert alice.events[-1] == "finished: the host quit"
+    for peer in (bob, lurker):
+        if peer.conn is not None:
+            peer.drop()
+    assert h.service.connections == set()
+    h.clock.advance(HOLD * 2)
+    h.run()
+    assert len(h.table.history) == records and seat_keys(h) == []
+    assert not h.clock.getDelayedCalls()
+
+
+def test_a_close_after_the_match_adds_no_second_bye() -> None:
+    h, alice, bob = short_match()
+    h.run_to_end()
+    for peer in (alice, bob):  # seats that have not yet closed their end
+        if peer.conn is None:
+            peer.connect()
+    h.run()
+    h.service.close("the host quit")
+    for peer in (alice, bob):
+        byes = [m["reason"] for m in peer.received if m["t"] == "bye"]
+        assert byes and set(byes) == {"the match is over"}, byes
+        assert peer.closing
+
+
+def test_a_seat_that_quits_is_held_then_stood_in_for_and_the_others_are_told() -> None:
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("act", bob)))
+    bye = bob.session.quit("quit")
+    assert bye == {"t": "bye", "reason": "quit"} and bob.session.done
+    assert bob.session.quit("again") is None  # said once
+    records = len(h.table.history)
+    assert inject(h, bob, bye) == []  # no refusal: the host closes the connection
+    assert bob.closing
+    bob.drop()
+    assert h.run() is None and len(h.table.history) == records
+    seats = [m for m in alice.received if m["t"] == "seats"][-1]["seats"]
+    assert seats[2]["left"] == "quit" and seats[2]["stand_in_in"] == HOLD
+    assert "bob (seat 2) left (quit); a bot stands in after 30 s unless they return" in (
+        alice.events
+    )
+    h.clock.advance(HOLD / 2)
+    assert h.service.seat_summary()[2]["stand_in_in"] == HOLD / 2  # counts down
+    h.clock.advance(HOLD / 2)  # the hold runs out: a stand-in plays on
+    assert seat_keys(h) == [(2, stand_in_key(2))]
+    summary = h.service.seat_summary()[2]
+    assert summary["left"] == "quit" and "stand_in_in" not in summary
+    h.run_to_end()
+    check_logs(h, alice)
+
+
+def test_the_others_hear_a_seat_drop_and_come_back() -> None:
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    bob.drop()
+    bob.pending.clear()
+    h.run()
+    assert "bob (seat 2) left (connection lost); a bot stands in after 30 s unless they return" in (
+        alice.events
+    )
+    h.clock.advance(10)
+    reconnect(bob)
+    h.run()
+    assert "bob (seat 2) is back" in alice.events
+    assert "left" not in h.service.seat_summary()[2]
+    assert not any("left" in line or "is back" in line for line in bob.events)
+    finish_and_check(h, alice, bob)
+
+
+def test_a_seats_reason_reaches_the_others_without_control_characters() -> None:
+    h, alice, bob = short_match()
+    stopped(h.run(turn_for("act", bob)))
+    inject(h, bob, {"t": "bye", "reason": "\x1b[2J\x07gone " + "x" * 500})
+    bob.drop()
+    h.run()
+    left = h.service.seat_summary()[2]["left"]
+    assert left.startswith("[2Jgone x") and len(left) <= 80 and left.isprintable()
+    assert any(line.startswith(f"bob (seat 2) left ({left});") for line in alice.events)
+
+
+def test_a_bye_before_the_match_frees_the_seat() -> None:
+    h = Harness(config(players=3))
+    alice = h.remote("alice")
+    h.run()
+    inject(h, alice, {"t": "bye", "reason": "quit"})
+    assert alice.closing
+    alice.drop()
+    assert h.service.seat_summary()[1] == {
+        "seat": 1,
+        "name": "(open)",
+        "bot": False,
+        "connected": False,
+        "taken": False,
+    }
+
+
+class FakeEndpoint:
+    """Connects each attempt to a fresh in-memory transport (counting the attempts)."""
+
+    def __init__(self) -> None:
+        self.transports: list[Any] = []
+
+    def connect(self, factory: Any) -> Any:
+        from twisted.internet.defer import succeed
+        from twisted.internet.testing import StringTransportWithDisconnection
+
+        protocol = factory.buildProtocol(None)
+        transport = StringTransportWithDisconnection()  # type: ignore[no-untyped-call]
+        transport.protocol = protocol
+        protocol.makeConnection(transport)
+        self.transports.append(transport)
+        return succeed(protocol)
+
+
+def seat_client(h: Harness) -> tuple[SeatClient, FakeEndpoint, list[str]]:
+    events: list[str] = []
+    player = RecordingBot(events, random.Random(1), lambda: None)
+    session = PeerSession(Identity.from_seed(b"client test"), player, name="carol")
+    endpoint = FakeEndpoint()
+    client = SeatClient(endpoint, session, clock=h.clock)
+    client.startService()
+    assert len(endpoint.transports) == 1
+    return client, endpoint, events
+
+
+def test_a_seat_client_stops_for_good_after_the_hosts_bye() -> None:
+    h = Harness(config())
+    client, endpoint, events = seat_client(h)
+    protocol = client.peer_factory.current
+    assert protocol is not None
+    bye = frame({"t": "bye", "reason": "the host quit"})
+    protocol.dataReceived(bye)  # type: ignore[no-untyped-call]
+    assert events == ["finished: the host quit"]
+    assert not client.running and not endpoint.transports[0].connected
+    h.clock.advance(600)
+    assert len(endpoint.transports) == 1, "no reconnecting after a bye"
+    assert not any("reconnecting" in e for e in events)
+
+
+def test_a_seat_client_that_leaves_says_bye_then_closes() -> None:
+    h = Harness(config())
+    client, endpoint, events = seat_client(h)
+    assert events == []
+    transport = endpoint.transports[0]
+    before = len(transport.value())
+    stopped_ = client.leave("quit")
+    assert stopped_.called and not client.running
+    frames = split_frames(bytearray(transport.value()[before:]))
+    assert [wire.decode(f) for f in frames] == [{"t": "bye", "reason": "quit"}]
+    assert not transport.connected
+    h.clock.advance(600)
+    assert len(endpoint.transports) == 1
+    assert client.leave("quit").called  # again: nothing more to say
+    assert len(transport.value()) == before + len(frame({"t": "bye", "reason": "quit"}))
