@@ -21,10 +21,11 @@ from canasta_net.eventlog import Header, LogSource
 from canasta_net.games import CANASTA
 from canasta_net.identity import fingerprint
 from canasta_net.log_replay import HandReplay, Replayer
+from canasta_net.records import shown_number
 
 from .checking import LogCheck
 from .findings import STAGE_FORMAT, UNSUPPORTED_CODES, Failure, io_failure
-from .wording import capital, hand_noun, result_text, seat_name
+from .wording import capital, hand_name, hand_noun, result_text, seat_name
 
 AUDIT_FORMAT: Final = "canasta-replay/audit/1"
 
@@ -242,9 +243,14 @@ def _result_text(replayer: Replayer) -> str:
 
 
 def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
-    """Where an unfinished log stops, in words, and how much of it could not be checked."""
+    """Where an unfinished log stops, in words, and how much of it could not be checked.
+
+    ``hand`` is the log's number of the hand it stops in (from 0); the sentence counts hands and
+    turns as people do, from 1.
+    """
     hand, players = replayer.hand_no, replayer.rules.players
     noun = hand_noun(replayer.game)
+    this_hand = hand_name(replayer.game, hand)
     current = replayer.current
     pending = replayer.pending
     if replayer.forfeit is not None:
@@ -252,31 +258,34 @@ def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
     elif replayer.commitments is None:
         if not replayer.commits:
             stage = "between-hands"
-            reason = f"the log stops after {noun} {hand - 1}'s checkpoint, before {noun} {hand}."
+            reason = (
+                f"the log stops after {hand_name(replayer.game, hand - 1)}'s checkpoint, "
+                f"before {this_hand}."
+            )
             if hand == 0:
                 reason = f"the log stops before the first {noun}."
         else:
             stage = "committing"
             reason = (
-                f"the log stops while {noun} {hand} is being dealt "
+                f"the log stops while {this_hand} is being dealt "
                 f"({len(replayer.commits)} of {players} commitments)."
             )
     elif current is None or (current.state is None and not pending):
         stage = "revealing"
-        reason = f"the log stops while {noun} {hand}'s seeds are being revealed."
+        reason = f"the log stops while {this_hand}'s seeds are being revealed."
     elif pending:
         stage = "playing"
         reason = (
-            f"the log stops during {noun} {hand}; its last {pending} records cannot be checked in "
+            f"the log stops during {this_hand}; its last {pending} records cannot be checked in "
             f"this copy until the {noun}'s seeds are published."
         )
     elif current.state is not None and not current.state.is_over:
         stage = "playing"
-        reason = f"the log stops during {noun} {hand}, at turn {current.state.turn_no}."
+        reason = f"the log stops during {this_hand}, at turn {shown_number(current.state.turn_no)}."
     elif not replayer.seeds_published:
         stage = "hand-over"
-        reason = f"the log stops after {noun} {hand} ended, before its seeds were published."
+        reason = f"the log stops after {this_hand} ended, before its seeds were published."
     else:
         stage = "checkpointing"
-        reason = f"the log stops before {noun} {hand}'s checkpoint was signed."
+        reason = f"the log stops before {this_hand}'s checkpoint was signed."
     return {"hand": hand, "stage": stage, "unverified_records": pending, "reason": reason}
