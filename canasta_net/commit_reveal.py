@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from canasta_net import shuffle
+from canasta_net.records import shown_number
 from canasta_net.shuffle import COMMITMENT_SIZE, MAX_SEATS, SEED_SIZE
 
 
@@ -123,7 +124,7 @@ class HandNumberReused(DealError):
     code = "hand-number-reused"
 
     def __init__(self, hand_no: int) -> None:
-        super().__init__(f"hand {hand_no} has already been dealt at this table")
+        super().__init__(f"hand {shown_number(hand_no)} has already been dealt at this table")
         self.hand_no = hand_no
 
 
@@ -229,7 +230,8 @@ class DealRound:
             seats = ", ".join(str(seat) for seat in self.forfeited_seats)
             noun = "seat" if len(self._forfeited) == 1 else "seats"
             raise WrongPhase(
-                self._phase, f"the deal of hand {self.hand_no} was forfeited by {noun} {seats}"
+                self._phase,
+                f"the deal of hand {shown_number(self.hand_no)} was forfeited by {noun} {seats}",
             )
 
     def add_commitment(self, seat: int, commitment: bytes) -> None:

@@ -74,11 +74,11 @@ def describe_record(record: StoredRecord, names: list[str]) -> str | None:
     if kind == R.CHAT and act is not None:
         return f"{who(act['seat'])} says: {act.get('text')}"
     if kind == R.DEAL:
-        return f"hand {f.get('hand', 0) + 1} is dealt"
+        return f"hand {R.shown_number(f.get('hand', 0))} is dealt"
     if kind == R.HAND_END:
         went = f.get("went_out")
         how = f"{who(went)} went out" if isinstance(went, int) else str(f.get("reason"))
-        return f"hand {f.get('hand', 0) + 1} over: {how}; totals {f.get('totals')}"
+        return f"hand {R.shown_number(f.get('hand', 0))} over: {how}; totals {f.get('totals')}"
     if kind == R.MATCH_END:
         return f"match over: winner team {f.get('winner')}, totals {f.get('totals')}"
     if kind == R.FORFEIT:
@@ -339,8 +339,9 @@ class PeerSession:
         assert blind is not None and signer is not None
         if blind.lost_secrets(hand):
             self._leave(
-                f"cannot play hand {hand + 1}: this seat's secrets for it are lost (the process "
-                "that drew them ended and no seed store kept them); the table records a forfeit"
+                f"cannot play hand {R.shown_number(hand)}: this seat's secrets for it are lost "
+                "(the process that drew them ended and no seed store kept them); the table "
+                "records a forfeit"
             )
             return
         if need == "act":
@@ -426,7 +427,7 @@ class PeerSession:
             msg = message.get("msg", b"")
             reason = self._checkpoint_problem(msg, hand)
             if reason:
-                self._misbehaving(f"refusing to sign hand {hand}: {reason}")
+                self._misbehaving(f"refusing to sign hand {R.shown_number(hand)}: {reason}")
                 return
             send({"t": "checkpoint", "hand": hand, "sig": signer.sign_checkpoint(msg)})
 

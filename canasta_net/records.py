@@ -49,6 +49,17 @@ SALT_SIZE: Final = 16
 DEAL_MODES: Final = ("commit-reveal", "blind")
 
 
+def shown_number(number: int) -> int:
+    """The number a person reads for a hand, a turn or a May I? deal that the log and the engine
+    count from 0 (the log's ``hand`` field, the engine's ``turn_no``, a deal state's ``deal``).
+
+    Everything people read (the client, the host's printout, refusals, ``canasta-replay``'s
+    sentences and positions) counts as players do: the first hand is hand 1. The log's fields and
+    the wire keep counting from 0.
+    """
+    return number + 1
+
+
 class MessageError(ValueError):
     """A seat's message is malformed; ``code`` is stable."""
 

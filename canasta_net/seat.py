@@ -37,7 +37,7 @@ class SeedLost(Exception):
 
     def __init__(self, hand: int) -> None:
         super().__init__(
-            f"the seed this seat committed to for hand {hand + 1} is lost "
+            f"the seed this seat committed to for hand {R.shown_number(hand)} is lost "
             "(the process that drew it ended and no seed store kept it)"
         )
         self.hand = hand

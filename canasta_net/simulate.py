@@ -12,6 +12,7 @@ from typing import Any
 from .bots import NoLegalAction
 from .errors import IllegalAction
 from .games import game_of_rules
+from .records import shown_number
 from .selfplay import play_to_end
 from .state import HandState
 
@@ -99,11 +100,13 @@ def simulate(
                 raise AssertionError("cards not conserved")
         except NoLegalAction as e:
             report.stalls += 1
-            report.error_samples.append(f"hand {report.hands}: stall: {e}")
+            report.error_samples.append(f"hand {shown_number(report.hands)}: stall: {e}")
             match = game.new_match()
         except (IllegalAction, AssertionError, ValueError) as e:
             report.errors += 1
-            report.error_samples.append(f"hand {report.hands}: {type(e).__name__}: {e}")
+            report.error_samples.append(
+                f"hand {shown_number(report.hands)}: {type(e).__name__}: {e}"
+            )
             match = game.new_match()
         else:
             match.record_hand(state)

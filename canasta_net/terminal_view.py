@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .records import shown_number
+
 HELP = """\
 Actions (cards as KH, 10S or TS, JK):
   draw                      draw from the stock
@@ -39,7 +41,7 @@ def render_view(view: dict[str, Any]) -> str:
     seats = view.get("seats") or []
     scores = view.get("scores") or []
     state = view.get("state")
-    title = f"== {view.get('table', 'table')} == hand {int(view.get('hand_no', 0)) + 1}"
+    title = f"== {view.get('table', 'table')} == hand {shown_number(int(view.get('hand_no', 0)))}"
     lines.append(f"{title}   scores: " + "  ".join(f"team {t}: {s}" for t, s in enumerate(scores)))
     if state is None:
         lines.append(f"({view.get('phase', 'waiting')})")
@@ -89,7 +91,7 @@ def _may_i_lines(state: dict[str, Any], seats: list[dict[str, Any]]) -> list[str
     """May I?: the contract, each seat's melds and buys, the discard, your hand."""
     me = state["seat"]
     lines = [
-        f"  deal {state['deal'] + 1}, contract: {state['contract']}"
+        f"  deal {shown_number(state['deal'])}, contract: {state['contract']}"
         f"{'' if state['discard_out'] else ' (the last card must be melded)'}"
     ]
     for s, info in enumerate(seats):

@@ -9,7 +9,9 @@ its author.
 The sidecar (``GAME.cnlog.annotations.json``, format ``canasta-replay/annotations/1``, documented in
 ``docs/replay.md``) names the hash of the log's header record, and each annotation the hash of its
 record, so that annotations can never silently move to another game or another record: loading them
-against a log whose hashes differ is refused.
+against a log whose hashes differ is refused. An annotation names its record by number and hash,
+never by hand or turn, so the way hands and turns are numbered for people does not touch the
+binding; only the sentence stored with a what-if line names a turn (see ``SUMMARY_COUNTS_FROM``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from canasta_net.cards import CardParseError, face_text, parse_faces
+from canasta_net.records import shown_number
 
 from .errors import AnnotationError, AnnotationMismatch
 from .timeline import Timeline
@@ -34,6 +37,10 @@ MAX_COMMENT: Final = 10_000
 MAX_AUTHOR: Final = 100
 MAX_CARDS: Final = 40
 MAX_LINE: Final = 200
+#: How a what-if outcome's ``summary`` counts turns: from 1, as people do. Files written before
+#: every tool counted from 1 have no ``counts_from``: their summaries count from 0 and are
+#: renumbered when read (``_renumbered_outcome``).
+SUMMARY_COUNTS_FROM: Final = 1
 
 #: PGN's glyphs and their numeric annotation glyphs (NAG 1-6).
 GLYPHS: Final = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
@@ -350,7 +357,7 @@ def _annotation_from_dict(item: Any, where: str, bad: _Bad) -> Annotation:
             or not isinstance(outcome, dict)
         ):
             raise bad(f"{where}: 'line' needs a list of actions and an outcome object")
-        what_if = WhatIfLine(tuple(actions), outcome)
+        what_if = WhatIfLine(tuple(actions), _renumbered_outcome(outcome, where, bad))
     return Annotation(
         id=annotation_id,
         record=record,
@@ -362,6 +369,27 @@ def _annotation_from_dict(item: Any, where: str, bad: _Bad) -> Annotation:
         cards=card_texts,
         line=what_if,
     )
+
+
+def _renumbered_outcome(outcome: dict[str, Any], where: str, bad: _Bad) -> dict[str, Any]:
+    """A what-if outcome whose ``summary`` counts turns from 1.
+
+    An outcome written before the tools counted from 1 has no ``counts_from``, and its summary of
+    a line that leaves the hand going on names the engine's turn number (``... goes on: turn 31,
+    ...`` for ``turn`` 31); that number is shown as people count it (turn 32), so that old and new
+    files read alike. Other summaries name no hand or turn number.
+    """
+    counts_from = outcome.get("counts_from", 0)
+    if counts_from == SUMMARY_COUNTS_FROM:
+        return outcome
+    if counts_from != 0:
+        raise bad(f"{where}: 'counts_from' must be 0 or {SUMMARY_COUNTS_FROM}")
+    renumbered = {**outcome, "counts_from": SUMMARY_COUNTS_FROM}
+    turn, summary = outcome.get("turn"), outcome.get("summary")
+    if isinstance(turn, int) and not isinstance(turn, bool) and isinstance(summary, str):
+        old, new = f" goes on: turn {turn}, ", f" goes on: turn {shown_number(turn)}, "
+        renumbered["summary"] = summary.replace(old, new, 1)
+    return renumbered
 
 
 def _check_text(value: str, name: str, limit: int) -> None:

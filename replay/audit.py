@@ -21,10 +21,11 @@ from canasta_net.eventlog import Header, LogSource
 from canasta_net.games import CANASTA
 from canasta_net.identity import fingerprint
 from canasta_net.log_replay import HandReplay, Replayer
+from canasta_net.records import shown_number
 
 from .checking import LogCheck
 from .findings import STAGE_FORMAT, UNSUPPORTED_CODES, Failure, io_failure
-from .wording import capital, hand_noun, result_text, seat_name
+from .wording import capital, hand_name, hand_noun, result_text, seat_name
 
 AUDIT_FORMAT: Final = "canasta-replay/audit/1"
 
@@ -242,9 +243,14 @@ def _result_text(replayer: Replayer) -> str:
 
 
 def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
-    """Where an unfinished log stops, in words, and how much of it could not be checked."""
+    """Where an unfinished log stops, in words, and how much of it could not be checked.
+
+    ``hand`` is the log's number of the hand it stops in (from 0); the sentence counts hands and
+    turns as people do, from 1.
+    """
     hand = replayer.hand_no
     noun = hand_noun(replayer.game)
+    this_hand = hand_name(replayer.game, hand)
     current = replayer.current
     pending = replayer.pending
     hand_stage, progress = replayer.hand.stage()
@@ -252,30 +258,33 @@ def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
         stage, reason = "forfeit", "a seat forfeited but the log has no match-end record."
     elif hand_stage == "not-started":
         stage = "between-hands"
-        reason = f"the log stops after {noun} {hand - 1}'s checkpoint, before {noun} {hand}."
+        reason = (
+            f"the log stops after {hand_name(replayer.game, hand - 1)}'s checkpoint, "
+            f"before {this_hand}."
+        )
         if hand == 0:
             reason = f"the log stops before the first {noun}."
     elif hand_stage == "dealing":
         stage = "committing"
-        reason = f"the log stops while {noun} {hand} is being dealt ({progress})."
+        reason = f"the log stops while {this_hand} is being dealt ({progress})."
     elif hand_stage == "revealing" and not replayer.hand_over:
         stage = "revealing"
-        reason = f"the log stops while {noun} {hand}'s seeds are being revealed ({progress})."
+        reason = f"the log stops while {this_hand}'s seeds are being revealed ({progress})."
     elif pending:
         stage = "playing"
         reason = (
-            f"the log stops during {noun} {hand}; its last {pending} records cannot be checked in "
+            f"the log stops during {this_hand}; its last {pending} records cannot be checked in "
             f"this copy until the {noun}'s seeds are published."
         )
     elif hand_stage == "playing":
         stage = "playing"
         state = replayer.hand.state if current is None or current.state is None else current.state
-        turn = "" if state is None else f", at turn {state.turn_no}"
-        reason = f"the log stops during {noun} {hand}{turn}."
+        turn = "" if state is None else f", at turn {shown_number(state.turn_no)}"
+        reason = f"the log stops during {this_hand}{turn}."
     elif not replayer.seeds_published:
         stage = "hand-over"
-        reason = f"the log stops after {noun} {hand} ended, before its seeds were published."
+        reason = f"the log stops after {this_hand} ended, before its seeds were published."
     else:
         stage = "checkpointing"
-        reason = f"the log stops before {noun} {hand}'s checkpoint was signed."
+        reason = f"the log stops before {this_hand}'s checkpoint was signed."
     return {"hand": hand, "stage": stage, "unverified_records": pending, "reason": reason}

@@ -18,6 +18,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from canasta_net import __version__
+from canasta_net.records import shown_number
 
 from .annotations import (
     AnnotationSet,
@@ -40,7 +41,7 @@ from .stepper import HELP, Stepper
 from .timeline import Timeline, load_timeline
 from .views import ALL, PUBLIC, SEAT, Perspective
 from .whatif import play_line, split_line
-from .wording import count, hand_noun
+from .wording import count, hand_name, hand_noun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -356,8 +357,8 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
             step = timeline.steps[annotation.record]
             place = f"record {annotation.record}"
             if step.hand is not None:
-                place += f", {hand_noun(timeline.game)} {step.hand}"
-                place += f" turn {step.turn}" if step.turn is not None else ""
+                place += f", {hand_name(timeline.game, step.hand)}"
+                place += f" turn {shown_number(step.turn)}" if step.turn is not None else ""
             click.echo(f"{place} ({step.kind}):")
             previous = annotation.record
         click.echo("\n".join(render_annotation(annotation)))

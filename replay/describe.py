@@ -23,6 +23,7 @@ from .timeline import Step, Timeline
 from .views import Perspective, public_view
 from .wording import (
     capital,
+    hand_name,
     hand_noun,
     points_text,
     result_text,
@@ -38,7 +39,7 @@ def _cards(state: Any, cards: list[int]) -> str:
 def describe_step(timeline: Timeline, step: Step, perspective: Perspective) -> str:
     header = timeline.header
     kind, hand = step.kind, step.hand
-    noun = hand_noun(timeline.game)
+    this_hand = hand_name(timeline.game, hand)
     who = seat_name(header, step.author) if step.author is not None else "the host"
     if step.record == 0:
         host = seat_name(header, header.host)
@@ -46,16 +47,16 @@ def describe_step(timeline: Timeline, step: Step, perspective: Perspective) -> s
             " (insecure test seeds)." if header.insecure else "."
         )
     if kind == R.COMMIT:
-        return f"{capital(who)} commits to its seed for {noun} {hand}."
+        return f"{capital(who)} commits to its seed for {this_hand}."
     if kind == R.COMMITMENTS:
         minimums = "/".join(str(m) for m in step.info.get("minimums") or [])
         dealer = step.info.get("dealer")
         dealer_text = seat_name(header, dealer) if isinstance(dealer, int) else "?"
-        return f"The host fixes {noun} {hand}'s commitments: dealer {dealer_text}" + (
+        return f"The host fixes {this_hand}'s commitments: dealer {dealer_text}" + (
             f", initial-meld minimums {minimums}." if minimums else "."
         )
     if kind == R.REVEAL:
-        return f"{capital(who)} reveals its seed for {noun} {hand} to the host."
+        return f"{capital(who)} reveals its seed for {this_hand} to the host."
     if kind == R.DEAL:
         return _describe_deal(timeline, step, perspective, hand)
     if kind == R.ACTION:
@@ -64,12 +65,12 @@ def describe_step(timeline: Timeline, step: Step, perspective: Perspective) -> s
         return _describe_hand_end(timeline, step)
     if kind == R.SEEDS:
         return (
-            f"{capital(noun)} {hand}'s seeds are published: its whole deal can now be checked by "
+            f"{capital(this_hand)}'s seeds are published: its whole deal can now be checked by "
             "anyone."
         )
     if kind == R.CHECKPOINT:
         signers = ", ".join(str(s) for s in step.info.get("signers") or [])
-        return f"The result of {noun} {hand} is signed by seats {signers}."
+        return f"The result of {this_hand} is signed by seats {signers}."
     if kind == R.MATCH_END:
         return _describe_match_end(timeline, step)
     if kind == R.FORFEIT:
@@ -84,16 +85,16 @@ def describe_step(timeline: Timeline, step: Step, perspective: Perspective) -> s
 def _describe_deal(
     timeline: Timeline, step: Step, perspective: Perspective, hand: int | None
 ) -> str:
-    noun = capital(hand_noun(timeline.game))
+    noun = hand_noun(timeline.game)
+    this_hand = capital(hand_name(timeline.game, hand))
     state = step.state
     if state is None:
         return (
-            f"{noun} {hand} is dealt (this copy cannot show it until the {noun.lower()}'s seeds "
-            "are public)."
+            f"{this_hand} is dealt (this copy cannot show it until the {noun}'s seeds are public)."
         )
     top = state.pile_top
     text = (
-        f"{noun} {hand} is dealt: {len(state.stock)} cards in the stock, "
+        f"{this_hand} is dealt: {len(state.stock)} cards in the stock, "
         f"{face_text(top) if top is not None else 'no card'} turned up"
     )
     contract = public_view(timeline.game, state).get("contract")
@@ -209,8 +210,7 @@ def _describe_hand_end(timeline: Timeline, step: Step) -> str:
             f"{side_name(game, header, side)} {points_text(game, score.get('total', 0))} "
             f"(total {total})"
         )
-    noun = capital(hand_noun(game))
-    return f"{noun} {step.hand} ends, {how}: " + "; ".join(parts) + "."
+    return f"{capital(hand_name(game, step.hand))} ends, {how}: " + "; ".join(parts) + "."
 
 
 def _describe_match_end(timeline: Timeline, step: Step) -> str:

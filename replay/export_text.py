@@ -1,7 +1,9 @@
 """The game as a readable hand history with a score sheet, built from the JSON export.
 
 Working from ``export_json.build_export`` means the text holds nothing the JSON export for the same
-perspective does not: a per-seat history names only that seat's hidden cards.
+perspective does not: a per-seat history names only that seat's hidden cards. The export's ``hand``,
+``turn`` and ``action_turn`` are the log's and the engine's numbers (from 0); the history shows them
+as people count, from 1.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from canasta_net import records as R
+from canasta_net.records import shown_number
 
 from .wording import count, hand_noun
 
@@ -45,7 +48,7 @@ def render_text(export: dict[str, Any]) -> str:
                 what += f" · contract {view['contract']}"
             lines.append("")
             lines.append(
-                f"== {noun.capitalize()} {step['hand']} · dealer "
+                f"== {noun.capitalize()} {shown_number(step['hand'])} · dealer "
                 f"{seat_names.get(hand.get('dealer'), '?')}{what} =="
             )
             lines.append(f"[{step['record']:>5}] {step['text']}")
@@ -63,7 +66,7 @@ def render_text(export: dict[str, Any]) -> str:
                 )
         else:
             acted = step["action_turn"]
-            turn = f"turn {acted:>3} " if acted is not None else ""
+            turn = f"turn {shown_number(acted):>3} " if acted is not None else ""
             lines.append(f"[{step['record']:>5}] {turn}{step['text']}")
         for note in notes.get(step["record"], []):
             lines.extend(_annotation_lines(note))
@@ -142,7 +145,7 @@ def score_sheet(export: dict[str, Any]) -> list[str]:
             f"{score['total']:>{sign}7d} = {total:>{width - 10}d}"
             for score, total in zip(hand["scores"], hand["totals"], strict=True)
         ]
-        lines.append(f"{hand['hand']:>5} | " + " | ".join(cells))
+        lines.append(f"{shown_number(hand['hand']):>5} | " + " | ".join(cells))
     return lines
 
 

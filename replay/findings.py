@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from canasta_net.eventlog import Header, LogError, LogVerificationError
 from canasta_net.log_replay import ReplayError
+from canasta_net.records import shown_number
 
 from .wording import capital, seat_name, sentence
 
@@ -186,16 +187,18 @@ def _game_failure(error: ReplayError, reason: str, header: Header | None) -> Fai
 
 
 def unsigned_checkpoint(record: int, hand: int, missing: list[int], header: Header) -> Failure:
-    """A finished hand whose checkpoint lacks some seats' signatures (an audit-level check)."""
+    """A finished hand (``hand`` as the log numbers it) whose checkpoint lacks some seats'
+    signatures (an audit-level check)."""
     names = ", ".join(_name(header, s) for s in missing)
+    shown = shown_number(hand)
     return Failure(
         record,
         "unsigned-checkpoint",
         STAGE_AUDIT,
-        f"The checkpoint of hand {hand} is not signed by every seat: {names} did not sign.",
+        f"The checkpoint of hand {shown} is not signed by every seat: {names} did not sign.",
         missing[0],
         header.host,
-        f"The host, {_name(header, header.host)}, closed hand {hand} without every seat's "
+        f"The host, {_name(header, header.host)}, closed hand {shown} without every seat's "
         "signature, so the hand's result is not agreed by the whole table.",
         header.seats[header.host].name,
     )

@@ -68,6 +68,8 @@ SCRIPT: Final = r"""
     return node;
   }
   function count(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
+  // the data numbers hands, turns and deals from 0 as the log does; people count them from 1
+  function shown(number) { return number + 1; }
   function seatName(seat) {
     var s = DATA.seats[seat];
     return s ? "seat " + seat + " (" + s.name + ")" : "seat " + seat;
@@ -107,7 +109,8 @@ SCRIPT: Final = r"""
     }
     if (SEATS_ALONE) { renderSeatsTable(step, view, table, highlighted); return; }
     var centre = el("div", "panel wide centre");
-    centre.appendChild(el("h2", null, "Hand " + step.hand + " \u00b7 turn " + step.turn +
+    centre.appendChild(el("h2", null, "Hand " + shown(step.hand) + " \u00b7 turn " +
+      shown(step.turn) +
       " \u00b7 dealer " + seatName(view.dealer) + " \u00b7 " +
       (view.to_move === null ? "the hand is over"
         : seatName(view.to_move) + " to move (" + view.phase + ")")));
@@ -161,9 +164,9 @@ SCRIPT: Final = r"""
     // May I?: the deal's contract, the stock, the whole (public) discard pile, the buy window,
     // and per seat its hand, whether it is down, its buys and its own melds
     var centre = el("div", "panel wide centre");
-    centre.appendChild(el("h2", null, "Deal " + view.deal + " \u00b7 contract " + view.contract +
-      (view.discard_out ? "" : " (the last card must be melded)") + " \u00b7 turn " +
-      step.turn + " \u00b7 dealer " + seatName(view.dealer) + " \u00b7 " +
+    centre.appendChild(el("h2", null, "Deal " + shown(view.deal) + " \u00b7 contract " +
+      view.contract + (view.discard_out ? "" : " (the last card must be melded)") +
+      " \u00b7 turn " + shown(step.turn) + " \u00b7 dealer " + seatName(view.dealer) + " \u00b7 " +
       (view.to_move === null ? "the deal is over"
         : seatName(view.to_move) + " to move (" + view.phase + ")")));
     var pileLine = el("div", "pile", "Stock: " + count(view.stock_size, "card") +
@@ -233,8 +236,8 @@ SCRIPT: Final = r"""
       a.cards.forEach(function (c) { highlighted[c] = true; });
     });
     document.getElementById("position").textContent = "Record " + step.record + " of " +
-      (steps.length - 1) + (step.hand !== null ? " \u00b7 " + NOUN + " " + step.hand : "") +
-      (step.turn !== null ? " \u00b7 turn " + step.turn : "");
+      (steps.length - 1) + (step.hand !== null ? " \u00b7 " + NOUN + " " + shown(step.hand) : "") +
+      (step.turn !== null ? " \u00b7 turn " + shown(step.turn) : "");
     document.getElementById("description").textContent = step.text;
     document.getElementById("slider").value = pos;
     document.getElementById("totals").textContent = (SEATS_ALONE
@@ -308,7 +311,7 @@ SCRIPT: Final = r"""
     DATA.hands.forEach(function (h) {
       if (!h.scores) return;
       var row = el("tr");
-      row.appendChild(el("td", null, h.hand));
+      row.appendChild(el("td", null, shown(h.hand)));
       h.scores.forEach(function (s, t) {
         var sign = s.total >= 0 && !DATA.log.lowest_wins ? "+" : "";
         row.appendChild(el("td", null, sign + s.total + " = " + h.totals[t]));

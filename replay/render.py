@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from canasta_net.records import shown_number
+
 from .annotations import Annotation, describe_outcome
 from .describe import describe_step
 from .timeline import Step, Timeline
 from .views import Perspective, table_view
 from .wording import (
     count,
+    hand_name,
     hand_noun,
     join_cards,
     seat_name,
@@ -33,8 +36,8 @@ def render_step(
     where = [f"Record {step.record} of {timeline.last_record} ({step.kind})"]
     if step.hand is not None:
         where.append(
-            f"{hand_noun(timeline.game)} {step.hand}"
-            + (f", turn {step.turn}" if step.turn is not None else "")
+            hand_name(game, step.hand)
+            + (f", turn {shown_number(step.turn)}" if step.turn is not None else "")
         )
     where.append(perspective.describe(header))
     lines = [" · ".join(where), describe_step(timeline, step, perspective), ""]
@@ -138,7 +141,7 @@ def _render_seats_view(timeline: Timeline, view: dict[str, Any]) -> list[str]:
     )
     last = "the last card may be discarded" if view["discard_out"] else "the last card is melded"
     lines = [
-        f"Deal {view['deal']} · contract {view['contract']} ({last}) · "
+        f"Deal {shown_number(view['deal'])} · contract {view['contract']} ({last}) · "
         f"dealer {seat_name(header, view['dealer'])} · {status}"
     ]
     turned = f" (pile turned over {count(view['turnovers'], 'time')})" if view["turnovers"] else ""

@@ -6,13 +6,16 @@ what it returns.
 
 Commands: ``n``/``next`` [K], ``p``/``prev`` [K], ``j``/``jump`` POSITION (a record number,
 ``hand:H`` or ``hand:H/turn:T``), ``h`` H (the deal of hand H), ``t`` T (turn T of the current
-hand), ``home``, ``end``, ``?``/``help``, ``q``/``quit``. An empty line is ``next``.
+hand), ``home``, ``end``, ``?``/``help``, ``q``/``quit``. An empty line is ``next``. Hands and
+turns count from 1, as every tool shows them (``locate.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from canasta_net.records import shown_number
 
 from .annotations import Annotation
 from .errors import LocatorError
@@ -30,7 +33,8 @@ HELP = """Commands:
   t T              go to turn T of the current hand
   home, end        the first or the last record
   ?, help          this help
-  q, quit          leave"""
+  q, quit          leave
+Hands and turns count from 1; records from 0 (record 0 is the log's header)."""
 
 
 @dataclass(frozen=True)
@@ -62,16 +66,19 @@ class Stepper:
         self.position = locate(self.timeline, where)
 
     def goto_hand(self, hand: int) -> None:
+        """Go to the deal of hand ``hand``, counted as people count (the first hand is 1)."""
         self.jump(f"hand:{hand}")
 
     def goto_turn(self, turn: int) -> None:
+        """Go to turn ``turn`` (the first is 1) of the hand on the table."""
         hand = self.current_hand()
         if hand is None:
             noun = hand_noun(self.timeline.game)
             raise LocatorError(f"No {noun} is being played here: choose a {noun} first (h H).")
-        self.jump(f"hand:{hand}/turn:{turn}")
+        self.jump(f"hand:{shown_number(hand)}/turn:{turn}")
 
     def current_hand(self) -> int | None:
+        """The hand on the table, as the log numbers it (from 0), or None."""
         step = self.timeline.steps[self.position]
         if step.hand is not None and self.timeline.hand(step.hand) is not None:
             return step.hand

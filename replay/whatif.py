@@ -5,7 +5,8 @@ each action read by the game's own parser (``Game.parse_action``) and played by 
 through the engine's own ``apply``: an illegal action is refused with the engine's reason code, and
 nothing of the recorded game changes. The outcome kept with the line is the public table after it
 (never a hidden hand) and, when the line ends the hand (a May I? deal), the engine's scores
-(``Game.score_hand``) and the match totals they would give.
+(``Game.score_hand``) and the match totals they would give. Its ``turn`` is the engine's number
+(from 0); its ``summary`` counts turns as people do, from 1 (``counts_from``).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from canasta_net.errors import ActionParseError, IllegalAction
+from canasta_net.records import shown_number
 
-from .annotations import MAX_LINE, WhatIfLine
+from .annotations import MAX_LINE, SUMMARY_COUNTS_FROM, WhatIfLine
 from .errors import PositionUnknown, WhatIfError
 from .timeline import Timeline
 from .views import public_view
@@ -70,6 +72,7 @@ def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIf
         "end": None,
         "scores": None,
         "totals": None,
+        "counts_from": SUMMARY_COUNTS_FROM,
     }
     header, noun = timeline.header, hand_noun(game)
     if state.is_over and state.end is not None:
@@ -93,7 +96,8 @@ def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIf
         outcome["summary"] = f"After {count(len(canonical), 'action')} {how}: {parts}."
     else:
         outcome["summary"] = (
-            f"After {count(len(canonical), 'action')} the {noun} goes on: turn {state.turn_no}, "
+            f"After {count(len(canonical), 'action')} the {noun} goes on: "
+            f"turn {shown_number(state.turn_no)}, "
             f"{seat_name(header, state.to_move)} to move ({state.phase.value})."
         )
     return WhatIfLine(tuple(canonical), outcome)

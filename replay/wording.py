@@ -14,6 +14,7 @@ from typing import Any
 
 from canasta_net.eventlog import Header
 from canasta_net.games import MAY_I, Game
+from canasta_net.records import shown_number
 
 
 def capital(text: str) -> str:
@@ -66,6 +67,13 @@ def hand_noun(game: Game | str) -> str:
     family), ``deal`` (May I?)."""
     kind = game if isinstance(game, str) else game.kind
     return "deal" if kind == MAY_I else "hand"
+
+
+def hand_name(game: Game | str, hand: int | None) -> str:
+    """``hand 1`` for the hand the log numbers 0 (``deal 1`` in May I?): people count hands from 1
+    (``records.shown_number``). ``the hand`` when the number is not known."""
+    noun = hand_noun(game)
+    return f"the {noun}" if hand is None else f"{noun} {shown_number(hand)}"
 
 
 def points_text(game: Game, points: int) -> str:

@@ -262,7 +262,8 @@ def test_a_withheld_seed_forfeits_and_deals_nothing() -> None:
     before = snapshot(deal_round)
     with pytest.raises(WrongPhase) as caught:
         deal_round.deck(108)
-    assert "forfeited by seats 1, 3" in str(caught.value)
+    # the hand named as people count it: the log's (and the commitments') number plus one
+    assert f"the deal of hand {HAND + 1} was forfeited by seats 1, 3" in str(caught.value)
     with pytest.raises(WrongPhase):
         deal_round.add_reveal(3, secrets[3].seed)  # too late: no deal for this hand
     with pytest.raises(WrongPhase):
@@ -290,6 +291,7 @@ def test_hand_numbers_are_never_reused() -> None:
         hands.start_round(1, SEATS)  # not even after a forfeit
     assert caught.value.code == "hand-number-reused"
     assert caught.value.hand_no == 1
+    assert str(caught.value) == "hand 2 has already been dealt at this table"  # counted from 1
     second = hands.start_round(2, SEATS)
     assert (second.table_id, second.hand_no, second.seats) == (TABLE, 2, SEATS)
     assert hands.used == {1, 2}

@@ -95,12 +95,12 @@ def test_annotate_writes_a_sidecar_bound_to_the_log(log_path: Path) -> None:
 
 
 def test_annotations_survive_a_round_trip(log_path: Path) -> None:
-    run("annotate", str(log_path), "--at", "hand:0/turn:2", "--comment", "one", "--author", "a")
+    run("annotate", str(log_path), "--at", "hand:1/turn:3", "--comment", "one", "--author", "a")
     run(
         "annotate",
         str(log_path),
         "--at",
-        "hand:0/turn:2",
+        "hand:1/turn:3",
         "--glyph",
         "!!",
         "--author",
@@ -114,7 +114,9 @@ def test_annotations_survive_a_round_trip(log_path: Path) -> None:
     assert annotation_set_from_dict(loaded.to_dict(), "memory").to_dict() == data
     listing = run("annotations", str(log_path))
     assert listing.exit_code == 0
-    assert listing.stdout.count("hand 0 turn 2") == 1 and "a: one" in listing.stdout
+    assert listing.stdout.count("hand 1 turn 3") == 1 and "a: one" in listing.stdout
+    (record,) = {a["record"] for a in data["annotations"]}
+    assert timeline().steps[record].turn == 2  # the engine's third turn
     assert "!! b:" in listing.stdout and "what-if: draw" in listing.stdout
     as_json = run("annotations", str(log_path), "--json")
     assert json.loads(as_json.stdout) == data
@@ -236,8 +238,38 @@ def test_a_what_if_line_is_stored_in_canonical_form(log_path: Path) -> None:
     assert result.exit_code == 0, result.output
     line = sidecar(log_path)["annotations"][0]["line"]
     assert line["actions"] == ["draw"] and line["outcome"]["ends_hand"] is False
-    assert "the hand goes on" in line["outcome"]["summary"]
+    # the engine's turn number, and the sentence counting turns as players do
+    assert line["outcome"]["turn"] == 0 and line["outcome"]["counts_from"] == 1
+    assert "the hand goes on: turn 1, " in line["outcome"]["summary"]
     assert split_line("draw; meld KH KS KD\ndiscard 7C") == ["draw", "meld KH KS KD", "discard 7C"]
+
+
+def test_an_annotation_file_written_when_turns_counted_from_0_reads_as_today(
+    log_path: Path,
+) -> None:
+    deal = timeline().hands[0].deal_record
+    run("annotate", str(log_path), "--at", str(deal), "--line", "draw", "--author", "a")
+    data = sidecar(log_path)
+    outcome = data["annotations"][0]["line"]["outcome"]
+    new_summary = outcome["summary"]
+    # as such a file was written: no counts_from, and the summary names the engine's turn_no
+    del outcome["counts_from"]
+    outcome["summary"] = new_summary.replace(" goes on: turn 1, ", " goes on: turn 0, ")
+    sidecar_path(log_path).write_text(json.dumps(data))
+    loaded = load_annotations(sidecar_path(log_path), timeline())
+    (annotation,) = loaded.annotations
+    assert annotation.line is not None and annotation.line.outcome["summary"] == new_summary
+    assert annotation.line.outcome["counts_from"] == 1 and annotation.line.outcome["turn"] == 0
+    shown = run("show", str(log_path), "--at", str(deal), "--all")
+    assert "-> After 1 action the hand goes on: turn 1, " in shown.stdout
+    # read again after being written back: renumbered once only
+    again = annotation_set_from_dict(loaded.to_dict(), "memory")
+    assert again.annotations[0].line is not None
+    assert again.annotations[0].line.outcome["summary"] == new_summary
+    outcome["counts_from"] = 7
+    sidecar_path(log_path).write_text(json.dumps(data))
+    unknown = run("annotations", str(log_path))
+    assert unknown.exit_code == 1 and "'counts_from' must be 0 or 1" in unknown.stderr
 
 
 def test_illegal_what_if_lines_are_refused_with_the_engines_reason(log_path: Path) -> None:

@@ -20,6 +20,7 @@ from canasta_net.local_table import bot_identity, recorded_match
 from canasta_net.rules import preset
 from replay.audit import audit_source
 from replay.cli import main
+from replay.timeline import load_timeline
 
 SEED = 5
 
@@ -118,7 +119,11 @@ def test_a_log_that_stops_between_hands_is_incomplete_but_exits_0(tmp_path: Path
     path = write(tmp_path, "one.cnlog", host_log())
     result = run("audit", path)
     assert result.exit_code == 0
-    assert "INCOMPLETE" in result.stdout and "before hand 1" in result.stdout
+    # hands count from 1 in words; the JSON keeps the log's number (from 0)
+    assert "INCOMPLETE" in result.stdout
+    assert "after hand 1's checkpoint, before hand 2." in result.stdout
+    incomplete = json.loads(run("audit", "--json", path).stdout)["files"][0]["incomplete"]
+    assert incomplete["hand"] == 1 and incomplete["stage"] == "between-hands"
     assert run("audit", "--require-complete", path).exit_code == 1
 
 
@@ -129,6 +134,10 @@ def test_a_log_that_stops_mid_hand(tmp_path: Path) -> None:
     assert report.verdict == "incomplete"
     assert report.incomplete is not None and report.incomplete["stage"] == "playing"
     assert report.incomplete["unverified_records"] == 0
+    assert report.incomplete["hand"] == 0
+    turn = load_timeline(b"".join(records[:middle])).steps[-1].turn
+    assert turn is not None
+    assert f"stops during hand 1, at turn {turn + 1}." in report.summary
     # a seat's copy cannot check the hand's records until the seeds are published
     seat_report = audit_source(seat_copy(b"".join(records[:middle]), 2))
     assert seat_report.verdict == "incomplete"
@@ -330,6 +339,8 @@ def test_a_checkpoint_without_every_signature(tmp_path: Path) -> None:
     failure = report["failure"]
     assert status == 1 and failure["code"] == "unsigned-checkpoint"
     assert failure["seat"] == 3 and failure["blame"] == 0 and failure["stage"] == "audit"
+    assert failure["reason"].startswith("The checkpoint of hand 1 is not signed by every seat")
+    assert "closed hand 1 without every seat's signature" in failure["responsibility"]
 
 
 def test_the_text_verdict_names_record_seat_and_responsibility(tmp_path: Path) -> None:

@@ -93,6 +93,15 @@ def test_text_export_is_a_hand_history_with_a_score_sheet(match_path: Path) -> N
     assert "Validity: valid." in text
     # protocol records stay out of a hand history; actions are in
     assert "commits to its seed" not in text and ": draw" in text
+    # hands and turns are counted as players count them, from 1 (the data keeps the log's 0)
+    assert data["hands"][0]["hand"] == 0
+    assert "\n== Hand 1 · dealer " in text and "\n== Hand 0 " not in text
+    assert re.search(r"\] Hand 1 is dealt: ", text)
+    first_action = next(s for s in data["steps"] if s["kind"] == R.ACTION)
+    assert first_action["action_turn"] == 0
+    assert f"[{first_action['record']:>5}] turn   1 " in text
+    rows = re.findall(r"^ +(\d+) \| ", text, re.M)
+    assert rows == [str(n) for n in range(1, len(finished) + 1)]
 
 
 def test_json_export_structure(log_path: Path) -> None:
@@ -107,6 +116,9 @@ def test_json_export_structure(log_path: Path) -> None:
     assert views and all(v["seat"] == 1 and "hand" in v and "hands" not in v for v in views)
     action = next(s for s in data["steps"] if s["kind"] == R.ACTION)
     assert action["action"] and action["seat"] is not None and action["action_turn"] == 0
+    # the machine fields keep the log's and the engine's numbers; the sentences count from 1
+    deal = next(s for s in data["steps"] if s["kind"] == R.DEAL)
+    assert (deal["hand"], deal["turn"]) == (0, 0) and deal["text"].startswith("Hand 1 is dealt")
     hand = data["hands"][0]
     assert hand["checkpoint_signers"] == [0, 1, 2, 3] and hand["end"]["reason"]
     public = json.loads(run("export", str(log_path), "--format", "json", "--public").stdout)
@@ -290,4 +302,8 @@ def test_the_html_page_renders_the_table_in_headless_chromium(
         assert f'data-seat="{seat}"' in table and f"seat {seat} (bot-{seat})" in table
     assert "(you)" in table and 'class="card back"' in table  # seat 2's view: others face down
     assert "Rendered note" in dom and "!?" in dom
-    assert "Score sheet" in dom and "<td>0</td>" in dom
+    assert "Score sheet" in dom and "<td>1</td>" in dom and "<td>0</td>" not in dom
+    step = timeline().steps[record]
+    assert step.hand == 0 and step.turn is not None
+    assert f"Record {record} of {timeline().last_record} · hand 1 · turn {step.turn + 1}" in dom
+    assert f"Hand 1 · turn {step.turn + 1} · dealer" in table

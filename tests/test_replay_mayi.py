@@ -168,7 +168,7 @@ def test_an_unfinished_mayi_log_is_incomplete_in_deals(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert (
         "INCOMPLETE" in result.stdout
-        and "after deal 1's checkpoint, before deal 2" in result.stdout
+        and "after deal 2's checkpoint, before deal 3" in result.stdout
     )
     assert "2 deals closed" in result.stdout
 
@@ -193,20 +193,23 @@ def test_show_draws_the_mayi_table_for_each_perspective(tmp_path: Path) -> None:
     path = str(write(tmp_path, "game.cnlog", mayi_log()))
     tl = timeline()
     deal = tl.hands[1].deal_record
-    seat = run("show", path, "--at", "hand:1", "--seat", "2")
+    seat = run("show", path, "--at", "hand:2", "--seat", "2")  # the second deal
     assert seat.exit_code == 0, seat.output
     out = seat.stdout
-    assert f"Record {deal} of {tl.last_record} (deal) · deal 1, turn 0" in out
-    assert "Deal 1 is dealt" in out and "the contract is 1 set + 1 sequence" in out
+    assert f"Record {deal} of {tl.last_record} (deal) · deal 2, turn 1" in out
+    # counted as docs/may-i.md counts the contracts: deal 2 is one set and one sequence
+    assert "Deal 2 is dealt" in out and "the contract is 1 set + 1 sequence" in out
+    assert "Deal 2 · contract 1 set + 1 sequence" in out
     assert "Your hand:" in out and "(you)" in out and "stock, next card last" not in out
     assert "pile, bottom to top:" in out  # the discard pile is public in May I?
     assert "of 3 buys" in out and "not down" in out
     assert "Totals (penalty points, the lowest wins): seat 0 (bot-0) " in out
     assert "team" not in out
-    public = run("show", path, "--at", "deal:1", "--public").stdout
+    public = run("show", path, "--at", "deal:2", "--public").stdout
+    assert f"Record {deal} of" in public
     assert "(you)" not in public and "Your hand" not in public
-    face_up = run("show", path, "--at", "hand:1/turn:2", "--all").stdout
-    assert "deal 1, turn 2" in face_up and "stock, next card last:" in face_up
+    face_up = run("show", path, "--at", "hand:2/turn:3", "--all").stdout
+    assert "deal 2, turn 3" in face_up and "stock, next card last:" in face_up
     every_hand = re.compile(r"^[ >] seat \d \(bot-\d\): \d+ cards? · .* buys: [0-9AJQK]", re.M)
     assert len(every_hand.findall(face_up)) == SEATS
 
@@ -225,24 +228,25 @@ def test_show_a_buy_window_melds_and_the_deal_end(tmp_path: Path) -> None:
     assert f"seat {owner} (bot-{owner})'s melds:" in text and f"  {owner}.0: " in text
     end = tl.steps[tl.hands[0].end_record or 0]
     text = render_step(tl, end, Perspective(PUBLIC))
-    assert "Deal 0 ends" in text and "penalty points (total" in text and "team" not in text
+    assert "Deal 1 ends" in text and "penalty points (total" in text and "team" not in text
 
 
 def test_the_stepper_moves_through_a_mayi_game() -> None:
     tl = timeline()
     stepper = Stepper(tl, Perspective(SEAT, 1))
     assert "Record 0 of" in stepper.render()
-    stepper.execute("h 1")
+    stepper.execute("h 2")
     assert stepper.position == tl.hands[1].deal_record
-    stepper.execute("t 3")
+    stepper.execute("t 4")
     assert tl.steps[stepper.position].turn == 3 and tl.steps[stepper.position].hand == 1
-    stepper.execute("j deal:0")
+    stepper.execute("j deal:1")
     assert stepper.position == tl.hands[0].deal_record
     reply = stepper.execute("n 2")
     assert "seat 1 (bot-1)'s view" in reply.text
     stepper.execute("home")
     assert "No deal is being played here" in stepper.execute("t 2").text
     assert "Deal 9 was never dealt" in stepper.execute("h 9").text
+    assert "Deals count from 1: the first is deal:1." in stepper.execute("h 0").text
 
 
 def test_a_seat_sees_its_own_draws_and_penalty_cards_only() -> None:
@@ -325,7 +329,7 @@ def test_a_mayi_what_if_line_is_played_by_the_mayi_engine(tmp_path: Path) -> Non
     assert position["game"] == MAY_I and position["phase"] == "play"
     assert "hand" not in position and "hands" not in position and "stock" not in position
     listed = run("annotations", str(path)).stdout
-    assert f"record {deal}, deal 0 turn 0" in listed and "Take it" in listed
+    assert f"record {deal}, deal 1 turn 1" in listed and "Take it" in listed
     shown = run("show", str(path), "--at", str(deal)).stdout
     assert "what-if: take-discard" in shown
 
@@ -389,9 +393,9 @@ def test_the_text_export_of_a_mayi_match(tmp_path: Path) -> None:
     data = json.loads(run("export", str(path), "--format", "json").stdout)
     assert (
         text.count("\n== Deal ") == 5
-        and "== Deal 0 · dealer seat 0 (bot-0) · contract 2 sets" in text
+        and "== Deal 1 · dealer seat 0 (bot-0) · contract 2 sets" in text
     )
-    assert "contract 2 sets + 1 sequence" in text  # the fifth deal's
+    assert "== Deal 5 · dealer" in text and "contract 2 sets + 1 sequence" in text  # the fifth
     assert "penalty points add up, the lowest total wins" in text
     assert "Score sheet (penalty points: the lowest total wins)" in text
     assert f"Result: {data['result']['text']}." in text and "with the lowest total" in text

@@ -18,6 +18,7 @@ from canasta_net.local_table import recorded_match
 from canasta_net.position import seat_view
 from canasta_net.rules import preset
 from replay.cli import main
+from replay.locate import locate
 from replay.render import render_step
 from replay.stepper import Stepper
 from replay.timeline import Timeline, load_timeline
@@ -97,15 +98,17 @@ def test_the_stepper_moves_without_a_terminal() -> None:
     assert stepper.position == 0
     deal = timeline().hands[0].deal_record
     assert deal is not None
-    stepper.execute("h 0")
+    stepper.execute("h 1")  # hands count from 1: the first hand
     assert stepper.position == deal
-    reply = stepper.execute("t 4")
+    reply = stepper.execute("t 5")  # turns too: the engine's turn_no 4
     assert timeline().steps[stepper.position].turn == 4
     assert timeline().steps[stepper.position - 1].turn == 3
-    assert "turn 4" in reply.text
+    assert "hand 1, turn 5" in reply.text
     stepper.execute("j 40")
     assert stepper.position == 40
-    stepper.execute("jump hand:0/turn:2")
+    stepper.execute("jump hand:1/turn:1")  # the first turn begins after the deal
+    assert stepper.position == deal
+    stepper.execute("jump hand:1/turn:3")
     assert timeline().steps[stepper.position].turn == 2
     assert stepper.execute("q").quit
     assert "Commands" in stepper.execute("?").text
@@ -115,8 +118,10 @@ def test_the_stepper_explains_bad_commands_and_stays_put() -> None:
     stepper = Stepper(timeline(), Perspective(PUBLIC), start=30)
     for command, words in [
         ("j 99999", "There is no record 99999"),
-        ("h 7", "Hand 7 was never dealt"),
-        ("t 9999", "Hand 0 has no turn 9999"),
+        ("h 7", "Hand 7 was never dealt in this log (it has only hand 1)"),
+        ("h 0", "Hands count from 1: the first is hand:1."),
+        ("t 0", "Turns count from 1: the first is hand:1/turn:1."),
+        ("t 9999", "Hand 1 has no turn 9999 (its turns are 1 to "),
         ("j somewhere", "is not a position"),
         ("x", "Unknown command"),
         ("n lots", "is not a number"),
@@ -177,17 +182,21 @@ def test_show_seat_on_a_host_log_hides_the_others(log_path: str) -> None:
 
 
 def test_show_at_positions(log_path: str) -> None:
-    result = run("show", log_path, "--at", "hand:0/turn:3", "--all")
+    result = run("show", log_path, "--at", "hand:1/turn:4", "--all")
     assert result.exit_code == 0
-    assert "hand 0, turn 3" in result.stdout and "stock, next card last:" in result.stdout
-    deal = run("show", log_path, "--at", "hand:0", "--public")
+    assert "hand 1, turn 4" in result.stdout and "stock, next card last:" in result.stdout
+    assert timeline().steps[locate(timeline(), "hand:1/turn:4")].turn == 3  # the engine's number
+    deal = run("show", log_path, "--at", "hand:1", "--public")  # the first hand
     assert f"Record {timeline().hands[0].deal_record} of" in deal.stdout
-    assert "Hand 0 is dealt" in deal.stdout and "(you)" not in deal.stdout
+    assert "· hand 1, turn 1 ·" in deal.stdout
+    assert "Hand 1 is dealt" in deal.stdout and "(you)" not in deal.stdout
 
 
 def test_show_refuses_positions_it_cannot_find(log_path: str) -> None:
-    result = run("show", log_path, "--at", "hand:3")
-    assert result.exit_code == 2 and "Hand 3 was never dealt" in result.stderr
+    result = run("show", log_path, "--at", "hand:2")
+    assert result.exit_code == 2 and "Hand 2 was never dealt" in result.stderr
+    result = run("show", log_path, "--at", "hand:0")
+    assert result.exit_code == 2 and "Hands count from 1: the first is hand:1." in result.stderr
     result = run("show", log_path, "--at", "turn 5")
     assert result.exit_code == 2 and "is not a position" in result.stderr
     result = run("show", log_path, "--seat", "7", "--at", "3")
@@ -219,7 +228,7 @@ def test_a_seats_copy_of_an_unfinished_hand_cannot_be_shown(tmp_path: Path) -> N
     result = run("show", str(path), "--at", str(hand_end - 4))
     assert result.exit_code == 0
     assert "cannot show this hand" in result.stdout
-    assert run("show", str(path), "--at", "hand:0/turn:2").exit_code == 2
+    assert run("show", str(path), "--at", "hand:1/turn:2").exit_code == 2
 
 
 def test_a_bad_log_is_shown_up_to_its_failure(tmp_path: Path) -> None:

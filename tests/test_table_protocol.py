@@ -48,12 +48,13 @@ from canasta_net.net_host import (
     TableService,
     derived_identity,
 )
-from canasta_net.net_peer import PeerSession, SeatClient
+from canasta_net.net_peer import PeerSession, SeatClient, describe_record
 from canasta_net.players import BotPlayer
 from canasta_net.rules import RuleSet, preset
 from canasta_net.seat import SeatSigner
 from canasta_net.seed_store import SeedStore
 from canasta_net.shuffle import commitment
+from canasta_net.terminal_view import render_view
 
 HOST = Identity.from_seed(b"protocol test host")
 TABLE_ID = bytes(range(16))
@@ -524,6 +525,25 @@ def test_no_seat_sees_another_seats_hidden_cards() -> None:
                 if hand > published:
                     for other, seed in enumerate(hand_seeds):
                         assert other == seat or seed not in raw, (hand, other)
+
+
+def test_the_client_counts_hands_from_1() -> None:
+    """The log's first hand is hand 0; a person at a seat reads "hand 1", as replay does."""
+    h, alice, _ = short_match()
+    h.run_to_end()
+    assert "hand 1 is dealt" in alice.events  # what the seat's player is told
+    assert not any(line.startswith("hand 0 ") for line in alice.events)
+    records = list(iter_records(h.log_bytes()))
+    names = [slot.name for slot in h.service.slots]
+    deals = [r for r in records if r.kind == R.DEAL]
+    ends = [r for r in records if r.kind == R.HAND_END]
+    assert deals[0].fields["hand"] == 0 and ends[0].fields["hand"] == 0
+    assert describe_record(deals[0], names) == "hand 1 is dealt"
+    assert (describe_record(ends[0], names) or "").startswith("hand 1 over: ")
+    if len(deals) > 1:
+        assert describe_record(deals[1], names) == "hand 2 is dealt"
+    title = render_view({"table": "t", "hand_no": 0, "scores": [0, 0]}).splitlines()[0]
+    assert title.startswith("== t == hand 1 ")
 
 
 # --------------------------------------------------------------------------- bad input
@@ -1195,7 +1215,7 @@ def _reveal_before_the_list(message: Message) -> Message | None:
     [
         (_flip_a_signature_byte, "fails verification"),
         (_skip_a_record, "arrived after"),
-        (_other_totals_to_sign, "refusing to sign hand"),
+        (_other_totals_to_sign, "refusing to sign hand 1:"),  # the first hand, as people count
         (_reveal_before_the_list, "before the signed list holds my commitment"),
     ],
 )
