@@ -697,6 +697,12 @@ class HostConnection(FrameProtocol):
         return self.key_source(self.transport)
 
     def message_received(self, message: dict[str, Any]) -> None:
+        try:
+            wire.validate(message)
+        except wire.WireError as e:
+            # off-schema: refused before the table sees it; the prompt the seat holds stays good
+            self.send_error(e.code, str(e))
+            return
         self.service.handle(self, message)
 
     def connectionLost(self, reason: Any = None) -> None:  # Twisted's name

@@ -151,7 +151,15 @@ class PeerSession:
     def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         if self.problem is not None:
             return  # the seat has left: nothing the host says is taken any more
+        try:
+            wire.validate(message)
+        except wire.WireError as e:
+            self._misbehaving(f"a malformed message: {e}")
+            return
         t = message["t"]
+        if t not in wire.HOST_TO_PEER:
+            self._misbehaving(f"it sent a seat's message ({t!r})")
+            return
         if t == "welcome":
             self._welcome(message)
         elif t == "record":
@@ -434,8 +442,11 @@ class PeerSession:
 
 
 class PeerProtocol(FrameProtocol):
-    def __init__(self, session: PeerSession) -> None:
+    def __init__(
+        self, session: PeerSession, on_session_over: Callable[[], object] | None = None
+    ) -> None:
         self.session = session
+        self.on_session_over = on_session_over  # stops reconnecting (see connect_with_retry)
 
     def connectionMade(self) -> None:  # Twisted's name
         super().connectionMade()
@@ -455,14 +466,21 @@ class PeerProtocol(FrameProtocol):
             self.session.player.finished(f"connection refused: {reason.value}")
         elif not self.session.done:
             self.session.player.event("connection to the host lost; reconnecting")
+        if self.session.done and self.on_session_over is not None:
+            # the match is over, or the seat left (the host misbehaved, or is not the host we
+            # meant): connecting again cannot help
+            self.on_session_over()
 
 
 class PeerFactory(Factory):
-    def __init__(self, session: PeerSession) -> None:
+    def __init__(
+        self, session: PeerSession, on_session_over: Callable[[], object] | None = None
+    ) -> None:
         self.session = session
+        self.on_session_over = on_session_over
 
     def buildProtocol(self, addr: Any) -> PeerProtocol:  # Twisted's name
-        protocol = PeerProtocol(self.session)
+        protocol = PeerProtocol(self.session, self.on_session_over)
         protocol.factory = self
         return protocol
 
@@ -470,12 +488,16 @@ class PeerFactory(Factory):
 def connect_with_retry(
     reactor: Any, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0
 ) -> ClientService:
-    """Connect, and reconnect with exponential backoff until the match is over."""
+    """Connect, and reconnect with exponential backoff until the session is done (the match is
+    over, or the seat left): then the service stops."""
+    factory = PeerFactory(session)
     service = ClientService(
         endpoint,
-        PeerFactory(session),
+        factory,
         retryPolicy=backoffPolicy(initialDelay=0.3, maxDelay=max_delay),
+        clock=reactor,
     )
+    factory.on_session_over = service.stopService
     service.startService()
     return service
 
