@@ -323,6 +323,7 @@ def _start_announcer(
             port=hosted.address[1],
             host_fingerprint=identity.fingerprint,
             table_id=service.table_id.hex(),
+            deal_mode=service.config.deal,
         )
 
     return start_announcing(reactor, beacon, target=target)

@@ -34,6 +34,7 @@ from twisted.internet.protocol import DatagramProtocol
 from twisted.internet.task import LoopingCall, deferLater
 from twisted.logger import Logger
 
+from .schema import Bytes, Int, Map, Schema, SchemaError, Text, Tuple, validate
 from .wire import PROTOCOL_MAX, PROTOCOL_MIN
 
 __all__ = [
@@ -95,9 +96,6 @@ MAX_PROTOCOL: Final = 65535
 _FINGERPRINT_RE: Final = re.compile(r"[a-z2-7]{4}(?:-[a-z2-7]{4}){7}")
 _TABLE_ID_RE: Final = re.compile(r"(?:[0-9a-f]{2}){1,64}")  # 1 to 64 bytes, as hex
 _DEAL_MODE_RE: Final = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,31})")
-# Characters refused in names: controls (terminal escapes), format characters (bidi overrides,
-# zero-width), surrogates, line and paragraph separators.
-_UNSAFE_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 _log = Logger()
 
@@ -121,25 +119,41 @@ class TableChoiceError(LookupError):
 # ---- the beacon ------------------------------------------------------------------------------
 
 
-def _check_int(value: object, what: str, low: int, high: int) -> int:
-    if type(value) is not int:  # bool is an int subclass: refused here
-        raise BeaconError(f"{what}: not an integer")
-    if not low <= value <= high:
-        raise BeaconError(f"{what}: {value} is not in {low}..{high}")
-    return value
+def _check(schema: Schema, value: object, what: str) -> Any:
+    try:
+        return validate(schema, value, what)
+    except SchemaError as e:
+        raise BeaconError(str(e)) from None
 
 
-def _check_text(value: object, what: str, max_chars: int) -> str:
-    if type(value) is not str:
-        raise BeaconError(f"{what}: not text")
-    if not 1 <= len(value) <= max_chars:
-        raise BeaconError(f"{what}: must be 1 to {max_chars} characters")
-    if value != value.strip():
-        raise BeaconError(f"{what}: leading or trailing white space")
-    for ch in value:
-        if unicodedata.category(ch) in _UNSAFE_CATEGORIES:
-            raise BeaconError(f"{what}: control or invisible character U+{ord(ch):04X}")
-    return value
+_TABLE_NAME: Final = Text(MAX_NAME_CHARS, min_len=1, printable=True)
+_VARIANT: Final = Text(MAX_VARIANT_CHARS, min_len=1, printable=True)
+_SEATS: Final = Int(1, MAX_SEATS)
+_PORT: Final = Int(1, 65535)
+_PROTOCOL: Final = Int(1, MAX_PROTOCOL)
+_FINGERPRINT: Final = Text(
+    pattern=_FINGERPRINT_RE, means="a canonical canasta-net fingerprint (8 groups of 4 of a-z2-7)"
+)
+_TABLE_ID_HEX: Final = Text(
+    pattern=_TABLE_ID_RE,
+    means=f"{MIN_TABLE_ID_BYTES} to {MAX_TABLE_ID_BYTES} bytes in lower-case hex",
+)
+_DEAL_MODE: Final = Text(pattern=_DEAL_MODE_RE, means="1 to 32 of a-z, 0-9 and '-'")
+#: A beacon's body (docs/discovery.md); free seats and the protocol range are checked against
+#: each other when the beacon is built.
+_BODY: Final = Map(
+    {
+        "name": _TABLE_NAME,
+        "variant": _VARIANT,
+        "seats": _SEATS,
+        "free": Int(0, MAX_SEATS),
+        "port": _PORT,
+        "fp": _FINGERPRINT,
+        "table": Bytes(MAX_TABLE_ID_BYTES, min_len=MIN_TABLE_ID_BYTES),
+        "proto": Tuple(_PROTOCOL, _PROTOCOL),
+        "deal": _DEAL_MODE,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -166,27 +180,19 @@ class Beacon:
     def __post_init__(self) -> None:
         if self.version != BEACON_VERSION:
             raise UnsupportedBeaconVersion(self.version)
-        _check_text(self.table_name, "table name", MAX_NAME_CHARS)
-        _check_text(self.variant, "variant", MAX_VARIANT_CHARS)
-        _check_int(self.seats, "seats", 1, MAX_SEATS)
-        _check_int(self.free_seats, "free seats", 0, self.seats)
-        _check_int(self.port, "port", 1, 65535)
-        if type(self.host_fingerprint) is not str or not _FINGERPRINT_RE.fullmatch(
-            self.host_fingerprint
-        ):
-            raise BeaconError("host fingerprint: not a canonical canasta-net fingerprint")
-        if type(self.table_id) is not str or not _TABLE_ID_RE.fullmatch(self.table_id):
-            raise BeaconError(
-                f"table id: must be {MIN_TABLE_ID_BYTES} to {MAX_TABLE_ID_BYTES} bytes "
-                "in lower-case hex"
-            )
+        _check(_TABLE_NAME, self.table_name, "table name")
+        _check(_VARIANT, self.variant, "variant")
+        seats = _check(_SEATS, self.seats, "seats")
+        _check(Int(0, seats), self.free_seats, "free seats")
+        _check(_PORT, self.port, "port")
+        _check(_FINGERPRINT, self.host_fingerprint, "host fingerprint")
+        _check(_TABLE_ID_HEX, self.table_id, "table id")
         versions = self.protocol_versions
         if type(versions) is not tuple or len(versions) != 2:
             raise BeaconError("protocol versions: not a (min, max) pair")
-        low = _check_int(versions[0], "protocol min", 1, MAX_PROTOCOL)
-        _check_int(versions[1], "protocol max", low, MAX_PROTOCOL)
-        if type(self.deal_mode) is not str or not _DEAL_MODE_RE.fullmatch(self.deal_mode):
-            raise BeaconError("deal mode: 1 to 32 of a-z, 0-9 and '-'")
+        low = _check(_PROTOCOL, versions[0], "protocol min")
+        _check(Int(low, MAX_PROTOCOL), versions[1], "protocol max")
+        _check(_DEAL_MODE, self.deal_mode, "deal mode")
         if self.sender is not None and type(self.sender) is not str:
             raise BeaconError("sender: not text")
 
@@ -233,12 +239,6 @@ def _sender_ip(source_address: str | tuple[object, ...]) -> str:
         raise BeaconError(f"source address {host!r} is not an IP address") from None
 
 
-def _field(body: dict[Any, Any], key: str) -> object:
-    if key not in body:
-        raise BeaconError(f"missing field {key!r}")
-    return body[key]
-
-
 def decode_beacon(data: bytes, source_address: str | tuple[object, ...]) -> Beacon:
     """Read and validate a datagram received from ``source_address`` (Twisted's ``addr``).
 
@@ -273,25 +273,18 @@ def decode_beacon(data: bytes, source_address: str | tuple[object, ...]) -> Beac
         )
     except Exception as e:  # any failure of the third-party decoder means "not a beacon"
         raise BeaconError(f"beacon body is not msgpack ({type(e).__name__})") from None
-    if type(body) is not dict:
-        raise BeaconError("beacon body is not a map")
-    table = _field(body, "table")
-    if type(table) is not bytes:
-        raise BeaconError("table id: not bytes")
-    proto = _field(body, "proto")
-    if type(proto) is not list or len(proto) != 2:
-        raise BeaconError("protocol versions: not a list of two integers")
+    _check(_BODY, body, "beacon")
     try:
         return Beacon(
-            table_name=cast(str, _field(body, "name")),
-            variant=cast(str, _field(body, "variant")),
-            seats=cast(int, _field(body, "seats")),
-            free_seats=cast(int, _field(body, "free")),
-            port=cast(int, _field(body, "port")),
-            host_fingerprint=cast(str, _field(body, "fp")),
-            table_id=table.hex(),
-            protocol_versions=(cast(int, proto[0]), cast(int, proto[1])),
-            deal_mode=cast(str, _field(body, "deal")),
+            table_name=body["name"],
+            variant=body["variant"],
+            seats=body["seats"],
+            free_seats=body["free"],
+            port=body["port"],
+            host_fingerprint=body["fp"],
+            table_id=body["table"].hex(),
+            protocol_versions=(body["proto"][0], body["proto"][1]),
+            deal_mode=body["deal"],
             sender=sender,
         )
     except BeaconError:

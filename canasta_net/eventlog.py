@@ -18,6 +18,7 @@ the reader a binary file object, a bytes object or an iterable of byte chunks.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections import Counter, deque
@@ -30,6 +31,22 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from canasta_net.identity import PUBLIC_KEY_SIZE, SIGNATURE_SIZE, Identity, signing_input
+from canasta_net.schema import (
+    Anything,
+    Bool,
+    Bytes,
+    Int,
+    List,
+    Map,
+    MapOf,
+    Schema,
+    SchemaError,
+    Text,
+    Tuple,
+    kind_of,
+    require,
+    validate,
+)
 
 __all__ = [
     "ACTION_SIGNATURE_KIND",
@@ -371,70 +388,81 @@ def _bad(record_no: int, reason: str) -> LogFormatError:
     return LogFormatError(record_no, "bad-field", reason)
 
 
-def _require_bin(fields: Mapping[str, Any], name: str, size: int | None, record_no: int) -> bytes:
-    value = fields.get(name)
-    if type(value) is not bytes or (size is not None and len(value) != size):
-        wanted = f"{size} bytes (bin)" if size is not None else "bin"
-        raise _bad(record_no, f"field {name!r} must be {wanted}, not {_describe(value)}")
-    return value
-
-
-def _require_int(fields: Mapping[str, Any], name: str, record_no: int, limit: int | None) -> int:
-    value = fields.get(name)
-    if type(value) is not int or value < 0 or (limit is not None and value >= limit):
-        wanted = "a non-negative integer" if limit is None else f"an integer in 0..{limit - 1}"
-        raise _bad(record_no, f"field {name!r} must be {wanted}, not {_describe(value)}")
-    return value
-
-
-def _require_str(fields: Mapping[str, Any], name: str, record_no: int) -> str:
-    value = fields.get(name)
-    if type(value) is not str:
-        raise _bad(record_no, f"field {name!r} must be a string, not {_describe(value)}")
-    return value
-
-
-def _require_bool(fields: Mapping[str, Any], name: str, record_no: int) -> bool:
-    value = fields.get(name)
-    if type(value) is not bool:
-        raise _bad(record_no, f"field {name!r} must be a boolean, not {_describe(value)}")
-    return value
+def _checked(schema: Schema, value: Any, record_no: int, name: str) -> Any:
+    """``value`` if it follows ``schema``, else LogFormatError ``bad-field`` naming the field."""
+    try:
+        return validate(schema, value, name)
+    except SchemaError as e:
+        raise _bad(record_no, str(e)) from None
 
 
 def _describe(value: Any) -> str:
-    if value is None:
-        return "missing or nil"
     if type(value) is bytes:
         return f"{len(value)} bytes"
-    return type(value).__name__
-
-
-def _seat_map(
-    value: Any, name: str, record_no: int, seats: int, size: int | None
-) -> dict[int, bytes]:
-    """Check a map {seat -> bin} (every bin of ``size`` bytes when given)."""
-    if type(value) is not dict:
-        raise _bad(record_no, f"{name} must be a map of seat to bin, not {_describe(value)}")
-    for seat, data in value.items():
-        if type(seat) is not int or not 0 <= seat < seats:
-            raise _bad(record_no, f"{name} has key {seat!r}, not a seat number below {seats}")
-        if type(data) is not bytes or (size is not None and len(data) != size):
-            wanted = f"{size} bytes" if size is not None else "bin"
-            raise _bad(record_no, f"{name}[{seat}] must be {wanted}, not {_describe(data)}")
-    return cast(dict[int, bytes], value)
+    return kind_of(value)
 
 
 # --------------------------------------------------------------------------- schema
 
+_COUNT: Final = Int(low=0)  # seq, hand, aseq, a time
+_HASH: Final = Bytes(size=HASH_SIZE)
+_TABLE_ID: Final = Bytes(size=TABLE_ID_SIZE)
+_COMMON_FIELDS: Final = {"seq": _COUNT, "prev": _HASH, "kind": Text(MAX_KIND_LENGTH, min_len=1)}
+_COMMON: Final = Map(_COMMON_FIELDS)
+_HEADER: Final = Map(
+    _COMMON_FIELDS
+    | {
+        "software": Text(),
+        "table": _TABLE_ID,
+        "variant": Text(),
+        "rules": MapOf(Text(), Anything()),
+        "seats": List(
+            Map({"name": Text(), "key": Bytes(size=PUBLIC_KEY_SIZE), "bot": Bool()}),
+            MAX_SEATS,
+            min_len=1,
+        ),
+        "host": _COUNT,  # and below the number of seats
+        "deal": Text(),
+        "insecure": Bool(),
+        "created": _COUNT,
+    }
+)
+_STORED: Final = Tuple(Bytes(), Bytes(size=SIGNATURE_SIZE), Anything())
+_SIGNED: Final = Map({"act": Bytes(), "asig": Bytes(size=SIGNATURE_SIZE)})
+_CHECKPOINT_MSG: Final = Map(
+    {"table": _TABLE_ID, "hand": _COUNT, "head": _HASH, "result": Anything()}
+)
+
+
+@dataclass(frozen=True)
+class _SeatSchemas:
+    """The schemas that name seats, for a log of ``seats`` seats."""
+
+    action: Map  # a decoded ``act``
+    rekey: Map
+    priv: MapOf  # seat -> hash of its private payload
+    checkpoint: Map  # the checkpoint's message and its seats' signatures
+    private: MapOf  # seat -> private payload (the stored record's unsigned part)
+
+
+@functools.lru_cache(maxsize=MAX_SEATS)
+def _seat_schemas(seats: int) -> _SeatSchemas:
+    seat = Int(0, seats - 1)
+    return _SeatSchemas(
+        action=Map(
+            {"table": _TABLE_ID, "hand": _COUNT, "seat": seat, "aseq": _COUNT, "head": _HASH}
+        ),
+        rekey=Map({"seat": seat, "key": Bytes(size=PUBLIC_KEY_SIZE)}),
+        priv=MapOf(seat, _HASH, min_len=1),
+        checkpoint=Map({"msg": Bytes(), "sigs": MapOf(seat, Bytes(size=SIGNATURE_SIZE))}),
+        private=MapOf(seat, Bytes()),
+    )
+
 
 def _check_common(fields: dict[str, Any], record_no: int) -> str:
     """Check the fields every body has; return the kind."""
-    _require_int(fields, "seq", record_no, None)
-    _require_bin(fields, "prev", HASH_SIZE, record_no)
-    kind = fields.get("kind")
-    if type(kind) is not str or not 0 < len(kind) <= MAX_KIND_LENGTH:
-        raise _bad(record_no, f"field 'kind' must be a string of 1..{MAX_KIND_LENGTH} characters")
-    return kind
+    _checked(_COMMON, fields, record_no, "body")
+    return cast(str, fields["kind"])
 
 
 def _parse_header(fields: dict[str, Any]) -> Header:
@@ -451,51 +479,34 @@ def _parse_header(fields: dict[str, Any]) -> Header:
             "bad-version",
             f"log format {version!r} is not supported (this reader reads format {FORMAT_VERSION})",
         )
-    _check_common(fields, 0)
     forbidden = sorted(_HEADER_FORBIDDEN & fields.keys())
     if forbidden:
         raise _bad(0, f"the header may not carry fields {forbidden}")
-    software = _require_str(fields, "software", 0)
-    table = _require_bin(fields, "table", TABLE_ID_SIZE, 0)
-    variant = _require_str(fields, "variant", 0)
-    rules = fields.get("rules")
-    if type(rules) is not dict or not all(type(key) is str for key in rules):
-        raise _bad(0, "field 'rules' must be a map with string keys")
-    raw_seats = fields.get("seats")
-    if type(raw_seats) is not list or not 1 <= len(raw_seats) <= MAX_SEATS:
-        raise _bad(0, f"field 'seats' must be an array of 1..{MAX_SEATS} seats")
-    seats: list[SeatInfo] = []
-    for number, raw_seat in enumerate(raw_seats):
-        if type(raw_seat) is not dict:
-            raise _bad(0, f"seat {number} must be a map, not {_describe(raw_seat)}")
-        seats.append(
-            SeatInfo(
-                name=_require_str(raw_seat, "name", 0),
-                key=_require_bin(raw_seat, "key", PUBLIC_KEY_SIZE, 0),
-                bot=_require_bool(raw_seat, "bot", 0),
-            )
-        )
+    _checked(_HEADER, fields, 0, "header")
+    seats = tuple(
+        SeatInfo(name=seat["name"], key=seat["key"], bot=seat["bot"]) for seat in fields["seats"]
+    )
     if len({seat.key for seat in seats}) != len(seats):
         raise _bad(0, "two seats have the same public key")
     try:
         keys = tuple(Ed25519PublicKey.from_public_bytes(seat.key) for seat in seats)
     except ValueError as e:
         raise _bad(0, f"a seat key is not an Ed25519 public key: {e}") from None
-    host = _require_int(fields, "host", 0, len(seats))
-    deal = _require_str(fields, "deal", 0)
-    insecure = _require_bool(fields, "insecure", 0)
-    created = _require_int(fields, "created", 0, None)
+    try:
+        host = require(fields, "host", Int(0, len(seats) - 1), "header")
+    except SchemaError as e:
+        raise _bad(0, str(e)) from None
     return Header(
         format=version,
-        software=software,
-        table=table,
-        variant=variant,
-        rules=cast(dict[str, Any], rules),
-        seats=tuple(seats),
+        software=fields["software"],
+        table=fields["table"],
+        variant=fields["variant"],
+        rules=fields["rules"],
+        seats=seats,
         host=host,
-        deal=deal,
-        insecure=insecure,
-        created=created,
+        deal=fields["deal"],
+        insecure=fields["insecure"],
+        created=fields["created"],
         fields=fields,
         verifying_keys=keys,
     )
@@ -508,41 +519,27 @@ def _check_record(
     kind = _check_common(fields, record_no)
     if kind == HEADER_KIND:
         raise LogFormatError(record_no, "duplicate-header", "a second header record")
-    seats = len(header.seats)
+    schemas = _seat_schemas(len(header.seats))
     if "priv" in fields:
-        priv = _seat_map(fields["priv"], "field 'priv'", record_no, seats, HASH_SIZE)
-        if not priv:
-            raise _bad(record_no, "field 'priv' is present but empty")
+        _checked(schemas.priv, fields["priv"], record_no, "body.priv")
     action = None
     if "act" in fields or "asig" in fields:
-        act = _require_bin(fields, "act", None, record_no)
-        _require_bin(fields, "asig", SIGNATURE_SIZE, record_no)
-        action = _decode_map(act, record_no, "the action ('act')")
-        _require_bin(action, "table", TABLE_ID_SIZE, record_no)
-        _require_int(action, "hand", record_no, None)
-        _require_int(action, "seat", record_no, seats)
-        _require_int(action, "aseq", record_no, None)
-        _require_bin(action, "head", HASH_SIZE, record_no)
+        _checked(_SIGNED, fields, record_no, "body")
+        action = _decode_map(fields["act"], record_no, "the action ('act')")
+        _checked(schemas.action, action, record_no, "act")
     if kind == SEAT_KEY_KIND:
-        rekey = fields.get("rekey")
-        if not isinstance(rekey, dict):
+        if "rekey" not in fields:
             raise _bad(record_no, f"a {SEAT_KEY_KIND!r} record needs a 'rekey' map")
-        _require_int(rekey, "seat", record_no, seats)
-        _require_bin(rekey, "key", PUBLIC_KEY_SIZE, record_no)
+        _checked(schemas.rekey, fields["rekey"], record_no, "body.rekey")
         if action is not None:
             raise _bad(record_no, f"a {SEAT_KEY_KIND!r} record is the host's alone")
     elif "rekey" in fields:
         raise _bad(record_no, f"field 'rekey' belongs to {SEAT_KEY_KIND!r} records only")
     checkpoint = None
     if kind == CHECKPOINT_KIND:
-        msg = _require_bin(fields, "msg", None, record_no)
-        _seat_map(fields.get("sigs"), "field 'sigs'", record_no, seats, SIGNATURE_SIZE)
-        checkpoint = _decode_map(msg, record_no, "the checkpoint message ('msg')")
-        _require_bin(checkpoint, "table", TABLE_ID_SIZE, record_no)
-        _require_int(checkpoint, "hand", record_no, None)
-        _require_bin(checkpoint, "head", HASH_SIZE, record_no)
-        if "result" not in checkpoint:
-            raise _bad(record_no, "the checkpoint message has no 'result'")
+        _checked(schemas.checkpoint, fields, record_no, "body")
+        checkpoint = _decode_map(fields["msg"], record_no, "the checkpoint message ('msg')")
+        _checked(_CHECKPOINT_MSG, checkpoint, record_no, "msg")
     elif "msg" in fields or "sigs" in fields:
         raise _bad(record_no, f"fields 'msg' and 'sigs' belong to {CHECKPOINT_KIND!r} records only")
     return action, checkpoint
@@ -559,11 +556,8 @@ def _build_record(
             f"a stored record must be an array [body, host_sig, private], not {_describe(obj)}"
             + (f" of {len(obj)}" if type(obj) is list else ""),
         )
+    _checked(_STORED, obj, record_no, "record")
     body, host_sig, private = obj
-    if type(body) is not bytes:
-        raise _bad(record_no, f"the record body must be bin, not {_describe(body)}")
-    if type(host_sig) is not bytes or len(host_sig) != SIGNATURE_SIZE:
-        raise _bad(record_no, f"the host signature must be 64 bytes, not {_describe(host_sig)}")
     fields = _decode_map(body, record_no, "the record body")
     action = checkpoint = None
     if record_no == 0:
@@ -573,7 +567,7 @@ def _build_record(
     else:
         if header is None:
             raise LogFormatError(record_no, "missing-header", "no header before this record")
-        _seat_map(private, "the private payload map", record_no, len(header.seats), None)
+        _checked(_seat_schemas(len(header.seats)).private, private, record_no, "private")
         action, checkpoint = _check_record(fields, record_no, header)
     return StoredRecord(
         index=record_no,

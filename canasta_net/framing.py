@@ -1,8 +1,9 @@
 """Frames on a stream: a 4-byte length, then one msgpack message (Twisted's Int32StringReceiver).
 
-The length is checked against ``wire.MAX_FRAME`` before the body is buffered. A frame that breaks
-its schema gets an ``error`` reply and the connection lives; a frame that is too long or not
-msgpack at all drops this connection only.
+The length is checked against ``wire.MAX_FRAME`` before the body is buffered; a frame that is
+too long or not a msgpack map drops this connection only. Each side then checks the message
+against its schema (``wire.validate``) as it receives it: the host answers a malformed message
+with an ``error`` and the connection lives; a seat takes one from the host as host misbehaviour.
 """
 
 from __future__ import annotations
@@ -43,9 +44,6 @@ class FrameProtocol(Int32StringReceiver):
             self.log.info("dropping a connection: {reason}", reason=str(e))
             self.drop()
             return
-        except wire.WireError as e:
-            self.send_error(e.code, str(e))
-            return
         self.message_received(message)
 
     def lengthLimitExceeded(self, length: int) -> None:  # Twisted's name
@@ -53,6 +51,7 @@ class FrameProtocol(Int32StringReceiver):
         self.drop()
 
     def message_received(self, message: dict[str, Any]) -> None:
+        """A decoded message, not yet checked against its schema."""
         raise NotImplementedError
 
     def drop(self) -> None:

@@ -233,7 +233,7 @@ def game_from_header(kind: str, rules: dict[str, Any]) -> Game:
             return Game(MAY_I, mayi.MayIRules.from_dict(rules))
         if kind == CANASTA:
             return Game(CANASTA, RuleSet.from_dict(rules))
-    except (RuleSetError, mayi.MayIRulesError, TypeError) as e:
+    except (ValueError, TypeError) as e:  # the rule sets' own errors are ValueErrors too
         raise UnknownGame(f"unusable rule set: {e}") from None
     raise UnknownGame(f"unknown game {kind!r}")
 

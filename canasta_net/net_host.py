@@ -755,6 +755,12 @@ class HostConnection(FrameProtocol):
         self.drop()
 
     def message_received(self, message: dict[str, Any]) -> None:
+        try:
+            wire.validate(message)
+        except wire.WireError as e:
+            # off-schema: refused before the table sees it; the prompt the seat holds stays good
+            self.send_error(e.code, str(e))
+            return
         self.service.handle(self, message)
 
     def connectionMade(self) -> None:  # Twisted's name

@@ -184,7 +184,15 @@ class PeerSession:
     def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         if self.problem is not None:
             return  # the seat has left: nothing the host says is taken any more
+        try:
+            wire.validate(message)
+        except wire.WireError as e:
+            self._misbehaving(f"a malformed message: {e}")
+            return
         t = message["t"]
+        if t not in wire.HOST_TO_PEER:
+            self._misbehaving(f"it sent a seat's message ({t!r})")
+            return
         if t == "welcome":
             self._welcome(message)
         elif t == "record":

@@ -26,6 +26,8 @@ from typing import Any, Final
 
 import msgpack
 
+from .schema import Bool, Bytes, Int, Schema, SchemaError, Text, require
+
 # record kinds written by the host
 COMMIT: Final = "commit"
 COMMITMENTS: Final = "commitments"
@@ -104,11 +106,16 @@ def read_private(data: bytes) -> dict[str, Any]:
     return unpack_map(data, "private payload", limit=1 << 16)
 
 
+_FIELD_SCHEMAS: Final[dict[type, Schema]] = {str: Text(), bytes: Bytes(), int: Int(), bool: Bool()}
+
+
 def typed(fields: Mapping[str, Any], key: str, kind: type, what: str) -> Any:
-    value = fields.get(key)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise MessageError("bad-message", f"{what}: field {key!r} must be {kind.__name__}")
-    return value
+    """The field ``key`` of a seat's message ``what``, if it is of type ``kind`` (str, bytes, int
+    or bool), else MessageError ``bad-message`` naming it."""
+    try:
+        return require(fields, key, _FIELD_SCHEMAS[kind], what)
+    except SchemaError as e:
+        raise MessageError("bad-message", str(e)) from None
 
 
 def checkpoint_message(

@@ -1,10 +1,12 @@
 """The table's wire protocol, sans-io: message schemas, validation and version negotiation.
 
 A frame is a 4-byte big-endian length and one msgpack map with a text field ``t`` (the message
-type). Every decoded message is checked against its schema here before anything else sees it;
-``docs/wire-protocol.md`` documents every message. Two levels of error (as foolscap does): a
-message that decodes but breaks its schema gets an ``error`` reply and the connection lives;
-broken framing (an over-long frame, bytes that are not msgpack) drops that connection only.
+type). Whoever receives a message checks it against its nested schema here (:func:`validate`)
+before anything else sees it; ``docs/wire-protocol.md`` documents every message. Two levels of
+error (as foolscap does): broken framing (an over-long frame, bytes that are not msgpack) drops
+that connection only; a message that decodes but breaks its schema gets an ``error`` reply at the
+host and the connection lives, while a seat takes a malformed message from the host as host
+misbehaviour and leaves.
 """
 
 from __future__ import annotations
@@ -15,12 +17,22 @@ from typing import Any, Final
 import msgpack
 
 from .records import MAX_ACT_SIZE
+from .schema import Anything, Bool, Bytes, Int, List, Map, MapOf, Nullable, SchemaError, Text
+from .schema import validate as validate_schema
 
 PROTOCOL_MIN: Final = 1
 PROTOCOL_MAX: Final = 1
 MAX_FRAME: Final = 2 << 20  # a log record is at most 1 MiB; views and lists are far smaller
 MAX_NAME: Final = 40
 MAX_TEXT: Final = 4096
+MAX_CODE: Final = 64  # an error code, a game's or a deal mode's name
+MAX_SEATS: Final = 16  # entries of a seat list
+MAX_PASSWORD: Final = 200
+SIGNATURE_SIZE: Final = 64
+SEED_SIZE: Final = 32
+HASH_SIZE: Final = 32
+TABLE_ID_SIZE: Final = 16
+MAX_CHECKPOINT_MSG: Final = 4096
 
 
 class WireError(ValueError):
@@ -35,44 +47,72 @@ class FramingError(ValueError):
     """The byte stream is not frames of msgpack: the connection is dropped."""
 
 
-# field kinds: (python type, max length or None)
-_B = (bytes, MAX_FRAME)
-_S = (str, MAX_TEXT)
-_I = (int, None)
-_BOOL = (bool, None)
-_MAP = (dict, None)
-_LIST = (list, None)
-_OPT = "optional"
+_TEXT = Text(MAX_TEXT)
+_SIGNED = {"act": Bytes(MAX_ACT_SIZE), "asig": Bytes(SIGNATURE_SIZE)}
 
-SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+#: One seat as the host describes it (``seats``, ``welcome.table.seats``, ``view.seats``).
+SEAT_SUMMARY: Final = Map(
+    {"seat": Int(low=0), "name": _TEXT, "bot": Bool(), "connected": Bool(), "taken": Bool()},
+    # while the seat's player is away: why it left, and the seconds until a stand-in plays
+    {"left": _TEXT, "stand_in_in": Int(low=0)},
+)
+SEAT_LIST: Final = List(SEAT_SUMMARY, MAX_SEATS)
+
+#: The table a ``welcome`` describes.
+TABLE_INFO: Final = Map(
+    {
+        "name": _TEXT,
+        "game": Text(MAX_CODE),
+        "variant": _TEXT,
+        "rules": MapOf(Text(MAX_TEXT), Anything()),  # the game's own rule set checks the values
+        "table_id": Bytes(size=TABLE_ID_SIZE),
+        "seats": SEAT_LIST,
+        "deal": Text(MAX_CODE),
+    }
+)
+
+#: A seat's view of the table: its top-level keys; ``state`` is the game's own seat view.
+TABLE_VIEW: Final = Map(
+    {
+        "table": _TEXT,
+        "phase": Text(MAX_CODE),
+        "hand_no": Int(low=0),
+        "scores": List(Int(), MAX_SEATS),
+        "seats": SEAT_LIST,
+        "state": Nullable(MapOf(Text(MAX_TEXT), Anything())),
+    }
+)
+
+SCHEMAS: Final[dict[str, Map]] = {
     # peer -> host
-    "hello": {
-        "min": _I,
-        "max": _I,
-        "name": (str, MAX_NAME),
-        "bot": _BOOL,
-        "password": ((str, 200), _OPT),
-        "resume": (_I, _OPT),
-    },
-    "commit": {"act": (bytes, MAX_ACT_SIZE), "asig": (bytes, 64)},
-    "reveal": {"act": (bytes, MAX_ACT_SIZE), "asig": (bytes, 64), "seed": (bytes, 32)},
-    "act": {"act": (bytes, MAX_ACT_SIZE), "asig": (bytes, 64)},
-    "checkpoint": {"hand": _I, "sig": (bytes, 64)},
+    "hello": Map(
+        {"min": Int(), "max": Int(), "name": Text(MAX_NAME), "bot": Bool()},
+        {"password": Text(MAX_PASSWORD), "resume": Int()},
+    ),
+    "commit": Map(_SIGNED),
+    "reveal": Map(_SIGNED | {"seed": Bytes(SEED_SIZE)}),
+    "act": Map(_SIGNED),
+    "checkpoint": Map({"hand": Int(), "sig": Bytes(SIGNATURE_SIZE)}),
     # host -> peer
-    "welcome": {"version": _I, "seat": _I, "table": _MAP, "aseq": _I, "head": (bytes, 32)},
-    "record": {"seq": _I, "data": _B},
-    "view": {"view": _MAP},
-    "turn": {
-        "need": _S,
-        "hand": _I,
-        "aseq": _I,
-        "legal": (_LIST, _OPT),
-        "msg": ((bytes, 4096), _OPT),
-    },
-    "seats": {"seats": _LIST},
-    "error": {"code": (str, 64), "message": _S},
+    "welcome": Map(
+        {
+            "version": Int(),
+            "seat": Int(low=0),
+            "table": TABLE_INFO,
+            "aseq": Int(),
+            "head": Bytes(HASH_SIZE),
+        }
+    ),
+    "record": Map({"seq": Int(), "data": Bytes(MAX_FRAME)}),
+    "view": Map({"view": TABLE_VIEW}),
+    "turn": Map(
+        {"need": _TEXT, "hand": Int(), "aseq": Int()},
+        {"legal": List(_TEXT), "msg": Bytes(MAX_CHECKPOINT_MSG)},
+    ),
+    "seats": Map({"seats": SEAT_LIST}),
+    "error": Map({"code": Text(MAX_CODE), "message": _TEXT}),
     # both ways: the host ends the connection, or a seat's player leaves the table
-    "bye": {"reason": _S},
+    "bye": Map({"reason": _TEXT}),
 }
 
 PEER_TO_HOST: Final = frozenset({"hello", "commit", "reveal", "act", "checkpoint", "bye"})
@@ -102,7 +142,8 @@ def encode(message: Mapping[str, Any]) -> bytes:
 
 
 def decode(frame: bytes) -> dict[str, Any]:
-    """Decode one frame: FramingError if it is not a msgpack map, WireError if off-schema."""
+    """Decode one frame to a msgpack map, or raise FramingError. The receiver then checks it
+    against its schema with :func:`validate`."""
     try:
         message = msgpack.unpackb(
             frame, raw=False, strict_map_key=False, max_bin_len=MAX_FRAME, max_str_len=MAX_FRAME
@@ -111,26 +152,20 @@ def decode(frame: bytes) -> dict[str, Any]:
         raise FramingError(f"a frame that is not msgpack: {e}") from None
     if not isinstance(message, dict):
         raise FramingError("a frame that is not a msgpack map")
-    validate(message)
     return message
 
 
 def validate(message: Mapping[str, Any]) -> None:
+    """Check a decoded message against its type's nested schema: WireError ``unknown-message``
+    (no such type) or ``bad-message``, whose text names the bad field
+    (``welcome.table.table_id: missing``)."""
     t = message.get("t")
-    if not isinstance(t, str) or t not in SCHEMAS:
+    if type(t) is not str or t not in SCHEMAS:
         raise WireError("unknown-message", f"unknown message type {t!r}")
-    for field, spec in SCHEMAS[t].items():
-        optional = isinstance(spec, tuple) and len(spec) == 2 and spec[1] == _OPT
-        kind, limit = spec[0] if optional else spec
-        if field not in message:
-            if optional:
-                continue
-            raise WireError("bad-message", f"{t}: missing field {field!r}")
-        value = message[field]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise WireError("bad-message", f"{t}: field {field!r} must be {kind.__name__}")
-        if limit is not None and len(value) > limit:
-            raise WireError("bad-message", f"{t}: field {field!r} is too long")
+    try:
+        validate_schema(SCHEMAS[t], message, t)
+    except SchemaError as e:
+        raise WireError("bad-message", str(e)) from None
 
 
 def negotiate(peer_min: int, peer_max: int) -> int:

@@ -7,6 +7,7 @@ is broadcast and nothing is bound to 0.0.0.0.
 from __future__ import annotations
 
 import dataclasses
+import io
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -18,10 +19,12 @@ import pytest
 import pytest_twisted
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from twisted.internet import defer, reactor, task, udp
+from twisted.internet import address, defer, reactor, task, udp
 from twisted.internet.error import CannotListenError
 from twisted.internet.protocol import DatagramProtocol
 
+from canasta_net.app import HostedTable
+from canasta_net.cli import _start_announcer
 from canasta_net.discovery import (
     BEACON_VERSION,
     BROADCAST_ADDRESS,
@@ -47,6 +50,8 @@ from canasta_net.discovery import (
     start_announcing,
 )
 from canasta_net.identity import Identity, fingerprint
+from canasta_net.net_host import TableConfig, TableService
+from canasta_net.rules import preset
 
 LOOPBACK = "127.0.0.1"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "discovery.md"
@@ -588,6 +593,50 @@ def test_announcer_refuses_bad_targets() -> None:
             BeaconAnnouncer(make_beacon, target)
     with pytest.raises(ValueError):
         BeaconAnnouncer(make_beacon, (LOOPBACK, 47474), interval=0)
+
+
+class FakeUDPReactor(task.Clock):
+    """A clock that records the UDP ports asked for instead of binding them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ports: list[tuple[int, DatagramProtocol, str]] = []
+
+    def listenUDP(self, port: int, protocol: DatagramProtocol, interface: str = "") -> Any:
+        self.ports.append((port, protocol, interface))
+        return None
+
+
+class FakeListeningPort:
+    def getHost(self) -> Any:
+        return address.IPv4Address("TCP", LOOPBACK, 47475)
+
+
+@pytest.mark.parametrize("deal", ["commit-reveal", "blind"])
+def test_a_hosted_table_announces_its_deal_mode(deal: str) -> None:
+    """The beacon of ``canasta host --deal blind`` says ``blind`` (it used to say commit-reveal,
+    so ``canasta tables`` listed blind tables wrongly)."""
+    identity = Identity.from_seed(b"discovery host")
+    config = TableConfig.simple("Kitchen table", preset("classic"), 2, deal=deal)
+    clock = task.Clock()
+    service = TableService(config, identity, clock, io.BytesIO(), fsync=False)
+    hosted = HostedTable(service, FakeListeningPort(), Path("unused.cnlog"), io.BytesIO(), clock)
+    reactor_ = FakeUDPReactor()
+    _start_announcer(reactor_, hosted, identity, (LOOPBACK, 40000))
+    ((port, announcer, _),) = reactor_.ports
+    assert port == 0 and isinstance(announcer, BeaconAnnouncer)
+    transport = FakeUDPTransport()
+    announcer.makeConnection(transport)  # sends one beacon at once, to the fake transport only
+    ((data, target),) = transport.written
+    assert target == (LOOPBACK, 40000)
+    heard = decode_beacon(data, (LOOPBACK, 1))
+    assert heard.deal_mode == deal
+    assert (heard.table_name, heard.port, heard.table_id) == (
+        "Kitchen table",
+        47475,
+        service.table_id.hex(),
+    )
+    announcer.doStop()
 
 
 # ---- the listener, without a network -------------------------------------------------------------

@@ -117,7 +117,8 @@ class Wire(StringTransport):
         super().write(data)  # type: ignore[no-untyped-call]
         self._buffer += data
         for data_frame in split_frames(self._buffer):
-            message = wire.decode(data_frame)  # every frame the host sends is on-schema
+            message = wire.decode(data_frame)
+            wire.validate(message)  # every frame the host sends is on-schema, nested fields too
             assert message["t"] in wire.HOST_TO_PEER
             self.messages.append(message)
             self.frames.append(data_frame)
@@ -699,6 +700,17 @@ def test_bytes_that_are_not_a_msgpack_map_drop_only_that_connection(body: bytes)
     finish_and_check(h, alice, bob)
 
 
+TABLE_INFO = {
+    "name": "t",
+    "game": "canasta",
+    "variant": "classic",
+    "rules": {},
+    "table_id": TABLE_ID,
+    "seats": [],
+    "deal": "commit-reveal",
+}
+
+
 @pytest.mark.parametrize(
     ("message", "code"),
     [
@@ -710,8 +722,16 @@ def test_bytes_that_are_not_a_msgpack_map_drop_only_that_connection(body: bytes)
         ({"t": "act", "act": b"x", "asig": b"s" * 65}, "bad-message"),  # too long
         ({"t": "checkpoint", "hand": True, "sig": b"s" * 64}, "bad-message"),  # a bool
         ({"t": "reveal", "act": b"x", "asig": b"s"}, "bad-message"),  # no seed
-        ({"t": "welcome", "version": 1, "seat": 1, "table": {}, "aseq": 0, "head": b""}, None),
-        ({"t": "seats", "seats": []}, None),
+        # a nested field off-schema (the table lacks every field)
+        (
+            {"t": "welcome", "version": 1, "seat": 1, "table": {}, "aseq": 0, "head": b""},
+            "bad-message",
+        ),
+        ({"t": "seats", "seats": [1, 2]}, "bad-message"),
+        (
+            {"t": "welcome", "version": 1, "seat": 1, "table": TABLE_INFO, "aseq": 0, "head": b""},
+            None,
+        ),
     ],
 )
 def test_off_schema_messages_get_an_error_and_the_connection_lives(

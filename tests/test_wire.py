@@ -11,9 +11,37 @@ import msgpack
 import pytest
 
 from canasta_net import wire
+from canasta_net.schema import Bool, Bytes, Int, List, Map, MapOf, Nullable, Schema, Text
 from canasta_net.wire import FramingError, WireError
 
 Message = dict[str, Any]
+
+SEAT = {
+    "seat": 0,
+    "name": "host",
+    "bot": False,
+    "connected": True,
+    "taken": True,
+    "left": "quit",
+    "stand_in_in": 60,
+}
+TABLE = {
+    "name": "t",
+    "game": "canasta",
+    "variant": "classic",
+    "rules": {"players": 4},
+    "table_id": b"i" * 16,
+    "seats": [SEAT],
+    "deal": "commit-reveal",
+}
+VIEW = {
+    "table": "t",
+    "phase": "committing",
+    "hand_no": 0,
+    "scores": [0, 0],
+    "seats": [SEAT],
+    "state": None,
+}
 
 # One well-formed example of every message, every optional field present.
 GOOD: dict[str, Message] = {
@@ -34,14 +62,14 @@ GOOD: dict[str, Message] = {
         "t": "welcome",
         "version": 1,
         "seat": 2,
-        "table": {"name": "t", "table_id": b"i" * 16},
+        "table": TABLE,
         "aseq": 0,
         "head": b"h" * 32,
     },
     "record": {"t": "record", "seq": 0, "data": b"\x93"},
-    "view": {"t": "view", "view": {"phase": "committing"}},
+    "view": {"t": "view", "view": VIEW},
     "turn": {"t": "turn", "need": "act", "hand": 3, "aseq": 17, "legal": ["draw"], "msg": b"m"},
-    "seats": {"seats": [{"seat": 0, "name": "host"}], "t": "seats"},
+    "seats": {"seats": [SEAT], "t": "seats"},
     "error": {"t": "error", "code": "bad-aseq", "message": "expected 3"},
     "bye": {"t": "bye", "reason": "the match is over"},
 }
@@ -50,15 +78,16 @@ OPTIONAL = {("hello", "password"), ("hello", "resume"), ("turn", "legal"), ("tur
 
 # A value of the wrong type for each kind of field.
 WRONG: dict[type, list[Any]] = {
-    int: ["1", 1.0, None, b"\x01", True, False],
-    str: [b"text", 1, None, ["text"]],
-    bytes: ["text", 1, None, bytearray(b"x"), [1]],
-    bool: [0, 1, "true", None],
-    dict: [[], "map", None, [("a", 1)]],
-    list: [{}, "list", None, b"list", ("a",)],
+    Int: ["1", 1.0, None, b"\x01", True, False],
+    Text: [b"text", 1, None, ["text"]],
+    Bytes: ["text", 1, None, bytearray(b"x"), [1]],
+    Bool: [0, 1, "true", None],
+    Map: [[], "map", None, [("a", 1)]],
+    MapOf: [[], "map", None, [("a", 1)]],
+    List: [{}, "list", None, b"list", ("a",)],
 }
 
-# Every field that has a length limit: (type, field, limit).
+# Every top-level field that has a length limit: (type, field, limit).
 LIMITS = [
     ("hello", "name", wire.MAX_NAME),
     ("hello", "password", 200),
@@ -79,15 +108,68 @@ LIMITS = [
 ]
 
 
-def field_kind(t: str, field: str) -> type:
-    spec = wire.SCHEMAS[t][field]
-    optional = len(spec) == 2 and spec[1] == "optional"
-    kind: type = (spec[0] if optional else spec)[0]
-    return kind
+def receive(frame: bytes) -> Message:
+    """What a receiver does with a frame: decode it, then check it against its schema."""
+    message = wire.decode(frame)
+    wire.validate(message)
+    return message
+
+
+def field_node(t: str, field: str) -> Schema:
+    return wire.SCHEMAS[t].fields[field]
 
 
 def all_fields() -> list[tuple[str, str]]:
-    return [(t, f) for t, schema in wire.SCHEMAS.items() for f in schema]
+    return [(t, f) for t, schema in wire.SCHEMAS.items() for f in schema.fields]
+
+
+def nested_fields(schema: Schema, example: Any, path: str) -> list[tuple[str, list[Any], Schema]]:
+    """Every field below the top level of an example: (its path, its keys from the top, node)."""
+    out: list[tuple[str, list[Any], Schema]] = []
+    if isinstance(schema, Map):
+        for key, node in schema.fields.items():
+            if key in example:
+                out.append((f"{path}.{key}", [key], node))
+                out += [
+                    (p, [key, *keys], n)
+                    for p, keys, n in nested_fields(node, example[key], f"{path}.{key}")
+                ]
+    elif isinstance(schema, List) and example:
+        out.append((f"{path}[0]", [0], schema.item))
+        out += [
+            (p, [0, *keys], n)
+            for p, keys, n in nested_fields(schema.item, example[0], f"{path}[0]")
+        ]
+    return out
+
+
+def is_required(schema: Schema, keys: list[Any]) -> bool:
+    """Whether the map key at the end of ``keys`` is one its map requires."""
+    node = schema
+    for key in keys[:-1]:
+        node = node.fields[key] if isinstance(node, Map) else node.item  # type: ignore[attr-defined]
+    return isinstance(node, Map) and keys[-1] in dict(node.required)
+
+
+def replaced(message: Any, keys: list[Any], value: Any = None, *, delete: bool = False) -> Any:
+    """A deep copy of ``message`` with the value at ``keys`` replaced (or deleted)."""
+    copy = copy_value(message)
+    target = copy
+    for key in keys[:-1]:
+        target = target[key]
+    if delete:
+        del target[keys[-1]]
+    else:
+        target[keys[-1]] = value
+    return copy
+
+
+def copy_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: copy_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_value(v) for v in value]
+    return value
 
 
 def test_the_examples_cover_every_message_and_field() -> None:
@@ -95,27 +177,35 @@ def test_the_examples_cover_every_message_and_field() -> None:
     both_ways = wire.PEER_TO_HOST & wire.HOST_TO_PEER
     assert both_ways == {"bye"}  # a seat may leave, as the host may
     for t, example in GOOD.items():
-        assert set(example) == {"t"} | set(wire.SCHEMAS[t])
-    optional = {(t, f) for t, f in all_fields() if len(wire.SCHEMAS[t][f]) == 2}
-    optional = {(t, f) for t, f in optional if wire.SCHEMAS[t][f][1] == "optional"}
+        assert set(example) == {"t"} | set(wire.SCHEMAS[t].fields)
+        for _, keys, node in nested_fields(wire.SCHEMAS[t], example, t):
+            if isinstance(node, Map):
+                value = example
+                for key in keys:
+                    value = value[key]
+                assert set(value) == set(node.fields), keys
+    optional = {(t, f) for t, schema in wire.SCHEMAS.items() for f, _ in schema.optional}
     assert optional == OPTIONAL
-    assert {(t, f) for t, f, _ in LIMITS} == {
-        (t, f) for t, f in all_fields() if field_kind(t, f) in (str, bytes)
-    } - {("record", "data")}
+    limited = {
+        (t, f)
+        for t, f in all_fields()
+        if isinstance(field_node(t, f), Text | Bytes) and field_node(t, f).max_len is not None
+    }
+    assert {(t, f) for t, f, _ in LIMITS} == limited - {("record", "data")}
 
 
 @pytest.mark.parametrize("t", sorted(GOOD))
 def test_well_formed_messages_pass_and_round_trip(t: str) -> None:
     message = GOOD[t]
     wire.validate(message)
-    assert wire.decode(wire.encode(message)) == message
+    assert receive(wire.encode(message)) == message
     assert wire.message(t, **{k: v for k, v in message.items() if k != "t"}) == message
 
 
 @pytest.mark.parametrize(("t", "field"), sorted(OPTIONAL))
 def test_optional_fields_may_be_left_out(t: str, field: str) -> None:
     message = {k: v for k, v in GOOD[t].items() if k != field}
-    assert wire.decode(wire.encode(message)) == message
+    assert receive(wire.encode(message)) == message
 
 
 @pytest.mark.parametrize(("t", "field"), [tf for tf in all_fields() if tf not in OPTIONAL])
@@ -123,35 +213,94 @@ def test_a_missing_field_is_a_bad_message(t: str, field: str) -> None:
     message = {k: v for k, v in GOOD[t].items() if k != field}
     with pytest.raises(WireError) as info:
         wire.validate(message)
-    assert info.value.code == "bad-message" and field in str(info.value)
+    assert info.value.code == "bad-message"
+    assert str(info.value) == f"{t}.{field}: missing"
     with pytest.raises(WireError):
-        wire.decode(wire.encode(message))
+        receive(wire.encode(message))
 
 
 @pytest.mark.parametrize(("t", "field"), all_fields())
 def test_a_field_of_the_wrong_type_is_a_bad_message(t: str, field: str) -> None:
-    for value in WRONG[field_kind(t, field)]:
+    for value in WRONG[type(field_node(t, field))]:
         with pytest.raises(WireError) as info:
             wire.validate(GOOD[t] | {field: value})
         assert info.value.code == "bad-message", value
-        assert f"field {field!r}" in str(info.value)
+        assert str(info.value).startswith(f"{t}.{field}: must be "), value
+
+
+NESTED = [
+    (t, path, keys, node)
+    for t in sorted(GOOD)
+    for path, keys, node in nested_fields(wire.SCHEMAS[t], GOOD[t], t)
+    if len(keys) > 1
+]
+
+
+@pytest.mark.parametrize(("t", "path", "keys", "node"), NESTED, ids=[n[1] for n in NESTED])
+def test_every_nested_field_is_checked_and_named(
+    t: str, path: str, keys: list[Any], node: Schema
+) -> None:
+    if isinstance(keys[-1], str) and is_required(wire.SCHEMAS[t], keys):
+        with pytest.raises(WireError) as info:
+            wire.validate(replaced(GOOD[t], keys, delete=True))
+        assert info.value.code == "bad-message" and str(info.value) == f"{path}: missing"
+    for value in WRONG.get(type(node), []):
+        if isinstance(node, Nullable) and value is None:
+            continue
+        with pytest.raises(WireError) as info:
+            wire.validate(replaced(GOOD[t], keys, value))
+        assert info.value.code == "bad-message"
+        assert str(info.value).startswith(f"{path}: "), (value, str(info.value))
+
+
+@pytest.mark.parametrize(
+    ("message", "text"),
+    [
+        # the two host messages that used to raise inside the seat (KeyError, TypeError)
+        (
+            replaced(GOOD["welcome"], ["table", "table_id"], delete=True),
+            "welcome.table.table_id: missing",
+        ),
+        (GOOD["seats"] | {"seats": [1, 2]}, "seats.seats[0]: must be map, not int"),
+        (
+            replaced(GOOD["welcome"], ["table", "seats", 0, "name"], 7),
+            "welcome.table.seats[0].name",
+        ),
+        (replaced(GOOD["view"], ["view", "scores", 1], "0"), "view.view.scores[1]: must be int"),
+        (replaced(GOOD["view"], ["view", "state"], []), "view.view.state: must be map"),
+        (GOOD["turn"] | {"legal": ["draw", 7]}, "turn.legal[1]: must be str"),
+        (replaced(GOOD["welcome"], ["table", "table_id"], b"i" * 15), "welcome.table.table_id"),
+        (replaced(GOOD["welcome"], ["table", "rules"], {1: 2}), "welcome.table.rules[1]: a key"),
+        (GOOD["seats"] | {"seats": [SEAT] * (wire.MAX_SEATS + 1)}, "seats.seats: too long"),
+        (GOOD["welcome"] | {"seat": -1}, "welcome.seat: must be a non-negative int, not -1"),
+    ],
+)
+def test_nested_fields_off_schema_are_bad_messages(message: Message, text: str) -> None:
+    with pytest.raises(WireError) as info:
+        receive(wire.encode(message))
+    assert info.value.code == "bad-message" and str(info.value).startswith(text)
+
+
+def test_a_view_state_is_a_map_the_game_fills_in() -> None:
+    state = {"hand": ["KH"], "melds": [[{"cards": ["QS"] * 3}]], "end": None}
+    wire.validate(replaced(GOOD["view"], ["view", "state"], state))
 
 
 def test_bools_are_not_integers_and_integers_are_not_bools() -> None:
     for t, field in all_fields():
-        if field_kind(t, field) is int:
+        if isinstance(field_node(t, field), Int):
             for flag in (True, False):
-                with pytest.raises(WireError, match="must be int"):
-                    wire.decode(wire.encode(GOOD[t] | {field: flag}))
+                with pytest.raises(WireError, match="int, not bool"):
+                    receive(wire.encode(GOOD[t] | {field: flag}))
     for number in (0, 1):
-        with pytest.raises(WireError, match="must be bool"):
-            wire.decode(wire.encode(GOOD["hello"] | {"bot": number}))
+        with pytest.raises(WireError, match="must be bool, not int"):
+            receive(wire.encode(GOOD["hello"] | {"bot": number}))
     # through msgpack a bool stays a bool: true is not 1
     assert msgpack.packb(True) != msgpack.packb(1)
 
 
 def test_negative_and_huge_integers_are_integers_to_the_schema() -> None:
-    # ranges are the table's business (a seat number, a sequence number), not the schema's
+    # ranges of what a seat sends are the table's business (a seat number, a sequence number)
     for value in (-1, 2**63, -(2**63)):
         wire.validate(GOOD["checkpoint"] | {"hand": value})
         wire.validate(GOOD["hello"] | {"resume": value})
@@ -159,7 +308,7 @@ def test_negative_and_huge_integers_are_integers_to_the_schema() -> None:
 
 @pytest.mark.parametrize(("t", "field", "limit"), LIMITS)
 def test_over_long_fields_are_bad_messages(t: str, field: str, limit: int) -> None:
-    filler: Any = "x" if field_kind(t, field) is str else b"x"
+    filler: Any = "x" if isinstance(field_node(t, field), Text) else b"x"
     wire.validate(GOOD[t] | {field: filler * limit})  # at the limit: fine
     with pytest.raises(WireError, match="too long") as info:
         wire.validate(GOOD[t] | {field: filler * (limit + 1)})
@@ -175,7 +324,7 @@ def test_limits_count_characters_for_text_and_bytes_for_bin() -> None:
 def test_a_record_may_carry_a_whole_log_record() -> None:
     data = b"r" * (1 << 20)
     message = GOOD["record"] | {"data": data}
-    assert wire.decode(wire.encode(message))["data"] == data
+    assert receive(wire.encode(message))["data"] == data
 
 
 @pytest.mark.parametrize(
@@ -193,13 +342,16 @@ def test_a_record_may_carry_a_whole_log_record() -> None:
 )
 def test_an_unknown_message_type(message: Message) -> None:
     with pytest.raises(WireError) as info:
-        wire.decode(wire.encode(message))
+        receive(wire.encode(message))
     assert info.value.code == "unknown-message"
 
 
 def test_extra_fields_are_ignored() -> None:
     message = GOOD["bye"] | {"later": [1, 2], "t2": "x"}
-    assert wire.decode(wire.encode(message)) == message
+    assert receive(wire.encode(message)) == message
+    # in nested maps too: a later version may add fields to the table or a seat
+    message = replaced(GOOD["welcome"], ["table", "seats", 0, "colour"], "red")
+    assert receive(wire.encode(message)) == message
 
 
 def test_wire_errors_are_value_errors_with_a_code() -> None:
@@ -237,12 +389,12 @@ def test_frames_that_are_not_one_msgpack_map_are_framing_errors(frame: bytes) ->
 def test_ext_types_in_a_map_are_off_schema_or_framing_errors() -> None:
     frame = msgpack.packb({"t": "bye", "reason": msgpack.ExtType(5, b"x")})
     with pytest.raises((FramingError, WireError)):
-        wire.decode(frame)
+        receive(frame)
 
 
 def test_map_keys_need_not_be_strings() -> None:
     frame = msgpack.packb({"t": "bye", "reason": "x", 1: 2}, use_bin_type=True)
-    message: dict[Any, Any] = wire.decode(frame)
+    message: dict[Any, Any] = receive(frame)
     assert message[1] == 2
 
 
@@ -250,11 +402,11 @@ def test_bin_and_str_stay_apart() -> None:
     # a str where bin is expected (an old client without use_bin_type) is off-schema
     frame = msgpack.packb({"t": "record", "seq": 0, "data": "text"}, use_bin_type=True)
     with pytest.raises(WireError):
-        wire.decode(frame)
+        receive(frame)
     # without use_bin_type bytes travel as str (raw): off-schema, or not even UTF-8
     frame = msgpack.packb({"t": "record", "seq": 0, "data": b"ab"}, use_bin_type=False)
     with pytest.raises(WireError):
-        wire.decode(frame)
+        receive(frame)
     frame = msgpack.packb({"t": "record", "seq": 0, "data": b"\x93"}, use_bin_type=False)
     with pytest.raises(FramingError):
         wire.decode(frame)
@@ -351,5 +503,7 @@ def test_the_document_lists_every_code_the_host_can_send() -> None:
     assert engine - documented == set()
     for t, schema in wire.SCHEMAS.items():
         assert f"### `{t}`" in doc or f"`{t}`" in doc
-        for field in schema:
+        for field in schema.fields:
             assert f"`{field}`" in doc, (t, field)
+        for path, _, _ in nested_fields(schema, GOOD[t], t):
+            assert f"`{path.rsplit('.', 1)[-1].split('[')[0]}`" in doc, path

@@ -20,13 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from ..actions import Action, Draw
 from ..cards import Deck, is_red_three
 from ..errors import IllegalAction
 from ..identity import Identity
 from ..rules import RuleSet
+from ..schema import Bytes, Int, List, Map, Schema, SchemaError, Tuple, validate
 from ..state import HandState, upcard_turns_again
 from . import points
 from .audit import audit_key_message, check_open, check_reveal, replay_deal_ids
@@ -113,10 +114,26 @@ class Event:
     checked: tuple[int, ...] = ()  # positions the report covers
 
 
-def _bytes_list(value: Any, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise BlindRefused("bad-message", f"{what} must be a list")
-    return value
+# The shape of each signed message's own fields (``docs/blind-deal.md`` section 15); what the
+# values mean (positions of the deck, keys that open them) is checked by the hand as it takes them.
+_PROOF: Final = Tuple(Int(), List(Bytes()))  # [position, [key of seat 0, ..., key of seat S-1]]
+_PROOFS: Final = List(_PROOF)
+FIELD_SCHEMAS: Final[dict[str, Map]] = {
+    "announce": Map({"commitment": Bytes(size=32), "x25519": Bytes(size=32)}),
+    "stage": Map({"stage": Int(), "deck": Bytes(), "sig": Bytes()}),
+    # [position, recipient, ciphertext, signature]
+    "keys": Map({"keys": List(Tuple(Int(), Int(), Bytes(), Bytes()))}),
+    "release": Map({"releases": List(Tuple(Int(), Bytes(), Bytes()))}),  # [position, key, sig]
+    "reds": Map({"proofs": _PROOFS}),
+    "reveal": Map({"seed": Bytes(size=SEED_SIZE)}),
+}
+
+
+def _checked(schema: Schema, value: Any, what: str) -> Any:
+    try:
+        return validate(schema, value, what)
+    except SchemaError as e:
+        raise BlindRefused("bad-message", str(e)) from None
 
 
 class BlindHand:
@@ -250,6 +267,9 @@ class BlindHand:
             raise BlindRefused(
                 "wrong-phase", f"the hand waits for {need.kind!r} from seat {seat}, not {type_!r}"
             )
+        schema = FIELD_SCHEMAS.get(type_)
+        if schema is not None:
+            _checked(schema, fields, type_)
         try:
             handler = {
                 "announce": self._announce,
@@ -271,24 +291,17 @@ class BlindHand:
             raise BlindRefused("bad-message", f"{type_}: {e}") from None
 
     def _announce(self, seat: int, fields: dict[str, Any], need: Need) -> None:
-        commitment, x25519 = fields.get("commitment"), fields.get("x25519")
-        if not isinstance(commitment, bytes) or len(commitment) != 32:
-            raise BlindRefused("bad-message", "announce: a 32-byte commitment")
-        if not isinstance(x25519, bytes) or len(x25519) != 32:
-            raise BlindRefused("bad-message", "announce: a 32-byte X25519 public key")
-        self.commitments[seat] = commitment
-        self.x25519[seat] = x25519
+        self.commitments[seat] = fields["commitment"]
+        self.x25519[seat] = fields["x25519"]
         if len(self.commitments) == self.seats:
             self.phase = HandPhase.STAGES
 
     def _stage(self, seat: int, fields: dict[str, Any], need: Need) -> None:
         step = len(self.stage_outputs)
         stage = 1 + step // self.seats
-        deck_bytes, sig = fields.get("deck"), fields.get("sig")
-        if fields.get("stage") != stage or not isinstance(deck_bytes, bytes):
+        deck_bytes, sig = fields["deck"], fields["sig"]
+        if fields["stage"] != stage:
             raise BlindRefused("bad-message", f"stage: expected the stage-{stage} deck")
-        if not isinstance(sig, bytes):
-            raise BlindRefused("bad-message", "stage: a signature")
         output = StageOutput(
             self.table_id, self.hand_no, stage, seat, tuple(decode_deck(deck_bytes)), sig
         )
@@ -305,10 +318,9 @@ class BlindHand:
         self, seat: int, fields: dict[str, Any], expected: set[tuple[int, int]]
     ) -> list[KeyMessage]:
         messages = []
-        for item in _bytes_list(fields.get("keys"), "keys"):
-            position, recipient, ciphertext, sig = item
+        for position, recipient, ciphertext, sig in fields["keys"]:
             message = KeyMessage(
-                self.table_id, self.hand_no, position, seat, recipient, bytes(ciphertext), sig
+                self.table_id, self.hand_no, position, seat, recipient, ciphertext, sig
             )
             if not self.trusted:
                 KeyMessage.decode(message.body(), sig)  # well formed
@@ -385,7 +397,7 @@ class BlindHand:
     def _release(self, seat: int, fields: dict[str, Any], need: Need) -> None:
         position = self.release_position
         assert position is not None
-        items = _bytes_list(fields.get("releases"), "releases")
+        items = fields["releases"]
         if len(items) != 1:
             raise BlindRefused("bad-message", "release: one key for the upcard")
         ((pos, key, sig),) = items
@@ -417,13 +429,12 @@ class BlindHand:
     def _proof_card(self, seat: int, item: Any) -> tuple[int, int]:
         """A proof ``[position, [key of seat 0, ..., key of seat S-1]]`` → (position, card)."""
         position, keys = item
-        if not isinstance(position, int) or not 0 <= position < self.size:
+        if not 0 <= position < self.size:
             raise BlindRefused("bad-proof", "a proof names no position of the deck")
         if self.holder.get(position) != seat or position in self.public:
             raise BlindRefused(
                 "bad-proof", f"position {position} is not a hidden card of seat {seat}"
             )
-        keys = _bytes_list(keys, "proof keys")
         if len(keys) != self.seats:
             raise BlindRefused("bad-proof", "a proof has one key per seat")
         scalars = [points.scalar_from_bytes(k) for k in keys]
@@ -436,9 +447,7 @@ class BlindHand:
         return position, card
 
     def _reds(self, seat: int, fields: dict[str, Any], need: Need) -> None:
-        proofs = [
-            self._proof_card(seat, item) for item in _bytes_list(fields.get("proofs"), "proofs")
-        ]
+        proofs = [self._proof_card(seat, item) for item in fields["proofs"]]
         positions = [p for p, _ in proofs]
         if len(set(positions)) != len(positions) or not set(positions) <= set(
             self.report_positions
@@ -475,9 +484,7 @@ class BlindHand:
         self._finish_draw()
 
     def _reveal(self, seat: int, fields: dict[str, Any], need: Need) -> None:
-        seed = fields.get("seed")
-        if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
-            raise BlindRefused("bad-message", f"reveal: a {SEED_SIZE}-byte seed")
+        seed = fields["seed"]
         check_reveal(
             self.table_id, self.hand_no, seat, seed, self.commitments[seat], self.x25519[seat]
         )
@@ -612,7 +619,7 @@ class BlindHand:
             raise BlindRefused("wrong-phase", f"the hand waits for {need.kind!r} from seat {seat}")
         state = self.state
         assert state is not None
-        items = _bytes_list(proof_items if proof_items is not None else [], "proofs")
+        items = _checked(_PROOFS, proof_items if proof_items is not None else [], "action.proofs")
         try:
             proofs = [self._proof_card(seat, item) for item in items]
         except (TypeError, ValueError) as e:
@@ -852,6 +859,7 @@ class BlindHand:
 
 __all__ = [
     "BLIND_ACT_TYPES",
+    "FIELD_SCHEMAS",
     "BlindHand",
     "BlindRefused",
     "Event",
