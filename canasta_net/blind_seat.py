@@ -10,8 +10,7 @@ played inside the host process holds its own cards and nothing more.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from . import records as R
@@ -21,18 +20,10 @@ from .blind.keys import SEED_SIZE, SeatSecrets
 from .blind.points import card_points
 from .blind.schedule import labels_for_rules
 from .hand.blind import feed_message, message_of
+from .hand.protocol import HandContext
 from .identity import Identity
 from .rules import RuleSet
 from .seat import SeedKeeper
-
-
-@dataclass(frozen=True)
-class HandContext:
-    """What a new hand starts from: the dealer, the initial-meld minimums, the seats' keys."""
-
-    dealer: int
-    minimums: Sequence[int]
-    keys: Sequence[bytes]
 
 
 def act_of_body(body: bytes) -> dict[str, Any] | None:
@@ -54,6 +45,7 @@ class BlindSeat:
         context: Callable[[], HandContext],
         random_bytes: Callable[[int], bytes] = os.urandom,
         seed_keeper: SeedKeeper | None = None,
+        seed_source: Callable[[int], bytes] | None = None,
     ) -> None:
         self.identity = identity
         self.seat = seat
@@ -63,6 +55,8 @@ class BlindSeat:
         self.context = context
         self.random_bytes = random_bytes
         self.seed_keeper = seed_keeper  # keeps the hand's seed on disk until it is published
+        # a seat inside the host: seeds derived from its key, the same again after a restart
+        self.seed_source = seed_source
         self.hand: BlindHand | None = None
         self.not_ours: set[int] = set()  # hands a stand-in played for this seat
         self._seen: list[tuple[int, str, dict[str, Any]]] = []  # the current hand's messages
@@ -74,6 +68,10 @@ class BlindSeat:
         """The seat's view of the hand. A restarted seat takes up a hand it had announced
         itself in with the seed it kept; its own announcement in the log tells if it is that."""
         if self.hand is None or self.hand.hand_no != hand_no:
+            if self.seed_source is not None:
+                self._seed_read_back, self._seed_kept, self._seen = False, True, []
+                self.hand = self._new_hand(hand_no, self.seed_source(hand_no))
+                return self.hand
             kept = self.seed_keeper.get(hand_no) if self.seed_keeper is not None else None
             self._seed_read_back = kept is not None
             self._seed_kept = False
@@ -187,4 +185,4 @@ class BlindSeat:
         return view
 
 
-__all__ = ["BlindSeat", "HandContext", "act_of_body"]
+__all__ = ["BlindSeat", "act_of_body"]

@@ -296,13 +296,11 @@ def _fire(done: Deferred[None]) -> None:
 
 
 def _send_chat(sessions: list[PeerSession], connections: list[Any], text: str) -> None:
-    if not sessions or not connections or sessions[0].signer is None:
+    message = sessions[0].chat(text) if sessions and connections else None
+    if message is None:
         return
-    session = sessions[0]
-    assert session.signer is not None
-    act, sig = session.signer.chat(max(0, int(session.view.get("hand_no", 0))), text[:500])
     d = connections[0].whenConnected()
-    d.addCallback(lambda proto: proto.send({"t": "act", "act": act, "asig": sig}))
+    d.addCallback(lambda proto: proto.send(message))
 
 
 def _start_announcer(

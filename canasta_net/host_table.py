@@ -211,6 +211,14 @@ class HostTable:
         """The current hand's engine state (stand-in cards where the host is blind)."""
         return None if self.hand is None or self.over else self.hand.state
 
+    @property
+    def hand_start(self) -> int:
+        """The number of the first record of the hand under way (after the last checkpoint)."""
+        for info in reversed(self.history):
+            if info.kind == R.CHECKPOINT:
+                return info.seq + 1
+        return 1
+
     def _hand_setup(self, hand_no: int) -> HandSetup:
         return HandSetup(self.game, self.match, self.table_id, hand_no, [s.key for s in self.seats])
 
@@ -265,6 +273,16 @@ class HostTable:
             return self._hand_message(seat, type_, fields, act, asig, seed)
         except R.MessageError as e:
             raise TableError(e.code, str(e), seat) from None
+
+    def take_message(self, seat: int, message: Mapping[str, Any]) -> list[RecordInfo]:
+        """One of a seat's wire messages (``commit``, ``reveal``, ``act``, ``chat``,
+        ``checkpoint``; ``docs/wire-protocol.md``), already checked against its schema."""
+        t = message["t"]
+        if t == "checkpoint":
+            if message["hand"] != self.hand_no:
+                raise TableError("wrong-hand", "a checkpoint for another hand", seat)
+            return self.submit_checkpoint(seat, message["sig"])
+        return self.submit(seat, message["act"], message["asig"], message.get("seed"))
 
     def _hand_message(
         self,

@@ -1,9 +1,10 @@
 """A whole recorded match in one process: a HostTable and its seats wired directly.
 
-This is the table protocol without a network: every seat commits, reveals, acts and signs
-checkpoints through the same :class:`~canasta_net.host_table.HostTable` the LAN host runs, and
-the host journals everything to a real ``.cnlog``. ``canasta simulate --log`` and the tests use it
-to produce logs the replayer and the auditor check.
+This is the table protocol without a network: every seat is a
+:class:`~canasta_net.seat_agent.SeatAgent` that follows the host's records and answers what the
+table needs from it, through the same :class:`~canasta_net.host_table.HostTable` the LAN host
+runs, and the host journals everything to a real ``.cnlog``. ``canasta simulate --log`` and the
+tests use it to produce logs the replayer and the auditor check.
 """
 
 from __future__ import annotations
@@ -13,82 +14,58 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from .blind_seat import BlindSeat, HandContext, act_of_body
 from .bots import Bot, choose_for
+from .cards import parse_face
 from .eventlog import LogWriter, RecordInfo
 from .games import game_of_rules
+from .hand import HandContext
 from .host_table import HostTable, SeatEntry, TablePhase
 from .identity import Identity
-from .seat import SeatSigner
+from .seat_agent import Decision, SeatAgent
 
 
 def bot_identity(seed: int | str, seat: int) -> Identity:
     return Identity.from_seed(f"canasta-net bot {seed} seat {seat}".encode())
 
 
+def bot_move(bot: Bot, decision: Decision, game: Any) -> str:
+    """A bot's choice for a decision: from the seat's own state where it has one, else from
+    the legal list and the hand in the seat's view."""
+    if decision.state is not None:
+        return str(choose_for(bot, decision.state))
+    view = decision.view or {}
+    hand = [parse_face(card) for card in view.get("hand", [])]
+    legal = [game.parse_action(text) for text in decision.legal]
+    return str(bot.choose(legal, hand, game.rules))
+
+
 @dataclass
 class LocalMatch:
     host: HostTable
-    seats: list[SeatSigner]
+    seats: list[SeatAgent]
     bots: list[Bot]
     records: int = 0
-    blind_seats: list[BlindSeat] | None = None  # a blind-dealt table: each seat's own view
 
     def _broadcast(self, infos: Sequence[RecordInfo]) -> None:
         for info in infos:
             self.records += 1
-            for signer in self.seats:
-                signer.observe(info.hash)
-            if self.blind_seats is not None:
-                act = act_of_body(info.body)
-                for seat in self.blind_seats:
-                    seat.observe(info.kind, act)
-
-    def _blind_step(self, blind_seats: list[BlindSeat]) -> None:
-        host = self.host
-        hand = host.hand_no
-        for signer, seat in zip(self.seats, blind_seats, strict=True):
-            need = host.needs(signer.seat)
-            if need == "wait":
-                continue
-            if need == "checkpoint":
-                sig = signer.sign_checkpoint(host.checkpoint_msg)
-                self._broadcast(host.submit_checkpoint(signer.seat, sig))
-            elif need == "act":
-                state = seat.hand.state if seat.hand is not None else None
-                assert state is not None
-                action = choose_for(self.bots[signer.seat], state)
-                fields = seat.action_fields(action)
-                self._broadcast(host.submit(signer.seat, *signer.sign(hand, "action", **fields)))
-            else:
-                answer = seat.answer(hand, need)
-                assert answer is not None, f"seat {signer.seat} has no {need} to give"
-                type_, fields = answer
-                self._broadcast(host.submit(signer.seat, *signer.sign(hand, type_, **fields)))
-            return
+            for agent in self.seats:
+                agent.observe_stored(info.kind, info.body, info.hash)
 
     def step(self) -> None:
-        """Advance the table by one round of messages."""
+        """Advance the table by one message: the first seat the table waits for answers."""
         host = self.host
-        if self.blind_seats is not None:
-            self._blind_step(self.blind_seats)
-        elif host.phase is TablePhase.COMMITTING:
-            for signer in self.seats:
-                self._broadcast(host.submit(signer.seat, *signer.commit(host.hand_no)))
-        elif host.phase is TablePhase.REVEALING:
-            for signer in self.seats:
-                act, sig, seed = signer.reveal(host.hand_no)
-                self._broadcast(host.submit(signer.seat, act, sig, seed))
-        elif host.phase is TablePhase.PLAYING:
-            state = host.state
-            assert state is not None
-            seat = state.to_move
-            action = choose_for(self.bots[seat], state)
-            self._broadcast(host.submit(seat, *self.seats[seat].action(host.hand_no, str(action))))
-        elif host.phase is TablePhase.CHECKPOINTING:
-            msg = host.checkpoint_msg
-            for signer in self.seats:
-                self._broadcast(host.submit_checkpoint(signer.seat, signer.sign_checkpoint(msg)))
+        for agent in self.seats:
+            need = host.needs(agent.seat)
+            reply = agent.reply(need, host.hand_no, host.prompt_fields(agent.seat, need))
+            if reply is None:
+                continue
+            if isinstance(reply, Decision):
+                text = bot_move(self.bots[agent.seat], reply, host.game)
+                reply = agent.act(reply.hand, text)
+            self._broadcast(host.take_message(agent.seat, reply))
+            return
+        raise RuntimeError(f"the table ({host.phase.value}) waits for no seat that can answer")
 
     def play(self, max_hands: int | None = None, on_step: Callable[[], None] | None = None) -> None:
         """Play until the match ends (or ``max_hands`` hands have been checkpointed)."""
@@ -136,22 +113,27 @@ def recorded_match(
         created=0,
         random_bytes=rng.randbytes,
     )
-    signers = [
-        SeatSigner(identities[s], s, table, host.head, insecure_seed_value=seed)
+
+    def context() -> HandContext:
+        return HandContext(host.match.dealer, host.match.minimums(), [e.key for e in host.seats])
+
+    seats = [
+        SeatAgent(
+            identities[s],
+            s,
+            game,
+            table,
+            host.head,
+            deal,
+            context,
+            random_bytes=rng.randbytes,
+            insecure_seed_value=seed,
+            state=lambda: host.state,
+        )
         for s in range(rules.players)
     ]
     bots = [
         game.make_bot(bot_kinds[s % len(bot_kinds)], random.Random(rng.getrandbits(64)))
         for s in range(rules.players)
     ]
-    blind_seats = None
-    if deal == "blind":
-
-        def context() -> HandContext:
-            return HandContext(host.match.dealer, host.match.minimums(), [e.key for e in entries])
-
-        blind_seats = [
-            BlindSeat(identities[s], s, game, table, context, rng.randbytes)
-            for s in range(rules.players)
-        ]
-    return LocalMatch(host, signers, bots, blind_seats=blind_seats)
+    return LocalMatch(host, seats, bots)

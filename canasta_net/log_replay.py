@@ -226,7 +226,7 @@ class Replayer:
         if act is None or act.get("type") != "chat" or not isinstance(act.get("text"), str):
             self._fail(record, "bad-record", "a chat record needs a signed chat message")
 
-    def blind_violation(self) -> Violation | None:
+    def violation(self) -> Violation | None:
         """For a forfeit record after a hand: the violation the hand's end check finds."""
         return self.hand.violation()
 

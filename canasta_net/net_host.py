@@ -30,14 +30,16 @@ from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 
 from . import wire
-from .blind_seat import BlindSeat, HandContext, act_of_body
 from .bots import Bot
 from .eventlog import LogWriter, RecordInfo, redact_for_seat
 from .framing import FrameProtocol
 from .games import Game, game_of_rules
+from .hand import HandContext
 from .host_table import HostTable, SeatEntry, TableError, TablePhase
 from .identity import Identity
-from .seat import SeatSigner, keyed_seeds
+from .local_table import bot_move
+from .seat import keyed_seeds
+from .seat_agent import Decision, SeatAgent, SeatProblem
 
 SlotKind = Literal["host", "player", "bot"]
 log = Logger()
@@ -101,12 +103,12 @@ def derived_identity(host: Identity, table_id: bytes, seat: int, generation: int
 
 @dataclass
 class LocalSeat:
-    """A seat played inside the host process: a bot with its own signer."""
+    """A seat played inside the host process: a bot with its own seat agent (its key, its
+    secrets and, at a blind-dealt table, its own cards: nothing more)."""
 
     identity: Identity
     bot: Bot
-    signer: SeatSigner | None = None
-    blind: BlindSeat | None = None  # a blind-dealt table: the seat's own secrets and cards
+    agent: SeatAgent | None = None
 
 
 @dataclass
@@ -216,7 +218,7 @@ class TableService:
                         slot.player_key = original
                         slot.wants_back = False
             if slot.local is not None:
-                slot.local.signer = self._signer_for(slot.seat, slot.local.identity)
+                slot.local.agent = self._agent_for(slot.seat, slot.local.identity)
 
     def _local_identity_for(self, seat: int, key: bytes) -> Identity | None:
         if key == self.identity.public_key:
@@ -227,32 +229,34 @@ class TableService:
                 return ident
         return None
 
-    def _signer_for(self, seat: int, identity: Identity) -> SeatSigner:
-        assert self.table is not None
-        return SeatSigner(
-            identity,
-            seat,
-            self.table_id,
-            self.table.head,
-            random_bytes=self.random_bytes,
-            insecure_seed_value=self.config.insecure_seed,
-            aseq=self.table.next_aseq[seat],
-            seed_source=keyed_seeds(identity, self.table_id),
-        )
-
-    def _blind_seat_for(self, seat: int, identity: Identity) -> BlindSeat | None:
+    def _agent_for(self, seat: int, identity: Identity) -> SeatAgent:
+        """The agent of a seat the host plays, caught up with the hand under way: its seeds are
+        derived from its key, so a resumed host can reveal what it committed to before."""
         table = self.table
-        if table is None or table.deal_mode != "blind":
-            return None
+        assert table is not None
 
-        def context() -> HandContext:
+        def context() -> HandContext:  # the seats' keys now (a stand-in may hold a seat)
             return HandContext(
                 table.match.dealer, table.match.minimums(), [s.key for s in table.seats]
             )
 
-        return BlindSeat(
-            identity, seat, self.config.game, self.table_id, context, self.random_bytes
+        agent = SeatAgent(
+            identity,
+            seat,
+            self.config.game,
+            self.table_id,
+            table.head,
+            table.deal_mode,
+            context,
+            aseq=table.next_aseq[seat],
+            random_bytes=self.random_bytes,
+            insecure_seed_value=self.config.insecure_seed,
+            seed_source=keyed_seeds(identity, self.table_id),
+            state=lambda: table.state,
         )
+        for info in table.history[table.hand_start :]:
+            agent.observe_stored(info.kind, info.body, info.hash)
+        return agent
 
     def seat_summary(self) -> list[dict[str, Any]]:
         return [self._seat_entry(s) for s in self.slots]
@@ -414,14 +418,8 @@ class TableService:
         slot.player_key = slot.key
         slot.local = LocalSeat(ident, self._bot())
         infos = table.rekey(slot.seat, ident.public_key)
-        slot.local.signer = self._signer_for(slot.seat, ident)
-        slot.local.blind = self._blind_seat_for(slot.seat, ident)
-        if slot.local.blind is not None and table.phase is not TablePhase.CHECKPOINTING:
-            # the hand just begun: the stand-in reads what the others announced so far
-            for info in table.history:
-                act = act_of_body(info.body)
-                if act is not None and act.get("hand") == table.hand_no:
-                    slot.local.blind.observe(info.kind, act)
+        # the stand-in reads the hand so far (what the others announced, the list it reveals to)
+        slot.local.agent = self._agent_for(slot.seat, ident)
         slot.name = f"{slot.name} (bot stand-in)"
         self._publish(infos)
 
@@ -475,8 +473,7 @@ class TableService:
         )
         for slot in self.slots:
             if slot.local is not None:
-                slot.local.signer = self._signer_for(slot.seat, slot.local.identity)
-                slot.local.blind = self._blind_seat_for(slot.seat, slot.local.identity)
+                slot.local.agent = self._agent_for(slot.seat, slot.local.identity)
         if self.events.on_started:
             self.events.on_started(self.table)
         self._publish(list(self.table.history))
@@ -487,12 +484,9 @@ class TableService:
         for info in infos:
             if self.events.on_record:
                 self.events.on_record(info)
-            act = act_of_body(info.body) if self.config.deal == "blind" else None
             for slot in self.slots:
-                if slot.local is not None and slot.local.signer is not None:
-                    slot.local.signer.observe(info.hash)
-                if slot.local is not None and slot.local.blind is not None:
-                    slot.local.blind.observe(info.kind, act)
+                if slot.local is not None and slot.local.agent is not None:
+                    slot.local.agent.observe_stored(info.kind, info.body, info.hash)
                 if slot.conn is not None:
                     data = redact_for_seat(info.stored, slot.seat)
                     slot.conn.send({"t": "record", "seq": info.seq, "data": data})
@@ -583,51 +577,19 @@ class TableService:
         if table is None or slot.local is None or table.needs(slot.seat) != need:
             self._schedule_pump()
             return
-        signer = slot.local.signer
-        assert signer is not None
-        hand = table.hand_no
+        agent = slot.local.agent
+        assert agent is not None
         try:
-            if slot.local.blind is not None and need not in ("checkpoint", "wait"):
-                infos = self._local_blind_turn(slot, slot.local.blind, signer, need)
-            elif need == "commit":
-                infos = table.submit(slot.seat, *signer.commit(hand))
-            elif need == "reveal":
-                act, sig, seed = signer.reveal(hand)
-                infos = table.submit(slot.seat, act, sig, seed)
-            elif need == "act":
-                state = table.state
-                assert state is not None
-                legal = state.legal_actions()
-                action = slot.local.bot.choose(legal, state.hand_faces(slot.seat), state.rules)
-                infos = table.submit(slot.seat, *signer.action(hand, str(action)))
-            else:
-                infos = table.submit_checkpoint(
-                    slot.seat, signer.sign_checkpoint(table.checkpoint_msg)
-                )
-        except TableError as e:  # a bug, not a player's doing: say so loudly, keep serving
-            log.failure("a local seat's message was refused: {code}", code=e.code)
+            reply = agent.reply(need, table.hand_no, table.prompt_fields(slot.seat, need))
+            if isinstance(reply, Decision):
+                reply = agent.act(reply.hand, bot_move(slot.local.bot, reply, self.config.game))
+            if reply is None:
+                raise TableError("out-of-step", f"seat {slot.seat}'s view of the hand differs")
+            infos = table.take_message(slot.seat, reply)
+        except (TableError, SeatProblem) as e:  # a bug, not a player's doing: say so loudly
+            log.failure("a local seat could not answer: {error}", error=e)
             return
         self._publish(infos)
-
-    def _local_blind_turn(
-        self, slot: Slot, seat: BlindSeat, signer: SeatSigner, need: str
-    ) -> list[RecordInfo]:
-        table = self.table
-        assert table is not None and slot.local is not None
-        hand = table.hand_no
-        if need == "act":
-            state = seat.hand.state if seat.hand is not None else None
-            assert state is not None
-            legal = seat.legal_actions(hand)
-            action = slot.local.bot.choose(legal, state.hand_faces(slot.seat), state.rules)
-            return table.submit(
-                slot.seat, *signer.sign(hand, "action", **seat.action_fields(action))
-            )
-        answer = seat.answer(hand, need)
-        if answer is None:
-            raise TableError("out-of-step", f"seat {slot.seat}'s view of the hand differs")
-        type_, fields = answer
-        return table.submit(slot.seat, *signer.sign(hand, type_, **fields))
 
     def _finish(self) -> None:
         if self.finished:
@@ -662,14 +624,7 @@ class TableService:
             table = self.table
             if table is None:
                 raise TableError("not-started", "the match has not started")
-            if t == "checkpoint":
-                if message["hand"] != table.hand_no:
-                    raise TableError("wrong-hand", "a checkpoint for another hand")
-                infos = table.submit_checkpoint(conn.seat, message["sig"])
-            elif t == "reveal":
-                infos = table.submit(conn.seat, message["act"], message["asig"], message["seed"])
-            else:
-                infos = table.submit(conn.seat, message["act"], message["asig"])
+            infos = table.take_message(conn.seat, message)
         except (TableError, wire.WireError) as e:
             conn.send_error(e.code, str(e))
             if isinstance(e, TableError) and e.code in (

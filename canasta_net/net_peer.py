@@ -22,11 +22,6 @@ from twisted.python.failure import Failure
 
 from . import records as R
 from . import wire
-from .blind.errors import BlindError
-from .blind.hand import BlindRefused
-from .blind.points import card_points
-from .blind.schedule import labels_for_rules
-from .blind_seat import BlindSeat, HandContext
 from .errors import IllegalAction
 from .eventlog import (
     Header,
@@ -38,10 +33,11 @@ from .eventlog import (
 )
 from .framing import FrameProtocol
 from .games import CANASTA, Game, UnknownGame, game_from_header
+from .hand import HandContext
 from .identity import Identity
 from .log_replay import Replayer, ReplayError
-from .rules import RuleSet
-from .seat import SeatSigner, SeedLost
+from .seat import SeatSigner
+from .seat_agent import Decision, SeatAgent, SeatProblem
 from .seed_store import SeedStore, SeedStoreError, TableSeeds
 from .tls import TLSIdentityError
 
@@ -138,7 +134,7 @@ class PeerSession:
         self.seed_store = seed_store  # keeps committed seeds until revealed, across a restart
         self.table_seeds: TableSeeds | None = None
         self.seat: int | None = None
-        self.signer: SeatSigner | None = None
+        self.agent: SeatAgent | None = None  # the seat's own driver, once seated
         self.header: Header | None = None
         self.verifier = LogVerifier()
         self.replayer: Replayer | None = None
@@ -149,10 +145,23 @@ class PeerSession:
         self.done = False
         self.problem: str | None = None  # set when the host was caught misbehaving
         self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
-        self.blind: BlindSeat | None = None  # at a blind-dealt table: this seat's own cards
         self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
 
     # ------------------------------------------------------------------ outgoing
+    @property
+    def signer(self) -> SeatSigner | None:
+        """The seat's signer (its key and message numbering), once seated."""
+        return None if self.agent is None else self.agent.signer
+
+    def chat(self, text: str) -> dict[str, Any] | None:
+        """A chat message to send the host (None before the seat is taken)."""
+        if self.agent is None:
+            return None
+        hand = self.view.get("hand_no", 0)
+        return self.agent.chat(
+            max(0, hand if isinstance(hand, int) else 0), text[: R.MAX_CHAT_LENGTH]
+        )
+
     @property
     def rules(self) -> Any:
         """The game's rule set, once seated."""
@@ -199,8 +208,9 @@ class PeerSession:
             self._record(message)
         elif t == "view":
             self.view = message["view"]
-            if self.blind is not None:  # the host cannot see this seat's cards: show our own
-                self.view = {**self.view, "state": self.blind.view()}
+            own = None if self.agent is None else self.agent.view()
+            if own is not None:  # the host cannot see this seat's cards: show our own view
+                self.view = {**self.view, "state": own}
             self.player.show(self.view)
         elif t == "turn":
             self._turn(message, send)
@@ -226,40 +236,50 @@ class PeerSession:
             return
         seat = message["seat"]
         self.names = [s.get("name", "") for s in table.get("seats", [])]
-        if self.signer is None or self.seat != seat:
+        if self.agent is None or self.seat != seat:
             self.seat = seat
-            self.signer = SeatSigner(
-                self.identity,
-                seat,
-                table["table_id"],
-                message["head"],
-                random_bytes=self.random_bytes,
-                insecure_seed_value=self.insecure_seed,
-                aseq=message["aseq"],
-                seed_keeper=self._table_seeds(table["table_id"]),
-            )
+            try:
+                self.agent = SeatAgent(
+                    self.identity,
+                    seat,
+                    self.game,
+                    table["table_id"],
+                    message["head"],
+                    table["deal"],
+                    self._hand_context,
+                    aseq=message["aseq"],
+                    random_bytes=self.random_bytes,
+                    insecure_seed_value=self.insecure_seed,
+                    seed_keeper=self._table_seeds(table["table_id"]),
+                    checkpoint_check=self._checkpoint_problem,
+                    warn=self._seed_store_failed,
+                )
+            except ValueError as e:
+                self._misbehaving(f"the host's table is unusable: {e}")
+                return
         else:
-            self.signer.aseq = message["aseq"]  # a stand-in may have acted for this seat
+            self.agent.aseq = message["aseq"]  # a stand-in may have acted for this seat
         self.player.event(
             f"seated at {table.get('name')!r} as seat {seat} ({table.get('variant')})"
         )
-        if table.get("deal") == "blind" and isinstance(self.game.rules, RuleSet):
-            # the card points, computed once, before the first hand needs them
-            card_points(labels_for_rules(self.game.rules))
+
+    def _hand_context(self) -> HandContext:
+        """The hand about to start, as this seat's verified log says: the dealer, the minimums,
+        each seat's key now (a stand-in may hold a seat)."""
+        replayer = self.replayer
+        if replayer is None:
+            raise SeatProblem("prompted for a hand before the log's header", host_fault=True)
+        return HandContext(replayer.match.dealer, replayer.match.minimums(), list(replayer.keys))
 
     def _table_seeds(self, table_id: bytes) -> TableSeeds | None:
         if self.seed_store is not None:
             self.table_seeds = self.seed_store.for_table(table_id)
         return self.table_seeds
 
-    def _stop_keeping_seeds(self, error: SeedStoreError) -> None:
-        """The seed store failed: say so, and play on with seeds held in memory only."""
-        self.player.event(f"warning: {error}; this hand's seed is kept in memory only")
+    def _seed_store_failed(self, text: str) -> None:
+        """The seed store failed: say so; the seat plays on with seeds held in memory only."""
+        self.player.event(text)
         self.table_seeds = None
-        if self.signer is not None:
-            self.signer.seed_keeper = None
-        if self.blind is not None:
-            self.blind.seed_keeper = None
 
     def _misbehaving(self, text: str) -> None:
         """The host broke the protocol: say what, and leave (nothing it sends can be trusted)."""
@@ -301,6 +321,9 @@ class PeerSession:
             record = parse_stored_record(data, seq, self.header)
             if seq == 0:
                 self.header = parse_header(record)
+                if self.agent is not None and self.header.deal != self.agent.deal_mode:
+                    self._misbehaving("the log's header and the welcome name other deal modes")
+                    return
                 self.verifier.set_header(self.header)
                 self.replayer = Replayer(self.header)
                 self.names = [s.name for s in self.header.seats]
@@ -315,149 +338,53 @@ class PeerSession:
         if record.kind == R.SEEDS:
             self.seeds_hash = record.hash
         self._forget_public_seeds(record)
-        if self.signer is not None:
-            self.signer.observe(record.hash)
         if self.replayer is not None and self.problem is None:
             try:
                 self.replayer.feed(record)
             except ReplayError as e:
                 self._misbehaving(f"record {seq}: {e.reason}")
-        self._follow_blind(record)
+        if self.agent is not None and self.problem is None:
+            try:
+                self.agent.observe(record.kind, record.fields, record.action, record.hash)
+            except SeatProblem as e:
+                self._misbehaving(f"record {record.index}: {e.text}")
         line = describe_record(record, self.names)
         if line:
             self.player.event(line)
 
-    def _follow_blind(self, record: StoredRecord) -> None:
-        """At a blind-dealt table, follow the hand with this seat's own secrets and cards."""
-        header, replayer = self.header, self.replayer
-        if header is None or header.deal != "blind" or self.seat is None or replayer is None:
-            return
-        if self.problem is not None:
-            return  # the record failed verification: our view does not take it
-        if self.blind is None:
-            self._follow_blind_start()
-        assert self.blind is not None
-        try:
-            self.blind.observe(record.kind, record.action)
-        except (BlindRefused, BlindError) as e:
-            self._misbehaving(f"record {record.index}: {e}")
-
-    def _blind_turn(self, need: str, hand: int, send: Callable[[dict[str, Any]], None]) -> None:
-        blind, signer = self.blind, self.signer
-        assert blind is not None and signer is not None
-        if blind.lost_secrets(hand):
-            self._leave(
-                f"cannot play hand {R.shown_number(hand)}: this seat's secrets for it are lost "
-                "(the process that drew them ended and no seed store kept them); the table "
-                "records a forfeit"
-            )
-            return
-        if need == "act":
-            legal = blind.legal_actions(hand)
-            if not legal:
-                return  # our view of the hand is not there yet: the host prompts again
-            view = {**self.view, "state": blind.view()}
-            d = maybeDeferred(self.player.choose, [str(a) for a in legal], view)
-
-            def chosen(text: str) -> None:
-                if self.signer is None or self.done or self.blind is None:
-                    return
-                try:
-                    action = self.blind.resolve(text)
-                except (ValueError, IllegalAction) as e:
-                    self.player.event(f"refused: {e}")
-                    self._blind_turn(need, hand, send)  # ask again
-                    return
-                act, sig = self.signer.sign(hand, "action", **self.blind.action_fields(action))
-                send({"t": "act", "act": act, "asig": sig})
-
-            d.addCallbacks(chosen, lambda f: log.failure("choosing an action failed", f))
-            return
-        try:
-            answer = blind.answer(hand, need)
-        except SeedStoreError as e:
-            self._stop_keeping_seeds(e)
-            answer = blind.answer(hand, need)
-        if answer is None:
-            return  # our view waits for a record still on its way; the host prompts again
-        type_, fields = answer
-        act, sig = signer.sign(hand, type_, **fields)
-        send({"t": "act", "act": act, "asig": sig})
-
     def _turn(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
-        signer = self.signer
-        need, hand = message["need"], message["hand"]
-        if signer is None or self.problem is not None:
+        agent = self.agent
+        if agent is None or self.problem is not None:
             return
-        signer.aseq = message["aseq"]  # the host numbers what it has taken from this seat
-        if self.header is not None and self.header.deal == "blind" and need != "checkpoint":
-            if self.blind is None:
-                self._follow_blind_start()
-            self._blind_turn(need, hand, send)
+        agent.aseq = message["aseq"]  # the host numbers what it has taken from this seat
+        try:
+            reply = agent.reply(message["need"], message["hand"], message)
+        except SeatProblem as e:
+            (self._misbehaving if e.host_fault else self._leave)(e.text)
             return
-        if need == "commit":
+        if reply is None:
+            return  # the seat's view waits for a record still on its way; the host asks again
+        if not isinstance(reply, Decision):
+            send(reply)
+            return
+        view = self.view if reply.view is None else {**self.view, "state": reply.view}
+        d = maybeDeferred(self.player.choose, reply.legal, view)
+
+        def chosen(text: str) -> None:
+            if self.agent is not agent or self.done:
+                return
             try:
-                act, sig = signer.commit(hand)
-            except SeedStoreError as e:
-                self._stop_keeping_seeds(e)
-                act, sig = signer.commit(hand)
-            send({"t": "commit", "act": act, "asig": sig})
-        elif need == "reveal":
-            listed = getattr(self.replayer.hand, "listed", None) if self.replayer else None
-            try:
-                secret = signer.known_secret(hand)
-            except SeedStoreError as e:
-                secret = None
-                self.player.event(f"warning: {e}")
-            if secret is None:
-                self._leave(f"cannot reveal: {SeedLost(hand)}; the table records a forfeit")
+                answer = agent.act(reply.hand, text)
+            except (ValueError, IllegalAction) as e:
+                self.player.event(f"refused: {e}")
+                self._turn(message, send)  # ask again
                 return
-            if not listed or not secret.is_published_in(listed):
-                self._misbehaving("asked to reveal before the signed list holds my commitment")
-                return
-            act, sig, seed = signer.reveal(hand)
-            send({"t": "reveal", "act": act, "asig": sig, "seed": seed})
-        elif need == "act":
-            legal = [str(x) for x in message.get("legal", [])]
-            d = maybeDeferred(self.player.choose, legal, self.view)
+            send(answer)
 
-            def chosen(text: str) -> None:
-                if self.signer is None or self.done:
-                    return
-                act, sig = self.signer.action(hand, text)
-                send({"t": "act", "act": act, "asig": sig})
+        def failed(failure: Failure) -> None:
+            log.failure("choosing an action failed", failure)
 
-            def failed(failure: Failure) -> None:
-                log.failure("choosing an action failed", failure)
-
-            d.addCallbacks(chosen, failed)
-        elif need == "checkpoint":
-            msg = message.get("msg", b"")
-            reason = self._checkpoint_problem(msg, hand)
-            if reason:
-                self._misbehaving(f"refusing to sign hand {R.shown_number(hand)}: {reason}")
-                return
-            send({"t": "checkpoint", "hand": hand, "sig": signer.sign_checkpoint(msg)})
-
-    def _follow_blind_start(self) -> None:
-        """The first hand's first prompt can come before any record of the hand."""
-        if self.header is not None and self.replayer is not None and self.seat is not None:
-            replayer = self.replayer
-
-            def context() -> HandContext:  # the seats' keys now (a stand-in may hold a seat)
-                return HandContext(
-                    replayer.match.dealer, replayer.match.minimums(), list(replayer.keys)
-                )
-
-            self.blind = BlindSeat(
-                self.identity,
-                self.seat,
-                replayer.game,
-                self.header.table,
-                context,
-                self.random_bytes,
-                seed_keeper=self.table_seeds,
-            )
+        d.addCallbacks(chosen, failed)
 
     def _checkpoint_problem(self, msg: bytes, hand: int) -> str | None:
         """Why this seat will not sign the checkpoint, or None: its own replay must agree."""

@@ -23,7 +23,8 @@ from typing import Any, Protocol
 from . import records as R
 from .blind.errors import BlindError
 from .blind.hand import BlindRefused
-from .blind_seat import BlindSeat, HandContext
+from .blind_seat import BlindSeat
+from .hand import HandContext
 from .identity import Identity
 from .seat import SeatSigner, SeedKeeper, SeedLost
 from .seed_store import SeedStoreError
@@ -149,7 +150,7 @@ class BlindPart:
         except (BlindRefused, BlindError) as e:
             raise SeatProblem(str(e), host_fault=True) from None
 
-    def answer(self, need: str, hand: int) -> tuple[str, dict[str, Any], bytes | None] | None:
+    def _require_secrets(self, hand: int) -> None:
         if self.seat.lost_secrets(hand):
             raise SeatProblem(
                 f"cannot play hand {R.shown_number(hand)}: this seat's secrets for it are lost "
@@ -157,10 +158,14 @@ class BlindPart:
                 "records a forfeit",
                 host_fault=False,
             )
+
+    def answer(self, need: str, hand: int) -> tuple[str, dict[str, Any], bytes | None] | None:
+        self._require_secrets(hand)
         answer = self.seat.answer(hand, need)
         return None if answer is None else (answer[0], answer[1], None)
 
     def decision(self, hand: int, prompt: Mapping[str, Any]) -> Decision | None:
+        self._require_secrets(hand)
         legal = self.seat.legal_actions(hand)
         if not legal:
             return None  # the seat's view of the hand is not there yet: the host prompts again
@@ -303,7 +308,7 @@ class SeatAgent:
 
     def chat(self, hand: int, text: str) -> Message:
         act, asig = self.signer.chat(hand, text)
-        return {"t": "chat", "act": act, "asig": asig}
+        return {"t": "act", "act": act, "asig": asig}
 
     def view(self) -> dict[str, Any] | None:
         return self.part.view()

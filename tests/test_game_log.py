@@ -701,7 +701,7 @@ class Table:
             type_,
             **fields,
         )
-        identity = self.match.seats[seat if signer is None else signer].identity
+        identity = self.match.seats[seat if signer is None else signer].signer.identity
         return act, identity.sign("seat-action", act)
 
     def mover(self) -> int:
@@ -729,7 +729,7 @@ Submission = tuple[int, bytes, bytes, bytes | None]
 
 
 def _commit(t: Table, seat: int = 1, **kw: Any) -> Submission:
-    commitment = t.match.seats[seat].secret(t.host.hand_no).commitment
+    commitment = t.match.seats[seat].signer.secret(t.host.hand_no).commitment
     return (seat, *t.signed(seat, "commit", commitment=commitment, **kw), None)
 
 
@@ -752,11 +752,11 @@ def _duplicate_key(t: Table) -> Submission:
             ("text", "two"),
         ]
     )
-    return 1, act, t.match.seats[1].identity.sign("seat-action", act), None
+    return 1, act, t.match.seats[1].signer.identity.sign("seat-action", act), None
 
 
 def _sign_raw(t: Table, seat: int, act: bytes) -> Submission:
-    return seat, act, t.match.seats[seat].identity.sign("seat-action", act), None
+    return seat, act, t.match.seats[seat].signer.identity.sign("seat-action", act), None
 
 
 def _action(t: Table, text: str, seat: int | None = None) -> Submission:
@@ -775,13 +775,13 @@ def _discard_before_drawing(t: Table) -> Submission:
 
 
 def _bad_reveal(t: Table) -> Submission:
-    secret = t.match.seats[2].secret(t.host.hand_no)
+    secret = t.match.seats[2].signer.secret(t.host.hand_no)
     seat, act, sig = 2, *t.signed(2, "reveal", commitment=secret.commitment)
     return seat, act, sig, bytes(32)
 
 
 def _reveal_without_seed(t: Table) -> Submission:
-    secret = t.match.seats[2].secret(t.host.hand_no)
+    secret = t.match.seats[2].signer.secret(t.host.hand_no)
     return (2, *t.signed(2, "reveal", commitment=secret.commitment), None)
 
 
@@ -924,7 +924,8 @@ def test_the_host_refuses_checkpoint_signatures_out_of_place() -> None:
     table = new_table(TablePhase.CHECKPOINTING)
     before = table.snapshot()
     msg = table.host.checkpoint_msg
-    wrong = table.match.seats[2].sign_checkpoint(msg)  # seat 2's signature, claimed by seat 1
+    # seat 2's signature, claimed by seat 1
+    wrong = table.match.seats[2].signer.sign_checkpoint(msg)
     with pytest.raises(TableError) as info:
         table.host.submit_checkpoint(1, wrong)
     assert info.value.code == "bad-signature"
@@ -938,8 +939,9 @@ def test_a_forfeit_ends_the_match_and_the_log_replays(phase: TablePhase) -> None
     host = table.host
     scores = list(host.match.scores)
     if phase is TablePhase.REVEALING:
-        table.match.step()  # everyone commits
-        act, sig, seed = table.match.seats[0].reveal(host.hand_no)
+        while host.phase is TablePhase.COMMITTING:
+            table.match.step()  # everyone commits
+        act, sig, seed = table.match.seats[0].signer.reveal(host.hand_no)
         host.submit(0, act, sig, seed)
     assert host.phase is phase
     written = host.forfeit(1, "withheld its seed")

@@ -1494,7 +1494,7 @@ def test_blind_seat_reconnects_mid_hand_and_plays_on() -> None:
     # a stale copy of its log: the peer asks for everything again from its last record
     finish_and_check(h, a, b)
     assert h.table.match.result is not None
-    assert a.session.problem is None and a.session.blind is not None
+    assert a.session.problem is None and a.session.agent is not None
 
 
 def test_blind_seat_restarted_mid_hand_takes_the_hand_up_with_its_kept_seed(

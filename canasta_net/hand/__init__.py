@@ -11,6 +11,7 @@ from .commit_reveal import CommitRevealHand
 from .protocol import (
     Applied,
     Entry,
+    HandContext,
     HandFault,
     HandProtocol,
     HandRefused,
@@ -40,6 +41,7 @@ __all__ = [
     "BlindHandProtocol",
     "CommitRevealHand",
     "Entry",
+    "HandContext",
     "HandFault",
     "HandProtocol",
     "HandRefused",

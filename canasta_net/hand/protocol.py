@@ -181,4 +181,11 @@ class HandSetup:
     keys: Sequence[bytes]  # each seat's signing key now
 
 
-HandFactory = Callable[[HandSetup], HandProtocol]
+@dataclass(frozen=True)
+class HandContext:
+    """What a seat's view of a new hand starts from: the dealer, the initial-meld minimums and
+    each seat's signing key now (a stand-in's, while one holds a seat)."""
+
+    dealer: int
+    minimums: Sequence[int]
+    keys: Sequence[bytes]
