@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-import math
 import os
 import random
 import time
@@ -37,6 +36,7 @@ from .games import Game, game_of_rules
 from .hand import HandContext
 from .host_table import HostTable, SeatEntry, TableError, TablePhase
 from .identity import Identity
+from .lobby import SeatLife, SeatState
 from .local_table import bot_move
 from .seat import keyed_seeds
 from .seat_agent import Decision, SeatAgent, SeatProblem
@@ -113,18 +113,26 @@ class LocalSeat:
 
 @dataclass
 class Slot:
+    """One seat as the host's network side holds it: its lifecycle (``lobby.SeatLife``), the
+    connection of its player, the bot the host plays it with, the timer of its hold."""
+
     seat: int
     plan: SeatPlan
-    name: str
-    key: bytes | None = None
+    life: SeatLife
     conn: HostConnection | None = None
     local: LocalSeat | None = None
-    player_key: bytes | None = None  # the key of the person whose seat a stand-in holds
     hold: IDelayedCall | None = None
-    generation: int = 0
     prompted: tuple[Any, ...] = ()
-    wants_back: bool = False
-    left: str | None = None  # why the seat's player went away (told to the others); None: here
+    leaving: str | None = None  # the reason its player's ``bye`` gave, until the connection ends
+
+    @property
+    def key(self) -> bytes | None:
+        """The key of whoever owns the seat (the person, even while a stand-in plays it)."""
+        return self.life.owner
+
+    @property
+    def name(self) -> str:
+        return self.life.name
 
     @property
     def is_bot(self) -> bool:
@@ -166,7 +174,9 @@ class TableService:
         self.table = table
         self.table_id = table.table_id if table else (table_id or random_bytes(16))
         self.rng = random.Random(self.table_id)
-        self.slots = [Slot(s, plan, plan.name) for s, plan in enumerate(config.seats)]
+        self.slots = [
+            Slot(s, plan, SeatLife(s, plan.kind, plan.name)) for s, plan in enumerate(config.seats)
+        ]
         self._pump_call: IDelayedCall | None = None
         self.finished = False
         self.closed = False  # the host has left (``close``): nothing is played or held any more
@@ -187,38 +197,43 @@ class TableService:
 
     def _setup_slots(self) -> None:
         for slot in self.slots:
+            life = slot.life
             if slot.plan.kind == "host":
-                slot.key = self.identity.public_key
-                slot.name = slot.name or "host"
+                life.take(self.identity.public_key, life.name or "host")
                 if not self.config.host_plays:
                     slot.local = LocalSeat(self.identity, self._bot())
-                    slot.name = "host (bot)"
+                    life.kind, life.name = "bot", "host (bot)"
             elif slot.plan.kind == "bot":
                 ident = derived_identity(self.identity, self.table_id, slot.seat, 0)
-                slot.key = ident.public_key
+                life.take(ident.public_key, life.name or f"bot-{slot.seat}")
                 slot.local = LocalSeat(ident, self._bot())
-                slot.name = slot.name or f"bot-{slot.seat}"
 
     def _adopt_resumed_table(self, table: HostTable) -> None:
         for slot, entry in zip(self.slots, table.seats, strict=True):
-            slot.name = entry.name
+            life = slot.life
+            original = table.header_keys[slot.seat]
+            if life.state is SeatState.OPEN:
+                life.take(original, entry.name)
+            life.owner, life.name = original, entry.name
             if slot.local is not None:
                 ident = self._local_identity_for(slot.seat, entry.key)
                 if ident is None:
                     raise ValueError(f"cannot sign for seat {slot.seat} after resuming")
                 slot.local = LocalSeat(ident, slot.local.bot)
-                slot.key = entry.key
-            else:
-                original = table.header_keys[slot.seat]
-                slot.key = original
-                if entry.key != original:  # a stand-in held the seat when the host stopped
-                    ident = self._local_identity_for(slot.seat, entry.key)
-                    if ident is not None:
-                        slot.local = LocalSeat(ident, self._bot())
-                        slot.player_key = original
-                        slot.wants_back = False
+            elif entry.key != original:  # a stand-in held the seat when the host stopped
+                stand_in = self._stand_in_generation(slot.seat, entry.key)
+                if stand_in is not None:
+                    ident = derived_identity(self.identity, self.table_id, slot.seat, stand_in)
+                    slot.local = LocalSeat(ident, self._bot())
+                    life.resumed_with_stand_in(stand_in)
             if slot.local is not None:
                 slot.local.agent = self._agent_for(slot.seat, slot.local.identity)
+
+    def _stand_in_generation(self, seat: int, key: bytes) -> int | None:
+        for generation in range(1, 16):
+            if derived_identity(self.identity, self.table_id, seat, generation).public_key == key:
+                return generation
+        return None
 
     def _local_identity_for(self, seat: int, key: bytes) -> Identity | None:
         if key == self.identity.public_key:
@@ -259,26 +274,12 @@ class TableService:
         return agent
 
     def seat_summary(self) -> list[dict[str, Any]]:
-        return [self._seat_entry(s) for s in self.slots]
-
-    def _seat_entry(self, slot: Slot) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "seat": slot.seat,
-            "name": slot.name or "(open)",
-            "bot": slot.is_bot,
-            "connected": slot.conn is not None or slot.is_bot,
-            "taken": slot.key is not None,
-        }
-        if slot.left is not None:
-            entry["left"] = slot.left
-        if slot.hold is not None and slot.hold.active():
-            # whole seconds from now until a stand-in takes the held seat
-            entry["stand_in_in"] = math.ceil(max(0.0, slot.hold.getTime() - self.reactor.seconds()))
-        return entry
+        now = self.reactor.seconds()
+        return [slot.life.summary(slot.conn is not None or slot.is_bot, now) for slot in self.slots]
 
     @property
     def free_seats(self) -> int:
-        return sum(1 for s in self.slots if s.key is None)
+        return sum(1 for s in self.slots if not s.life.taken)
 
     # ------------------------------------------------------------------ connections
     def hello(self, conn: HostConnection, message: dict[str, Any]) -> None:
@@ -291,29 +292,26 @@ class TableService:
         ):
             raise TableError("bad-password", "wrong table password")
         key = conn.peer_key()
-        slot = next((s for s in self.slots if s.key == key or s.player_key == key), None)
+        slot = next((s for s in self.slots if s.key == key), None)
         if slot is None:
             if self.table is not None:
                 raise TableError("table-full", "the match has started and this key has no seat")
-            slot = next((s for s in self.slots if s.key is None), None)
+            slot = next((s for s in self.slots if s.life.state is SeatState.OPEN), None)
             if slot is None:
                 raise TableError("table-full", "every seat is taken")
-            slot.key = key
-            slot.name = message["name"][: wire.MAX_NAME] or f"player-{slot.seat}"
-        if slot.local is not None and slot.player_key != key and slot.key == key:
+            slot.life.take(key, message["name"][: wire.MAX_NAME] or f"player-{slot.seat}")
+        if slot.life.kind == "bot":
             raise TableError("seat-is-local", "that key's seat is played by the host")
         if slot.conn is not None and slot.conn is not conn:
             slot.conn.say_bye("the same identity connected again")
             slot.conn.seat = None
         slot.conn = conn
-        slot.left = None
         conn.seat = slot.seat
         if slot.hold is not None and slot.hold.active():
             slot.hold.cancel()
         slot.hold = None
         slot.prompted = ()
-        if slot.player_key == key:
-            slot.wants_back = True  # reclaimed below, once the player has every record
+        slot.life.come_back()  # a stand-in's seat is reclaimed below, once it has every record
         conn.send(
             {
                 "t": "welcome",
@@ -366,16 +364,16 @@ class TableService:
         slot.conn = None
         if self.closed:
             return  # the host is leaving: nobody is held and nobody is left to tell
+        reason, slot.leaving = slot.leaving or "connection lost", None
         if self.table is None:
             if slot.plan.kind == "player":
-                slot.key = None
-                slot.name = ""
-                slot.left = None
+                slot.life.release()
             self._broadcast_seats()
             return
         if self.table.phase is not TablePhase.OVER:
-            slot.left = slot.left or "connection lost"  # the others are told who went, and why
-            if slot.local is None:
+            # held for its player (the others are told who went, and why), then stood in for
+            slot.life.leave(reason, self.reactor.seconds(), self.config.hold_seconds)
+            if slot.life.state is SeatState.AWAY:
                 slot.hold = self.reactor.callLater(self.config.hold_seconds, self._stand_in, slot)
         self._broadcast_seats()
 
@@ -384,7 +382,7 @@ class TableService:
 
         The seat is then held and stood in for exactly as for a lost connection."""
         if conn.seat is not None and self.slots[conn.seat].conn is conn:
-            self.slots[conn.seat].left = printable(reason, MAX_LEFT_REASON) or "left"
+            self.slots[conn.seat].leaving = printable(reason, MAX_LEFT_REASON) or "left"
         conn.drop()
 
     def close(self, reason: str) -> None:
@@ -408,19 +406,16 @@ class TableService:
         table = self.table
         if table is None or table.phase is TablePhase.OVER or slot.conn is not None or self.closed:
             return
-        if not table.between_hands(slot.seat):
+        if slot.life.expire(holds_secret=not table.between_hands(slot.seat)) == "forfeit":
             # the seat's secrets for the hand left with the player: no stand-in can hold them
             reason = "the player left holding its secrets for the hand"
             self._publish(table.forfeit(slot.seat, reason))
             return
-        slot.generation += 1
-        ident = derived_identity(self.identity, self.table_id, slot.seat, slot.generation)
-        slot.player_key = slot.key
+        ident = derived_identity(self.identity, self.table_id, slot.seat, slot.life.stand_ins)
         slot.local = LocalSeat(ident, self._bot())
         infos = table.rekey(slot.seat, ident.public_key)
         # the stand-in reads the hand so far (what the others announced, the list it reveals to)
         slot.local.agent = self._agent_for(slot.seat, ident)
-        slot.name = f"{slot.name} (bot stand-in)"
         self._publish(infos)
 
     def _try_reclaims(self) -> None:
@@ -428,17 +423,13 @@ class TableService:
         if table is None:
             return
         for slot in self.slots:
-            if not slot.wants_back or slot.local is None or slot.player_key is None:
+            if slot.life.state is not SeatState.RECLAIMING or slot.key is None:
                 continue
             if not table.between_hands(slot.seat):
                 continue  # the stand-in holds this hand's secrets: it plays the hand out
-            infos = table.rekey(slot.seat, slot.player_key)
+            slot.life.reclaimed()
             slot.local = None
-            slot.key = slot.player_key
-            slot.player_key = None
-            slot.wants_back = False
-            slot.name = slot.name.removesuffix(" (bot stand-in)")
-            self._publish(infos)
+            self._publish(table.rekey(slot.seat, slot.key))
             if slot.conn is not None:
                 slot.conn.send(
                     {
@@ -456,10 +447,7 @@ class TableService:
         keys = [s.key for s in self.slots]
         assert all(k is not None for k in keys)
         writer = LogWriter(self.log_file, self.identity, fsync=self.fsync)
-        entries = [
-            SeatEntry(s.name, s.key, s.is_bot)  # type: ignore[arg-type]
-            for s in self.slots
-        ]
+        entries = [SeatEntry(s.name, s.key, s.is_bot) for s in self.slots if s.key is not None]
         self.table = HostTable(
             self.config.game,
             self.table_id,
