@@ -230,6 +230,15 @@ async def _serve(
             reactor.callLater(0.2, done.callback, None)
 
     events.on_finished = finished
+    stopped: list[str] = []
+
+    def on_stopped(reason: str) -> None:
+        stopped.append(reason)
+        click.echo(f"the table stops: {reason}", err=True)
+        click.echo(f"log: {log_path}", err=True)
+        _fire(done)
+
+    events.on_stopped = on_stopped
     try:
         hosted = await start_host(
             reactor,
@@ -287,7 +296,7 @@ async def _serve(
         if stopped is not None:
             await stopped
     hosted.log_file.close()
-    return 0
+    return 1 if stopped else 0
 
 
 def _fire(done: Deferred[None]) -> None:

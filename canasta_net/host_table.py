@@ -24,13 +24,18 @@ from typing import Any, BinaryIO
 from . import __version__
 from . import records as R
 from .eventlog import (
+    RECORD_SIGNATURE_KIND as RECORD_KIND,
+)
+from .eventlog import (
     SEAT_KEY_KIND,
+    LogError,
     LogFormatError,
     LogVerifier,
     LogWriter,
     RecordInfo,
     decode_log_map,
     iter_records,
+    parse_stored_record,
     record_hash,
 )
 from .games import Game, GameMatch, canasta_game
@@ -283,6 +288,24 @@ class HostTable:
                 raise TableError("wrong-hand", "a checkpoint for another hand", seat)
             return self.submit_checkpoint(seat, message["sig"])
         return self.submit(seat, message["act"], message["asig"], message.get("seed"))
+
+    def check_lost_record(self, data: bytes) -> int:
+        """A seat's proof that this log lost, or contradicts, a record the host signed and sent
+        it (a crash cut the log back, or an older copy replaced it): a stored record signed with
+        the host's key whose predecessor is in this log but which itself is not. Returns its
+        number; raises TableError ``bad-evidence`` if the record proves nothing of the kind."""
+        header = self.writer.header
+        try:
+            record = parse_stored_record(data, 1, header)
+            seq, prev = record.fields["seq"], record.fields["prev"]
+            verify(header.host_key if header else b"", RECORD_KIND, record.body, record.host_sig)
+        except (LogError, BadSignature, KeyError) as e:
+            raise TableError("bad-evidence", f"not a record this host signed: {e}") from None
+        if not 1 <= seq <= len(self.history) or self.history[seq - 1].hash != prev:
+            raise TableError("bad-evidence", "the record does not follow this table's log")
+        if seq < len(self.history) and self.history[seq].hash == record.hash:
+            raise TableError("bad-evidence", f"this log holds record {seq} as it is")
+        return int(seq)
 
     def _hand_message(
         self,

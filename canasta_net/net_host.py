@@ -146,6 +146,7 @@ class ServiceEvents:
     on_record: Callable[[RecordInfo], None] | None = None
     on_finished: Callable[[HostTable], None] | None = None
     on_started: Callable[[HostTable], None] | None = None
+    on_stopped: Callable[[str], None] | None = None  # the match cannot go on (the reason)
 
 
 class TableService:
@@ -181,6 +182,7 @@ class TableService:
         self.finished = False
         self.closed = False  # the host has left (``close``): nothing is played or held any more
         self.closing_reason = ""  # what ``close`` told the seats
+        self.stopped: str | None = None  # why the match could not go on, if it could not
         self.connections: set[HostConnection] = set()  # open connections, seated or not
         self._setup_slots()
         if table is not None:
@@ -400,6 +402,14 @@ class TableService:
         for conn in list(self.connections):
             conn.say_bye(reason)
 
+    def stop(self, reason: str) -> None:
+        """The match cannot go on: every seat is told why, and the embedding program too."""
+        log.error("the table stops: {reason}", reason=reason)
+        self.stopped = reason
+        self.close(f"the table stops: {reason}")
+        if self.events.on_stopped is not None:
+            self.events.on_stopped(reason)
+
     def _stand_in(self, slot: Slot) -> None:
         """The held seat's time ran out: a bot takes it (or, mid-deal, the player forfeits)."""
         slot.hold = None
@@ -612,6 +622,14 @@ class TableService:
             table = self.table
             if table is None:
                 raise TableError("not-started", "the match has not started")
+            if t == "fork":
+                seq = table.check_lost_record(message["record"])
+                self.stop(
+                    f"this host's log lost record {seq}, which seat {conn.seat} holds as the host "
+                    "signed and sent it (a crash cut the log back, or an older copy replaced "
+                    "it): the match cannot go on from this log; keep every seat's copy"
+                )
+                return
             infos = table.take_message(conn.seat, message)
         except (TableError, wire.WireError) as e:
             conn.send_error(e.code, str(e))

@@ -145,6 +145,8 @@ class PeerSession:
         self.done = False
         self.problem: str | None = None  # set when the host was caught misbehaving
         self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
+        self.stored: list[bytes] = []  # this seat's copy of the log, record by record
+        self.hashes: list[bytes] = []  # and each record's hash: a fork is caught against them
         self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
 
     # ------------------------------------------------------------------ outgoing
@@ -203,9 +205,9 @@ class PeerSession:
             self._misbehaving(f"it sent a seat's message ({t!r})")
             return
         if t == "welcome":
-            self._welcome(message)
+            self._welcome(message, send)
         elif t == "record":
-            self._record(message)
+            self._record(message, send)
         elif t == "view":
             self.view = message["view"]
             own = None if self.agent is None else self.agent.view()
@@ -227,7 +229,12 @@ class PeerSession:
             self.done = True
             self.player.finished(message["reason"])
 
-    def _welcome(self, message: dict[str, Any]) -> None:
+    def _welcome(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        if self.hashes and message["head"] != self.hashes[-1] and message["head"] in self.hashes:
+            # the host's log ends at a record this seat holds, short of this seat's last one
+            ends = self.hashes.index(message["head"])
+            self._fork(ends + 1, send)
+            return
         table = message["table"]
         try:
             self.game = game_from_header(str(table.get("game", CANASTA)), table["rules"])
@@ -310,9 +317,23 @@ class PeerSession:
         except SeedStoreError as e:
             self.player.event(f"warning: {e}")
 
-    def _record(self, message: dict[str, Any]) -> None:
+    def _fork(self, seq: int, send: Callable[[dict[str, Any]], None]) -> None:
+        """The host's log lost (or contradicts) record ``seq`` of this seat's copy, which the
+        host signed and sent: show the host the record, and leave. The match cannot go on from
+        a log that rewrites what was played; this seat's copy keeps it."""
+        send({"t": "fork", "record": self.stored[seq]})
+        self._leave(
+            f"the host's log has lost record {seq}, which the host signed and sent this seat "
+            f"(this seat's copy holds records 0 to {self.last_seq}): a crash cut its log back, "
+            "or an older copy replaced it. The match cannot go on from that log; keep this "
+            "seat's copy of it"
+        )
+
+    def _record(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         seq, data = message["seq"], message["data"]
         if seq <= self.last_seq:
+            if seq >= 0 and data != self.stored[seq]:
+                self._fork(seq, send)  # the host now says something else was record ``seq``
             return  # already have it (a resend after reconnecting)
         if seq != self.last_seq + 1:
             self._misbehaving(f"record {seq} arrived after {self.last_seq}")
@@ -335,6 +356,8 @@ class PeerSession:
             self.log_file.write(data)
             self.log_file.flush()
         self.last_seq = seq
+        self.stored.append(data)
+        self.hashes.append(record.hash)
         if record.kind == R.SEEDS:
             self.seeds_hash = record.hash
         self._forget_public_seeds(record)

@@ -93,6 +93,8 @@ SCHEMAS: Final[dict[str, Map]] = {
     "reveal": Map(_SIGNED | {"seed": Bytes(SEED_SIZE)}),
     "act": Map(_SIGNED),
     "checkpoint": Map({"hand": Int(), "sig": Bytes(SIGNATURE_SIZE)}),
+    # a record the host signed and sent this seat that the host's log lost or contradicts
+    "fork": Map({"record": Bytes(MAX_FRAME)}),
     # host -> peer
     "welcome": Map(
         {
@@ -115,7 +117,7 @@ SCHEMAS: Final[dict[str, Map]] = {
     "bye": Map({"reason": _TEXT}),
 }
 
-PEER_TO_HOST: Final = frozenset({"hello", "commit", "reveal", "act", "checkpoint", "bye"})
+PEER_TO_HOST: Final = frozenset({"hello", "commit", "reveal", "act", "checkpoint", "fork", "bye"})
 HOST_TO_PEER: Final = frozenset({"welcome", "record", "view", "turn", "seats", "error", "bye"})
 NEEDS: Final = frozenset(
     {

@@ -1444,6 +1444,57 @@ def test_a_host_resumed_while_a_checkpoint_is_signed_after_a_chat_asks_for_the_r
         assert peer.errors() == []
 
 
+def test_a_host_whose_log_lost_records_a_seat_holds_stops_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    # the host's log is cut back (a crash without the disk sync, an older copy restored) while a
+    # seat holds the records it lost: the seat shows the host its record and leaves at once, and
+    # the host, shown a record it signed but no longer has, stops the table and says why (it used
+    # to refuse the seat's every message as naming an unknown head, for ever)
+    path = tmp_path / "host.cnlog"
+    first = Harness(config(classic(3000)), log_file=open_log_for_writing(path), log_path=path)
+    alice, bob = first.remote("alice"), first.remote("bob")
+    stopped(first.run(turn_for("act", bob)))
+    cut = len(path.read_bytes())
+    kept = len(first.table.history)
+    stopped(first.run(turn_for("act", alice)))
+    stopped(first.run(turn_for("act", bob)))
+    assert len(first.table.history) > kept
+    first.log.close()
+    with path.open("r+b") as f:
+        f.truncate(cut)
+    for peer in first.remotes:
+        peer.conn = peer.transport = None
+        peer.pending.clear()
+    log = open_log_for_writing(path, resume=True)
+    table = HostTable.resume(log, HOST, random_bytes=random.Random(4).randbytes, fsync=False)
+    assert len(table.history) == kept
+    h = Harness(first.cfg, log_file=log, log_path=path, table=table)
+    told: list[str] = []
+    h.service.events.on_stopped = told.append
+    alice.harness = h
+    h.remotes.append(alice)
+    alice.connect()
+    h.run()
+    forks = [m for m in alice.sent if m["t"] == "fork"]
+    assert len(forks) == 1
+    assert alice.session.done and "lost record" in (alice.session.problem or "")
+    assert told and f"lost record {kept}" in told[0] and h.service.closed
+    assert any(m["t"] == "bye" and "lost record" in m["reason"] for m in alice.received)
+    assert len(h.table.history) == kept  # nothing was written after the cut
+
+
+def test_a_record_that_proves_no_loss_is_refused() -> None:
+    h = Harness(config(classic(3000)))
+    alice, _ = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("act", alice)))
+    held = alice.session.stored
+    for evidence in (held[3], held[0], b"\x93\xc4\x00", held[3][:-1]):
+        answers = inject(h, alice, {"t": "fork", "record": evidence})
+        assert [m["code"] for m in answers if m["t"] == "error"] == ["bad-evidence"]
+    assert not h.service.closed
+
+
 def test_a_resumed_host_reveals_its_bots_seeds_with_real_randomness(tmp_path: Path) -> None:
     path = tmp_path / "host.cnlog"
     cfg = config(classic(3000))
