@@ -5,27 +5,29 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
+from click.core import ParameterSource
 from twisted.internet.defer import Deferred
 
 from . import __version__
 from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
-from .eventlog import open_log_for_writing
-from .games import UnknownGame, all_variants, game_for
+from .eventlog import Header, LogError, iter_records, open_log_for_writing, parse_header
+from .games import CANASTA, UnknownGame, all_variants, game_for, game_from_header
 from .host_table import HostTable
 from .identity import Identity, IdentityError, default_identity_path
 from .known_hosts import KnownHosts
 from .local_table import recorded_match
-from .net_host import ServiceEvents, TableConfig
+from .net_host import ServiceEvents
 from .net_peer import PeerSession, describe_record
 from .players import TerminalPlayer
 from .rules import RuleSet
 from .seed_store import SeedStore
 from .simulate import simulate
+from .table_config import MAX_SECONDS, TableConfig, TableConfigError
 
 DEFAULT_PORT = 47475
 DISCOVERY_PORT = 47474
@@ -230,10 +232,10 @@ async def _serve(
             reactor.callLater(0.2, done.callback, None)
 
     events.on_finished = finished
-    stopped: list[str] = []
+    table_stopped: list[str] = []  # why the match could not go on, if it could not
 
     def on_stopped(reason: str) -> None:
-        stopped.append(reason)
+        table_stopped.append(reason)
         click.echo(f"the table stops: {reason}", err=True)
         click.echo(f"log: {log_path}", err=True)
         _fire(done)
@@ -296,7 +298,7 @@ async def _serve(
         if stopped is not None:
             await stopped
     hosted.log_file.close()
-    return 1 if stopped else 0
+    return 1 if table_stopped else 0
 
 
 def _fire(done: Deferred[None]) -> None:
@@ -443,7 +445,9 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
     "--resume",
     "resume_path",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Resume a crashed table from its host log.",
+    help="Resume a crashed table from its host log. The log keeps the table's whole setup: "
+    "only --bind, --port, --announce/--no-announce, --announce-to and --identity may be given "
+    "with it (other flags are refused when they contradict the log).",
 )
 @click.option("--announce/--no-announce", default=True, show_default=True)
 @click.option(
@@ -453,12 +457,26 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
     help="Where beacons go (HOST:PORT).",
 )
 @click.option("--password", default=None, help="Table password.")
-@click.option("--hold", default=60.0, show_default=True, help="Seconds a dropped seat is held.")
+@click.option(
+    "--hold",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(0, MAX_SECONDS),
+    help="Seconds a dropped seat is held.",
+)
 @click.option("--host-bot", is_flag=True, help="A bot plays the host's seat (a headless host).")
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
-@click.option("--delay", default=0.0, show_default=True, help="Seconds between bot moves.")
+@click.option(
+    "--delay",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0, MAX_SECONDS),
+    help="Seconds between bot moves.",
+)
 @click.option("--player-name", default="host", show_default=True, help="Your name at the table.")
 @click.option("--insecure-seed", type=int, default=None, hidden=True)
+# a shorter match than the preset's (tests); the log's rules keep it
+@click.option("--target", type=click.IntRange(1), default=None, hidden=True)
 @click.option(
     "--deal",
     type=click.Choice(["commit-reveal", "blind"]),
@@ -468,7 +486,9 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
     "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
 )
 @_identity_option
+@click.pass_context
 def host(
+    ctx: click.Context,
     bind: str,
     port: int,
     table_name: str,
@@ -487,33 +507,29 @@ def host(
     player_name: str,
     insecure_seed: int | None,
     identity_path: Path | None,
+    target: int | None = None,
     deal: str = "commit-reveal",
 ) -> None:
-    """Host a table on the LAN: you play seat 0, others join, bots fill the rest."""
-    rules = _rules_or_fail(variant)
-    _check_deal(deal, rules)
-    identity = _identity(identity_path)
+    """Host a table on the LAN: you play seat 0, others join, bots fill the rest.
+
+    With --resume LOG, a table that stopped (a crash, kill -9) starts again from its log, seats,
+    bots, names and options included; its seats reconnect by themselves."""
     if players is not None and bot_seats is not None:
         raise click.UsageError("give --players or --bots, not both")
-    if bot_seats is not None:
-        players = max(1, rules.players - bot_seats)
-    people = rules.players if players is None else min(players, rules.players)
-    config = TableConfig.simple(
-        table_name,
-        rules,
-        max(1, people),
-        host_plays=not host_bot,
-        password=password,
-        hold_seconds=hold,
-        bot_delay=delay,
-        max_hands=hands,
-        insecure_seed=insecure_seed,
-        deal=deal,
-    )
-    config.seats[0].name = player_name
-    resume = resume_path is not None
-    path = resume_path or log_path or default_log_path("host", table_name)
-    target = _address(announce_to, DISCOVERY_PORT) if announce else None
+    given = {
+        name
+        for name in ctx.params
+        if ctx.get_parameter_source(name)
+        not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    }
+    if resume_path is not None:
+        config = _config_for_resume(resume_path, ctx.params, given)
+        path = resume_path
+    else:
+        config = _config_from_flags(ctx.params)
+        path = log_path or default_log_path("host", table_name)
+    identity = _identity(identity_path)
+    target_address = _address(announce_to, DISCOVERY_PORT) if announce else None
 
     async def main_(reactor: Any) -> int:
         return await _serve(
@@ -524,14 +540,142 @@ def host(
             bind=bind,
             port=port,
             log_path=path,
-            resume=resume,
-            play_locally=not host_bot,
-            watch=host_bot,
-            name=player_name,
-            announce_to=target,
+            resume=resume_path is not None,
+            play_locally=config.host_plays,
+            watch=not config.host_plays,
+            name=config.seats[0].name,
+            announce_to=target_address,
         )
 
     _run(main_)
+
+
+def _table_rules(variant: str, target: int | None) -> Any:
+    rules = _rules_or_fail(variant)
+    if target is not None:
+        if not isinstance(rules, RuleSet):
+            raise click.BadParameter(
+                "a target score is for the Canasta games", param_hint="--target"
+            )
+        rules = rules.with_changes(target=target)
+    return rules
+
+
+def _config_from_flags(
+    flags: Mapping[str, Any], rules: Any = None, deal: str | None = None
+) -> TableConfig:
+    """The table the ``host`` flags describe (``rules`` and ``deal``: a log's, over the flags')."""
+    rules = rules if rules is not None else _table_rules(flags["variant"], flags["target"])
+    deal = deal or flags["deal"]
+    _check_deal(deal, rules)
+    players = flags["players"]
+    if flags["bot_seats"] is not None:
+        players = max(1, rules.players - flags["bot_seats"])
+    people = rules.players if players is None else min(players, rules.players)
+    config = TableConfig.simple(
+        flags["table_name"],
+        rules,
+        max(1, people),
+        host_plays=not flags["host_bot"],
+        password=flags["password"],
+        hold_seconds=flags["hold"],
+        bot_delay=flags["delay"],
+        max_hands=flags["hands"],
+        insecure_seed=flags["insecure_seed"],
+        deal=deal,
+    )
+    config.seats[0].name = flags["player_name"]
+    return config
+
+
+class ContradictsLog(click.ClickException):
+    """A flag given with --resume says otherwise than the log: one line, exit status 2."""
+
+    exit_code = 2
+
+
+def _read_log_header(path: Path) -> Header:
+    """The header of the log at ``path``, read (and nothing written) before anything starts."""
+    try:
+        with path.open("rb") as file:
+            first = next(iter_records(file), None)
+            if first is None:
+                raise click.ClickException(f"{path} is empty: there is no table to resume")
+            return parse_header(first)
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror or e}") from None
+    except LogError as e:
+        raise click.ClickException(f"{path} is not a table's log: {e}") from None
+
+
+def _config_for_resume(path: Path, flags: Mapping[str, Any], given: set[str]) -> TableConfig:
+    """The table as its log describes it; refuses a flag that contradicts the log.
+
+    A log written before headers kept the table's setup (``table_config``) gives its rules and
+    deal mode; the flags give the rest, as they did then."""
+    header = _read_log_header(path)
+    try:
+        game = game_from_header(str(header.fields.get("game", CANASTA)), header.rules)
+        config = TableConfig.from_log_header(header.fields)
+    except (UnknownGame, TableConfigError) as e:
+        raise click.ClickException(f"{path} cannot be resumed: {e}") from None
+    _refuse_contradictions(path, header, config, flags, given)
+    if config is None:
+        return _config_from_flags(flags, game.rules, header.deal)
+    _check_deal(config.deal, config.rules)
+    return config
+
+
+def _refuse_contradictions(
+    path: Path,
+    header: Header,
+    config: TableConfig | None,
+    flags: Mapping[str, Any],
+    given: set[str],
+) -> None:
+    def refuse(flag: str, says: str) -> NoReturn:
+        raise ContradictsLog(f"{flag} contradicts the log (which says {says})")
+
+    if "log_path" in given and flags["log_path"].resolve() != path.resolve():
+        raise ContradictsLog(
+            f"--log {flags['log_path']} contradicts --resume {path}: a resumed table writes on "
+            "in the log it resumes"
+        )
+    if "variant" in given and _rules_or_fail(flags["variant"]).name != header.variant:
+        refuse(f"--variant {flags['variant']}", header.variant)
+    if "target" in given and flags["target"] != header.rules.get("target"):
+        refuse(f"--target {flags['target']}", f"target {header.rules.get('target')}")
+    if "deal" in given and flags["deal"] != header.deal:
+        refuse(f"--deal {flags['deal']}", f"--deal {header.deal}")
+    if config is None:
+        return  # an older log: the flags give the rest
+    seats = len(config.seats)
+    bots = seats - config.people
+    if "players" in given and min(flags["players"], seats) != config.people:
+        refuse(f"--players {flags['players']}", f"{config.people} people and {bots} bots")
+    if "bot_seats" in given and max(1, seats - flags["bot_seats"]) != config.people:
+        refuse(f"--bots {flags['bot_seats']}", f"{config.people} people and {bots} bots")
+    if "table_name" in given and flags["table_name"] != config.name:
+        refuse(f"--name {flags['table_name']!r}", f"the table is {config.name!r}")
+    if "player_name" in given and flags["player_name"] != config.seats[0].name:
+        refuse(f"--player-name {flags['player_name']!r}", f"seat 0 is {config.seats[0].name!r}")
+    if "host_bot" in given and flags["host_bot"] == config.host_plays:
+        refuse("--host-bot", "the host's person plays seat 0")
+    if "password" in given:
+        if config.password is None:
+            refuse("--password", "the table has no password")
+        if not config.password.matches(flags["password"]):
+            refuse("--password", "the table has another password")
+    if "hold" in given and flags["hold"] != config.hold_seconds:
+        refuse(f"--hold {flags['hold']:g}", f"--hold {config.hold_seconds:g}")
+    if "delay" in given and flags["delay"] != config.bot_delay:
+        refuse(f"--delay {flags['delay']:g}", f"--delay {config.bot_delay:g}")
+    if "hands" in given and flags["hands"] != config.max_hands:
+        says = "no limit" if config.max_hands is None else f"--hands {config.max_hands}"
+        refuse(f"--hands {flags['hands']}", says)
+    if "insecure_seed" in given and flags["insecure_seed"] != config.insecure_seed:
+        says = "no test seed" if config.insecure_seed is None else "another test seed"
+        refuse("--insecure-seed", says)
 
 
 @main.command()

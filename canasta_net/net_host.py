@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives import serialization
 from twisted.internet.defer import Deferred
@@ -32,7 +32,6 @@ from . import wire
 from .bots import Bot
 from .eventlog import LogWriter, RecordInfo, redact_for_seat
 from .framing import FrameProtocol
-from .games import Game, game_of_rules
 from .hand import HandContext
 from .host_table import HostTable, SeatEntry, TableError, TablePhase
 from .identity import Identity
@@ -40,8 +39,8 @@ from .lobby import SeatLife, SeatState
 from .local_table import bot_move
 from .seat import keyed_seeds
 from .seat_agent import Decision, SeatAgent, SeatProblem
+from .table_config import SeatPlan, SlotKind, TableConfig, TablePassword
 
-SlotKind = Literal["host", "player", "bot"]
 log = Logger()
 
 MAX_LEFT_REASON = 80  # characters of a leaving seat's own reason passed on to the others
@@ -50,42 +49,6 @@ MAX_LEFT_REASON = 80  # characters of a leaving seat's own reason passed on to t
 def printable(text: str, limit: int) -> str:
     """``text`` without control characters (it goes to other players' terminals), cut short."""
     return "".join(ch for ch in text if ch.isprintable())[:limit].strip()
-
-
-@dataclass
-class SeatPlan:
-    kind: SlotKind
-    name: str
-
-
-@dataclass
-class TableConfig:
-    name: str
-    rules: Any  # a RuleSet (the Canasta family) or MayIRules
-    seats: list[SeatPlan]
-    password: str | None = None
-    hold_seconds: float = 60.0
-    bot_delay: float = 0.0
-    bot_kind: str = "greedy"
-    host_plays: bool = True
-    insecure_seed: int | None = None  # deterministic seeds, for tests; marked insecure
-    max_hands: int | None = None  # stop after this many hands (the log then ends mid-match)
-    deal: str = "commit-reveal"  # or "blind": nobody, host included, sees another seat's cards
-
-    @property
-    def game(self) -> Game:
-        return game_of_rules(self.rules)
-
-    @classmethod
-    def simple(
-        cls, name: str, rules: Any, players: int, *, host_plays: bool = True, **kw: Any
-    ) -> TableConfig:
-        """Seat 0 the host; then ``players - 1`` remote players; bots for the rest."""
-        plans = [SeatPlan("host", "host")]
-        for seat in range(1, rules.players):
-            kind: SlotKind = "player" if seat < players else "bot"
-            plans.append(SeatPlan(kind, f"{kind}-{seat}" if kind == "bot" else ""))
-        return cls(name, rules, plans, host_plays=host_plays, **kw)
 
 
 def derived_identity(host: Identity, table_id: bytes, seat: int, generation: int) -> Identity:
@@ -288,12 +251,15 @@ class TableService:
         if conn.seat is not None:
             raise TableError("already-seated", "this connection already has a seat")
         version = wire.negotiate(message["min"], message["max"])
+        key = conn.peer_key()
         password = self.config.password
-        if password is not None and not hmac.compare_digest(
-            str(message.get("password", "")).encode(), password.encode()
+        # The host's own seat needs none (TLS proved its key); a resumed host has only the hash.
+        if (
+            password is not None
+            and key != self.identity.public_key
+            and not password.matches(str(message.get("password", "")))
         ):
             raise TableError("bad-password", "wrong table password")
-        key = conn.peer_key()
         slot = next((s for s in self.slots if s.key == key), None)
         if slot is None:
             if self.table is not None:
@@ -468,6 +434,7 @@ class TableService:
             insecure=self.config.insecure_seed is not None,
             created=int(self.reactor.seconds()),
             random_bytes=self.random_bytes,
+            table_fields=self.config.to_log_fields(),
         )
         for slot in self.slots:
             if slot.local is not None:
@@ -749,7 +716,9 @@ __all__ = [
     "HostConnection",
     "HostFactory",
     "SeatPlan",
+    "SlotKind",
     "TableConfig",
+    "TablePassword",
     "TableService",
     "derived_identity",
 ]

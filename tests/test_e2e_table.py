@@ -125,6 +125,20 @@ def _finish(*procs: subprocess.Popen[bytes]) -> None:
             raise
 
 
+def _finish_unless(
+    trouble: str, watched: Path, *procs: subprocess.Popen[bytes], seconds: float = TIMEOUT
+) -> None:
+    """``_finish``, failing at once when ``trouble`` shows in ``watched`` (a process stuck after
+    an error would otherwise be waited for until the timeout)."""
+    deadline = time.monotonic() + seconds
+    while any(p.poll() is None for p in procs):
+        if re.search(trouble, watched.read_text(errors="replace")):
+            raise AssertionError(f"{trouble!r} in {watched.name}")
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired([p.args for p in procs], seconds)
+        time.sleep(0.1)
+
+
 def _check_agree(host_log: Path, seat_logs: dict[int, Path]) -> None:
     host = replay_log(host_log.read_bytes())
     assert host.result is not None, "the match ran to its end"
@@ -220,20 +234,62 @@ def _outputs(*paths: Path) -> str:
     return "\n".join(f"--- {p.name}:\n{p.read_text(errors='replace')[-3000:]}" for p in paths)
 
 
-def test_host_killed_mid_hand_resumes_from_its_log(tmp_path: Path) -> None:
+def _audit(path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "replay", "audit", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "VALID" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("deal", ["commit-reveal", "blind"])
+def test_host_killed_mid_hand_resumes_from_its_log_alone(tmp_path: Path, deal: str) -> None:
+    """kill -9 the host mid-hand; ``canasta host --resume LOG`` with only the network flags
+    restarts the table as it was (its bots, the joiner's seat, names, options) from the log; the
+    seat reconnects by itself, the match ends, and both logs audit valid."""
     log = tmp_path / "host.cnlog"
-    host, port, fingerprint, _ = _host(tmp_path, "--players", "2", "--delay", "0.02")
+    # a short match: seat 0 the host's bot, seat 1 the joiner, seats 2 and 3 bots
+    host, port, fingerprint, host_out = _host(
+        tmp_path,
+        "--players", "2", "--delay", "0.02", "--deal", deal, "--target", "1200", "--name", "den",
+    )  # fmt: skip
     seat, seat_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice.cnlog")
-    _wait_for(seat_out, r"hand 2 is dealt", seat)
-    time.sleep(0.3)
+    _wait_for(seat_out, r"hand 1 is dealt", seat)
+    time.sleep(0.5)
     host.send_signal(signal.SIGKILL)
     host.wait()
     before = replay_log(log.read_bytes())
     assert before.result is None and before.hands, "killed mid-match"
-    resumed, _, _, _ = _host(tmp_path, "--players", "2", "--resume", str(log), port=port)
-    _finish(seat, resumed)
-    assert seat.returncode == resumed.returncode == 0
+    resumed_out = tmp_path / "resumed.out"
+    resumed = _start(
+        [
+            "host",
+            "--resume",
+            str(log),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-announce",
+            "--identity",
+            str(tmp_path / "host.pem"),
+        ],
+        resumed_out,
+    )
+    _wait_for(resumed_out, r"table 'den' \(classic\) listening on 127\.0\.0\.1", resumed)
+    try:
+        _finish_unless("Traceback", resumed_out, seat, resumed)
+    except (subprocess.TimeoutExpired, AssertionError) as e:
+        raise AssertionError(f"{e}\n{_outputs(host_out, resumed_out, seat_out)}") from None
+    assert seat.returncode == resumed.returncode == 0, _outputs(host_out, resumed_out, seat_out)
     _check_agree(log, {1: tmp_path / "alice.cnlog"})
+    header = next(iter(iter_records(log.read_bytes())))
+    assert [s["bot"] for s in header.fields["seats"]] == [True, False, True, True]
+    _audit(log)
+    _audit(tmp_path / "alice.cnlog")
 
 
 def test_discovery_on_loopback_then_join_by_name(tmp_path: Path) -> None:

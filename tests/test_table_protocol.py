@@ -978,6 +978,20 @@ def test_wrong_password_is_refused_and_closed() -> None:
     check_logs(h, alice, bob)
 
 
+def test_the_host_s_own_seat_needs_no_password() -> None:
+    """The host's person joins its own table with the host's key (TLS proves it); a resumed host
+    knows only the password's hash, so it could not send the password anyway."""
+    cfg = TableConfig.simple(
+        "t", classic(100), 2, host_plays=True, password="sesame", insecure_seed=HOST_SEED
+    )
+    h = Harness(cfg)
+    me = h.remote("me", connect=False)
+    me.identity = HOST
+    me.session = me._new_session()
+    me.connect()
+    assert [m["t"] for m in me.replies()][:1] == ["welcome"]
+
+
 def test_a_full_table_refuses_newcomers() -> None:
     # in the lobby: one remote seat, taken by alice
     h = Harness(config(classic(100), players=2))
@@ -1351,9 +1365,11 @@ def crash_and_resume(
     path: Path,
     peers: tuple[Remote, ...],
     random_bytes: Callable[[int], bytes] | None = None,
+    cfg: TableConfig | None = None,
 ) -> Harness:
     """The host's process dies (a record half written, the connections gone with it); a new
-    one resumes the table from its log. The peers, still running, connect to it again."""
+    one resumes the table from its log (with ``cfg``, or the first host's config). The peers,
+    still running, connect to it again."""
     first.log.close()
     with path.open("ab") as f:
         f.write(b"\x93\xc5\x01\x00" + b"\x00" * 40)
@@ -1363,7 +1379,9 @@ def crash_and_resume(
     log = open_log_for_writing(path, resume=True)
     table = HostTable.resume(log, HOST, random_bytes=random.Random(4).randbytes, fsync=False)
     assert len(table.history) == len(first.table.history) and table.head == first.table.head
-    h = Harness(first.cfg, log_file=log, log_path=path, table=table, random_bytes=random_bytes)
+    h = Harness(
+        cfg or first.cfg, log_file=log, log_path=path, table=table, random_bytes=random_bytes
+    )
     assert h.service.table_id == TABLE_ID
     for peer in peers:
         peer.harness = h
@@ -1397,6 +1415,32 @@ def test_the_host_resumes_from_its_log_and_the_peers_reconnect(tmp_path: Path, n
     check_logs(h, alice, bob)
     for peer in (alice, bob):
         assert peer.errors() == []
+
+
+def test_a_host_resumed_from_its_log_alone_is_the_same_table(tmp_path: Path) -> None:
+    """The log's header keeps the table's setup: the config read back from it is the one the
+    table started with (bots, names, options, password policy), and a host resumed with it alone
+    plays on with its bots and checks the password against the log's hash."""
+    path = tmp_path / "host.cnlog"
+    cfg = config(classic(3000), password="sesame", bot_kind="random", max_hands=50)
+    first = Harness(cfg, log_file=open_log_for_writing(path), log_path=path)
+    alice, bob = first.remote("alice", connect=False), first.remote("bob", connect=False)
+    for peer in (alice, bob):
+        peer.session.password = "sesame"
+        peer.connect()
+    stopped(first.run(turn_for("act", bob)))
+    header = parse_header(next(iter(iter_records(path.read_bytes()))))
+    from_log = TableConfig.from_log_header(header.fields)
+    assert from_log == cfg
+    assert b"sesame" not in path.read_bytes()  # the seats' copies get the header too
+    h = crash_and_resume(first, path, (alice, bob), cfg=from_log)
+    assert [slot.is_bot for slot in h.service.slots] == [True, False, False, True]
+    assert h.service.table_info()["name"] == "test table"
+    mallory = stranger(h)
+    only_error(inject(h, mallory, hello(password="sesame2")), "bad-password")
+    mallory.drop()
+    h.run_to_end()
+    check_logs(h, alice, bob)
 
 
 def test_a_resumed_host_keeps_a_stand_in_until_its_player_reclaims_the_seat(
