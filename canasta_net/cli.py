@@ -14,12 +14,12 @@ from twisted.internet.defer import Deferred
 
 from . import __version__
 from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
-from .eventlog import open_log_for_writing
 from .games import UnknownGame, all_variants, game_for
 from .host_table import HostTable
 from .identity import Identity, IdentityError, default_identity_path
 from .known_hosts import KnownHosts
 from .local_table import recorded_match
+from .log import open_log_for_writing
 from .net_host import ServiceEvents, TableConfig
 from .net_peer import PeerSession, describe_record
 from .players import TerminalPlayer
@@ -182,7 +182,7 @@ _identity_option = click.option(
 
 def _watch_events(service: Callable[[], Any]) -> ServiceEvents:
     """Print what happens at the table (for a host whose seat a bot plays)."""
-    from .eventlog import parse_stored_record
+    from .log import parse_stored_record
 
     def on_record(info: Any) -> None:
         svc = service()

@@ -23,16 +23,6 @@ from typing import Any, BinaryIO
 
 from . import __version__
 from . import records as R
-from .eventlog import (
-    SEAT_KEY_KIND,
-    LogFormatError,
-    LogVerifier,
-    LogWriter,
-    RecordInfo,
-    decode_log_map,
-    iter_records,
-    record_hash,
-)
 from .games import Game, GameMatch, canasta_game
 from .hand import (
     HAND_PROTOCOLS,
@@ -44,6 +34,16 @@ from .hand import (
     new_hand,
 )
 from .identity import BadSignature, Identity, verify
+from .log import (
+    SEAT_KEY_KIND,
+    LogFormatError,
+    LogVerifier,
+    LogWriter,
+    RecordInfo,
+    decode_log_map,
+    iter_records,
+    record_hash,
+)
 from .rules import RuleSet
 
 ACTION_KIND = "seat-action"

@@ -15,10 +15,10 @@ from typing import Any, BinaryIO
 
 from .blind_seat import BlindSeat, HandContext, act_of_body
 from .bots import Bot, choose_for
-from .eventlog import LogWriter, RecordInfo
 from .games import game_of_rules
 from .host_table import HostTable, SeatEntry, TablePhase
 from .identity import Identity
+from .log import LogWriter, RecordInfo
 from .seat import SeatSigner
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from . import records as R
-from .eventlog import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
 from .games import CANASTA, GameMatch, UnknownGame, game_from_header
 from .hand import HAND_PROTOCOLS, Applied, HandFault, HandProtocol, HandSetup, Violation, new_hand
+from .log import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
 from .match import MatchResult as ForfeitResult
 
 
@@ -297,7 +297,7 @@ def replay_log(source: LogSource) -> ReplayResult:
     Raises ``eventlog.LogError`` for a container failure and :class:`ReplayError` for a false
     game claim, each with the record number.
     """
-    from .eventlog import LogVerifier, RecordStream
+    from .log import LogVerifier, RecordStream
 
     stream = RecordStream(source)
     verifier = LogVerifier()

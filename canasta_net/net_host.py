@@ -32,11 +32,11 @@ from twisted.logger import Logger
 from . import wire
 from .blind_seat import BlindSeat, HandContext, act_of_body
 from .bots import Bot
-from .eventlog import LogWriter, RecordInfo, redact_for_seat
 from .framing import FrameProtocol
 from .games import Game, game_of_rules
 from .host_table import HostTable, SeatEntry, TableError, TablePhase
 from .identity import Identity
+from .log import LogWriter, RecordInfo, redact_for_seat
 from .seat import SeatSigner, keyed_seeds
 
 SlotKind = Literal["host", "player", "bot"]

@@ -28,7 +28,10 @@ from .blind.points import card_points
 from .blind.schedule import labels_for_rules
 from .blind_seat import BlindSeat, HandContext
 from .errors import IllegalAction
-from .eventlog import (
+from .framing import FrameProtocol
+from .games import CANASTA, Game, UnknownGame, game_from_header
+from .identity import Identity
+from .log import (
     Header,
     LogError,
     LogVerifier,
@@ -36,9 +39,6 @@ from .eventlog import (
     parse_header,
     parse_stored_record,
 )
-from .framing import FrameProtocol
-from .games import CANASTA, Game, UnknownGame, game_from_header
-from .identity import Identity
 from .log_replay import Replayer, ReplayError
 from .rules import RuleSet
 from .seat import SeatSigner, SeedLost
