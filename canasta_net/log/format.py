@@ -1,36 +1,30 @@
-"""The event log container, ``.cnlog`` format 1: write, read, redact and verify.
+"""The ``.cnlog`` format 1: limits, errors, values, schemas and the parsing of one record.
 
 A log is a plain concatenation of msgpack objects, one per record. Each stored record is
 ``[body: bin, host_sig: bin(64), private: map{seat: bin}]``. The ``body`` bin holds the exact bytes
 of a msgpack map; those bytes, never a re-encoding of them, are hashed (SHA-256, the record hash)
 and signed by the host (signature kind ``log-record``). Each body names the hash of the previous
 body, so the records form a chain rooted in the header (record 0). ``docs/log-format.md`` is the
-complete specification; this module is its reference implementation.
+complete specification.
 
-The container knows nothing about Canasta: record kinds other than ``header`` and ``checkpoint``
-and their fields belong to the game layer. What the container checks is structure (every body is
-validated against a schema before use), the chain, the host's signature on every record, private
-payloads against their hashes, author-signed actions (``act``/``asig``) and checkpoint signatures.
-
-No I/O happens here beyond the file objects handed in: the writer takes a binary file object and
-the reader a binary file object, a bytes object or an iterable of byte chunks.
+This module checks structure: every body is decoded (plain msgpack only, no repeated keys) and
+validated against a schema before use. It is pure: no I/O, no signatures checked (that is
+:mod:`.verify`). The names with a leading underscore that the sibling modules import
+(``_pack``, ``_unpack``, ``_decode_map``, ``_parse_header``, ``_check_record``, ``_build_record``,
+...) are shared inside :mod:`canasta_net.log` only.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import os
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Final, cast
+from typing import Any, Final, cast
 
 import msgpack
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from canasta_net.identity import PUBLIC_KEY_SIZE, SIGNATURE_SIZE, Identity, signing_input
+from canasta_net.identity import PUBLIC_KEY_SIZE, SIGNATURE_SIZE
 from canasta_net.schema import (
     Anything,
     Bool,
@@ -59,7 +53,6 @@ __all__ = [
     "MAX_KIND_LENGTH",
     "MAX_RECORD_SIZE",
     "MAX_SEATS",
-    "READ_SIZE",
     "RECORD_SIGNATURE_KIND",
     "SEAT_KEY_KIND",
     "TABLE_ID_SIZE",
@@ -68,26 +61,16 @@ __all__ = [
     "Header",
     "LogError",
     "LogFormatError",
-    "LogSource",
     "LogVerificationError",
-    "LogVerifier",
-    "LogWriter",
-    "LogWriterError",
     "RecordInfo",
-    "RecordStream",
     "SeatInfo",
     "StoredRecord",
     "Truncation",
     "VerificationReport",
     "decode_log_map",
-    "iter_records",
-    "iter_verified",
-    "open_log_for_writing",
     "parse_header",
     "parse_stored_record",
     "record_hash",
-    "redact_for_seat",
-    "verify_log",
 ]
 
 FORMAT_VERSION: Final = 1
@@ -99,8 +82,6 @@ MAX_HEADER_SIZE: Final = 64 << 10
 MAX_SEATS: Final = 8
 #: The longest record kind, in characters.
 MAX_KIND_LENGTH: Final = 64
-#: How many bytes the reader asks its file for at a time.
-READ_SIZE: Final = 64 << 10
 
 HASH_SIZE: Final = 32
 TABLE_ID_SIZE: Final = 16
@@ -113,24 +94,11 @@ RECORD_SIGNATURE_KIND: Final = "log-record"
 ACTION_SIGNATURE_KIND: Final = "seat-action"
 CHECKPOINT_SIGNATURE_KIND: Final = "checkpoint"
 
-# Body fields the writer fills in itself; a caller may not supply them.
-_WRITER_FIELDS: Final = frozenset({"seq", "prev", "kind", "priv"})
 # The header may carry none of the per-record extras.
 _HEADER_FORBIDDEN: Final = frozenset({"priv", "act", "asig", "msg", "sigs", "rekey"})
-_HEADER_WRITER_FIELDS: Final = _WRITER_FIELDS | {"format"}
-
-# Signing inputs are prefix + message (see identity.signing_input); built once, not per record.
-_RECORD_PREFIX: Final = signing_input(RECORD_SIGNATURE_KIND, b"")
-_ACTION_PREFIX: Final = signing_input(ACTION_SIGNATURE_KIND, b"")
-_CHECKPOINT_PREFIX: Final = signing_input(CHECKPOINT_SIGNATURE_KIND, b"")
 
 _PLAIN_SCALARS: Final = frozenset({str, bytes, int, float, bool, type(None)})
-# First bytes of a msgpack array: fixarray, array 16, array 32.
-_ARRAY_FIRST_BYTES: Final = frozenset(range(0x90, 0xA0)) | {0xDC, 0xDD}
 _DECODE_ERRORS: Final = (ValueError, TypeError, OverflowError)
-
-#: What a reader accepts: a binary file object, the bytes of a whole log, or chunks of it.
-LogSource = BinaryIO | Iterable[bytes] | bytes | bytearray | memoryview
 
 
 # --------------------------------------------------------------------------- errors
@@ -171,10 +139,6 @@ class LogVerificationError(LogError):
     def __init__(self, record_no: int, code: str, reason: str, seat: int | None = None) -> None:
         super().__init__(record_no, code, reason)
         self.seat = seat
-
-
-class LogWriterError(RuntimeError):
-    """The log writer cannot go on: {reason}. Resume from the file with LogWriter.resume."""
 
 
 # --------------------------------------------------------------------------- values
@@ -600,610 +564,3 @@ def parse_stored_record(
 def parse_header(record: StoredRecord) -> Header:
     """The header of a log whose record 0 is ``record``."""
     return _parse_header(record.fields)
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def _chunks(source: LogSource, read_size: int) -> Iterator[bytes]:
-    """Cut any source into chunks of at most ``read_size`` bytes."""
-    if isinstance(source, bytes | bytearray | memoryview):
-        view = memoryview(source)
-        for start in range(0, len(view), read_size):
-            yield bytes(view[start : start + read_size])
-        return
-    read = getattr(source, "read", None)
-    pieces: Iterable[bytes]
-    if callable(read):
-        reader = cast(Callable[[int], bytes], read)
-        pieces = iter(lambda: reader(read_size), b"")
-    else:
-        pieces = source
-    for piece in pieces:
-        if len(piece) <= read_size:
-            yield bytes(piece)
-        else:
-            view = memoryview(piece)
-            for start in range(0, len(view), read_size):
-                yield bytes(view[start : start + read_size])
-
-
-class RecordStream(Iterator[StoredRecord]):
-    """Stream the records of a log, each structurally validated, without holding the whole log.
-
-    Memory stays bounded by ``max_record_size`` plus ``read_size``: a record is refused as
-    ``too-large`` as soon as it has grown past the limit, before the rest of it is read.
-
-    A final record that the log ends inside of (a crash mid-write) is not an error: iteration
-    stops after the last complete record and ``truncated`` describes the incomplete tail. Anything
-    else malformed raises :class:`LogFormatError` naming the record. ``header`` is set once
-    record 0 has been read; ``valid_length`` is the size of the complete records read so far.
-    """
-
-    def __init__(
-        self,
-        source: LogSource,
-        *,
-        max_record_size: int = MAX_RECORD_SIZE,
-        read_size: int = READ_SIZE,
-    ) -> None:
-        if max_record_size < 1 or read_size < 1:
-            raise ValueError("max_record_size and read_size must be positive")
-        self.header: Header | None = None
-        self.truncated: Truncation | None = None
-        self.valid_length = 0
-        self._max_record_size = max_record_size
-        self._chunks = _chunks(source, read_size)
-        self._unpacker = msgpack.Unpacker(
-            raw=False,
-            strict_map_key=False,
-            use_list=True,
-            ext_hook=_refuse_ext,
-            object_pairs_hook=_unique_map,
-            max_buffer_size=max_record_size + read_size,
-        )
-        self._fed = 0
-        self._index = 0
-        self._finished = False
-        # The chunks that still hold bytes of the current (incomplete) record, so that a
-        # truncated tail can be inspected; _pending_start is the offset of _pending[0].
-        self._pending: deque[bytes] = deque()
-        self._pending_start = 0
-
-    def __iter__(self) -> RecordStream:
-        return self
-
-    def __next__(self) -> StoredRecord:
-        if self._finished:
-            raise StopIteration
-        try:
-            return self._next_record()
-        except BaseException:
-            self._finished = True
-            raise
-
-    def _limit(self) -> int:
-        if self._index == 0:
-            return min(MAX_HEADER_SIZE, self._max_record_size)
-        return self._max_record_size
-
-    def _too_large(self, size: int) -> LogFormatError:
-        return LogFormatError(
-            self._index, "too-large", f"the record exceeds {self._limit()} bytes ({size}+ bytes)"
-        )
-
-    def _next_object(self) -> tuple[bool, Any]:
-        """The next complete msgpack object, reading as needed; (False, None) at the end."""
-        while True:
-            try:
-                return True, self._unpacker.unpack()
-            except msgpack.OutOfData:
-                pass
-            except _DECODE_ERRORS as e:
-                raise LogFormatError(
-                    self._index, "bad-encoding", f"not valid msgpack: {e}"
-                ) from None
-            pending = self._fed - self.valid_length
-            if pending > self._limit():
-                raise self._too_large(pending)
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                return False, None
-            try:
-                self._unpacker.feed(chunk)
-            except msgpack.BufferFull:
-                raise self._too_large(pending + len(chunk)) from None
-            self._fed += len(chunk)
-            self._pending.append(chunk)
-
-    def _next_record(self) -> StoredRecord:
-        record_no = self._index
-        found, obj = self._next_object()
-        if not found:
-            self._finish()
-            raise StopIteration
-        offset = self.valid_length
-        end = self._unpacker.tell()
-        size = end - offset
-        if size > self._limit():
-            raise self._too_large(size)
-        record = _build_record(obj, record_no, offset, size, self.header)
-        if record_no == 0:
-            self.header = _parse_header(record.fields)
-        self.valid_length = end
-        self._index += 1
-        pending = self._pending
-        while pending and self._pending_start + len(pending[0]) <= end:
-            self._pending_start += len(pending.popleft())
-        return record
-
-    def _finish(self) -> None:
-        self._finished = True
-        leftover = self._fed - self.valid_length
-        if leftover == 0:
-            if self._index == 0:
-                raise LogFormatError(0, "missing-header", "the log is empty")
-            return
-        tail_start = self.valid_length - self._pending_start
-        first_byte = b"".join(self._pending)[tail_start]
-        if first_byte not in _ARRAY_FIRST_BYTES:
-            raise LogFormatError(
-                self._index,
-                "not-an-array",
-                f"the log ends with {leftover} bytes that do not begin a stored record",
-            )
-        if self._index == 0:
-            raise LogFormatError(
-                0, "missing-header", f"the log ends inside its header record ({leftover} bytes)"
-            )
-        self.truncated = Truncation(self._index, self.valid_length, leftover)
-
-
-def iter_records(
-    source: LogSource,
-    *,
-    max_record_size: int = MAX_RECORD_SIZE,
-    read_size: int = READ_SIZE,
-) -> RecordStream:
-    """Stream the records of a log: see :class:`RecordStream` (an iterator of StoredRecord)."""
-    return RecordStream(source, max_record_size=max_record_size, read_size=read_size)
-
-
-# --------------------------------------------------------------------------- verification
-
-
-class LogVerifier:
-    """Verifies records one at a time, in order: what :func:`verify_log` does, incrementally.
-
-    A seat uses it on each record the host sends; the replayer and auditor use it while they
-    stream a file. ``feed`` raises :class:`LogVerificationError` at the first bad record; the
-    verifier must not be fed further records after that.
-    """
-
-    def __init__(self) -> None:
-        self.seen: set[bytes] = set()
-        self.last_hash = ZERO_HASH
-        self.kinds: Counter[str] = Counter()
-        self.present: Counter[int] = Counter()
-        self.absent: Counter[int] = Counter()
-        self.last_aseq: dict[int, int] = {}
-        self.checkpoints: list[CheckpointInfo] = []
-        self.header: Header | None = None
-        self._keys: tuple[Ed25519PublicKey, ...] = ()
-        self.seat_keys: list[bytes] = []  # each seat's current key (raw)
-        self._host = 0
-        self._table = b""
-
-    @property
-    def records(self) -> int:
-        return len(self.seen)
-
-    def set_header(self, header: Header) -> None:
-        self.header = header
-        self._keys = header.verifying_keys
-        self.seat_keys = [seat.key for seat in header.seats]
-        self._host = header.host
-        self._table = header.table
-
-    def feed(self, record: StoredRecord) -> None:
-        """Verify ``record`` (the next one in the log); raise LogVerificationError if it fails."""
-        if self.header is None:
-            raise LogFormatError(record.index, "missing-header", "no header before this record")
-        n = record.index
-        fields = record.fields
-        keys, host, table, seen = self._keys, self._host, self._table, self.seen
-        try:
-            keys[host].verify(record.host_sig, _RECORD_PREFIX + record.body)
-        except InvalidSignature:
-            raise LogVerificationError(
-                n, "bad-host-signature", "the host's signature on the record does not verify", host
-            ) from None
-        if fields["seq"] != n:
-            raise LogVerificationError(
-                n, "bad-seq", f"record {n} carries seq {fields['seq']}", host
-            )
-        if fields["prev"] != self.last_hash:
-            raise LogVerificationError(
-                n, "bad-prev", "'prev' is not the hash of the previous record", host
-            )
-        priv = fields.get("priv")
-        if priv is not None:
-            private = record.private
-            if not private.keys() <= priv.keys():
-                extra = sorted(private.keys() - priv.keys())
-                raise LogVerificationError(
-                    n, "bad-private", f"private payloads for seats {extra} have no hash", host
-                )
-            for seat, digest in priv.items():
-                payload = private.get(seat)
-                if payload is None:
-                    self.absent[seat] += 1
-                elif hashlib.sha256(payload).digest() != digest:
-                    raise LogVerificationError(
-                        n,
-                        "bad-private",
-                        f"seat {seat}'s private payload does not match its hash",
-                        host,
-                    )
-                else:
-                    self.present[seat] += 1
-        elif record.private:
-            raise LogVerificationError(
-                n, "bad-private", "private payloads in a record without 'priv'", host
-            )
-        action = record.action
-        if action is not None:
-            author = action["seat"]
-            try:
-                keys[author].verify(fields["asig"], _ACTION_PREFIX + fields["act"])
-            except InvalidSignature:
-                raise LogVerificationError(
-                    n,
-                    "bad-author-signature",
-                    f"seat {author}'s signature on its action does not verify",
-                    author,
-                ) from None
-            if action["table"] != table:
-                raise LogVerificationError(
-                    n, "wrong-table", f"seat {author}'s action names another table", author
-                )
-            expected = self.last_aseq.get(author, -1) + 1
-            if action["aseq"] != expected:
-                raise LogVerificationError(
-                    n,
-                    "bad-aseq",
-                    f"seat {author}'s action has aseq {action['aseq']}, expected {expected}",
-                    author,
-                )
-            self.last_aseq[author] = expected
-            if action["head"] not in seen:
-                raise LogVerificationError(
-                    n,
-                    "unknown-head",
-                    f"seat {author}'s action names a head that is no earlier record",
-                    author,
-                )
-        checkpoint = record.checkpoint
-        if checkpoint is not None:
-            if checkpoint["table"] != table:
-                raise LogVerificationError(
-                    n, "wrong-table", "the checkpoint names another table", host
-                )
-            if checkpoint["head"] not in seen:
-                raise LogVerificationError(
-                    n, "unknown-head", "the checkpoint names a head that is no earlier record", host
-                )
-            signed = _CHECKPOINT_PREFIX + fields["msg"]
-            sigs: dict[int, bytes] = fields["sigs"]
-            for seat, signature in sigs.items():
-                try:
-                    keys[seat].verify(signature, signed)
-                except InvalidSignature:
-                    raise LogVerificationError(
-                        n,
-                        "bad-checkpoint-signature",
-                        f"seat {seat}'s checkpoint signature does not verify",
-                        seat,
-                    ) from None
-            self.checkpoints.append(
-                CheckpointInfo(n, checkpoint["hand"], checkpoint["head"], frozenset(sigs))
-            )
-        rekey = fields.get("rekey")
-        if rekey is not None:
-            # From this record on, the seat's messages are signed by the new key (a bot standing
-            # in for a dropped player, or the player reclaiming the seat).
-            new_keys = list(self._keys)
-            new_keys[rekey["seat"]] = Ed25519PublicKey.from_public_bytes(rekey["key"])
-            self._keys = tuple(new_keys)
-            self.seat_keys[rekey["seat"]] = rekey["key"]
-        self.kinds[fields["kind"]] += 1
-        self.last_hash = record.hash
-        seen.add(record.hash)
-
-    def report(self, stream: RecordStream) -> VerificationReport:
-        if self.header is None:
-            raise LogFormatError(0, "missing-header", "the log is empty")
-        return VerificationReport(
-            header=self.header,
-            records=len(self.seen),
-            last_hash=self.last_hash,
-            valid_length=stream.valid_length,
-            truncated=stream.truncated,
-            kinds=dict(self.kinds),
-            private_present=dict(self.present),
-            private_absent=dict(self.absent),
-            last_aseq=dict(self.last_aseq),
-            checkpoints=tuple(self.checkpoints),
-        )
-
-
-def iter_verified(
-    source: LogSource,
-    *,
-    max_record_size: int = MAX_RECORD_SIZE,
-    read_size: int = READ_SIZE,
-) -> Iterator[tuple[StoredRecord, LogVerifier]]:
-    """Stream the records of a log, each verified before it is yielded (with the verifier)."""
-    stream = RecordStream(source, max_record_size=max_record_size, read_size=read_size)
-    verifier = LogVerifier()
-    for record in stream:
-        if verifier.header is None:
-            verifier.set_header(cast(Header, stream.header))
-        verifier.feed(record)
-        yield record, verifier
-
-
-def verify_log(
-    source: LogSource,
-    *,
-    max_record_size: int = MAX_RECORD_SIZE,
-    read_size: int = READ_SIZE,
-) -> VerificationReport:
-    """Verify a whole log, streaming, and report on it.
-
-    Raises :class:`LogFormatError` or :class:`LogVerificationError` (both :class:`LogError`) at
-    the first record that fails. A truncated final record is reported, not raised.
-    """
-    stream = RecordStream(source, max_record_size=max_record_size, read_size=read_size)
-    verifier = LogVerifier()
-    for record in stream:
-        if verifier.header is None:
-            verifier.set_header(cast(Header, stream.header))
-        verifier.feed(record)
-    return verifier.report(stream)
-
-
-# --------------------------------------------------------------------------- redaction
-
-
-def redact_for_seat(record: bytes | StoredRecord | RecordInfo, seat: int) -> bytes:
-    """A seat's copy of a stored record: the same body and host signature, only its own payload.
-
-    Only the outer array is re-encoded; the body bytes are carried over untouched, so the copy's
-    hash, signature and chain are those of the original.
-    """
-    if isinstance(record, StoredRecord):
-        body, host_sig, private = record.body, record.host_sig, record.private
-    else:
-        stored = record.stored if isinstance(record, RecordInfo) else record
-        if len(stored) > MAX_RECORD_SIZE:
-            raise ValueError(f"a stored record is at most {MAX_RECORD_SIZE} bytes")
-        obj = _unpack(stored)
-        if (
-            type(obj) is not list
-            or len(obj) != 3
-            or type(obj[0]) is not bytes
-            or type(obj[1]) is not bytes
-            or type(obj[2]) is not dict
-        ):
-            raise ValueError("not a stored record [body, host_sig, private]")
-        body, host_sig, private = obj
-    kept = {seat: private[seat]} if seat in private else {}
-    return _pack([body, host_sig, kept])
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def open_log_for_writing(
-    path: str | os.PathLike[str], mode: int = 0o600, *, resume: bool = False
-) -> BinaryIO:
-    """Open a log file for a writer.
-
-    A new log is created exclusively (never over an existing file, never through a symlink) with
-    exactly ``mode``, whatever the umask. ``resume=True`` opens an existing log for reading and
-    appending, for :meth:`LogWriter.resume`.
-    """
-    if resume:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND)
-        return cast(BinaryIO, os.fdopen(fd, "a+b"))
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        os.fchmod(fd, mode)
-    except BaseException:
-        os.close(fd)
-        raise
-    fsync_directory(os.path.dirname(os.path.abspath(path)))
-    return cast(BinaryIO, os.fdopen(fd, "wb"))
-
-
-def fsync_directory(directory: str | os.PathLike[str]) -> None:
-    """Make a new file's directory entry durable (best effort: not every platform allows it)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _write_all(file: BinaryIO, data: bytes) -> None:
-    view = memoryview(data)
-    written = 0
-    while written < len(data):
-        count = file.write(view[written:])
-        if not count:
-            raise OSError(f"short write to the log ({written} of {len(data)} bytes)")
-        written += count
-
-
-class LogWriter:
-    """The host's side of a log: build, sign and durably append records.
-
-    Every record is written, flushed and (with ``fsync``, when the file has a descriptor) synced
-    to disk before :meth:`write_header` / :meth:`append` returns, so the host can journal a record
-    before sending it to anyone. A refused record (:class:`ValueError`) leaves the log unchanged.
-    If a write fails the writer refuses any further record (:class:`LogWriterError`): resume from
-    the file instead.
-    """
-
-    def __init__(
-        self,
-        file: BinaryIO,
-        host_identity: Identity,
-        *,
-        fsync: bool = True,
-        max_record_size: int = MAX_RECORD_SIZE,
-    ) -> None:
-        self._file = file
-        self._identity = host_identity
-        self._fsync = fsync
-        self._max_record_size = max_record_size
-        self._header: Header | None = None
-        self._next_seq = 0
-        self._head = ZERO_HASH
-        self._failure: str | None = None
-        #: The verification report of the log this writer resumed, if it did.
-        self.resumed_from: VerificationReport | None = None
-
-    @property
-    def header(self) -> Header | None:
-        return self._header
-
-    @property
-    def next_seq(self) -> int:
-        """The seq the next record will carry (the number of records written)."""
-        return self._next_seq
-
-    @property
-    def head(self) -> bytes:
-        """The hash of the last record written (32 zero bytes before the header)."""
-        return self._head
-
-    @classmethod
-    def resume(
-        cls,
-        file: BinaryIO,
-        host_identity: Identity,
-        *,
-        fsync: bool = True,
-        max_record_size: int = MAX_RECORD_SIZE,
-    ) -> LogWriter:
-        """Continue an existing log (a host restarting after a crash).
-
-        The whole log is verified first. An incomplete final record is cut off (it was never
-        acknowledged, since nothing is sent before it is on disk); ``resumed_from`` reports it.
-        ``file`` must be readable, seekable and writable at its end (``open_log_for_writing(path,
-        resume=True)``).
-        """
-        file.seek(0)
-        report = verify_log(file, max_record_size=max_record_size)
-        if report.header.host_key != host_identity.public_key:
-            raise ValueError("this identity is not the log's host: its key does not sign the log")
-        writer = cls(file, host_identity, fsync=fsync, max_record_size=max_record_size)
-        if report.truncated is not None:
-            file.truncate(report.valid_length)
-            writer._sync()
-        file.seek(report.valid_length)
-        writer._header = report.header
-        writer._next_seq = report.records
-        writer._head = report.last_hash
-        writer.resumed_from = report
-        return writer
-
-    def write_header(self, fields: Mapping[str, Any]) -> RecordInfo:
-        """Write record 0. ``fields``: software, table, variant, rules, seats, host, deal,
-        insecure, created and any further header fields; seq, prev, kind and format are filled in.
-        """
-        if self._next_seq != 0:
-            raise LogWriterError("the header is already written")
-        reserved = sorted(_HEADER_WRITER_FIELDS & fields.keys())
-        if reserved:
-            raise ValueError(f"the writer fills in {reserved} itself")
-        body = _pack(
-            {"seq": 0, "prev": ZERO_HASH, "kind": HEADER_KIND, "format": FORMAT_VERSION, **fields}
-        )
-        try:
-            header = _parse_header(_decode_map(body, 0, "the header"))
-        except LogFormatError as e:
-            raise ValueError(f"refusing to write an invalid header: {e.reason}") from None
-        if header.host_key != self._identity.public_key:
-            raise ValueError("the host seat's key is not this writer's identity")
-        info = self._write(0, HEADER_KIND, body, {}, min(MAX_HEADER_SIZE, self._max_record_size))
-        self._header = header
-        return info
-
-    def append(
-        self, kind: str, fields: Mapping[str, Any], private: Mapping[int, bytes] | None = None
-    ) -> RecordInfo:
-        """Write the next record: ``kind`` with ``fields`` (which may include ``act``/``asig``,
-        or ``msg``/``sigs`` for a checkpoint) and optional per-seat private payloads, which the
-        caller must already have salted (see docs/log-format.md).
-        """
-        header = self._header
-        if header is None:
-            raise LogWriterError("write the header first")
-        reserved = sorted(_WRITER_FIELDS & fields.keys())
-        if reserved:
-            raise ValueError(f"the writer fills in {reserved} itself")
-        payloads: dict[int, bytes] = {}
-        for seat, payload in sorted((private or {}).items()):
-            if type(seat) is not int or not 0 <= seat < len(header.seats):
-                raise ValueError(f"private payload for {seat!r}, which is not a seat")
-            if not isinstance(payload, bytes | bytearray | memoryview):
-                raise ValueError(f"seat {seat}'s private payload is not bytes")
-            payloads[seat] = bytes(payload)
-        seq = self._next_seq
-        body_fields: dict[str, Any] = {"seq": seq, "prev": self._head, "kind": kind, **fields}
-        if payloads:
-            body_fields["priv"] = {seat: record_hash(data) for seat, data in payloads.items()}
-        body = _pack(body_fields)
-        try:
-            _check_record(_decode_map(body, seq, "the record body"), seq, header)
-        except LogFormatError as e:
-            raise ValueError(f"refusing to write an invalid record: {e.reason}") from None
-        return self._write(seq, kind, body, payloads, self._max_record_size)
-
-    def _write(
-        self, seq: int, kind: str, body: bytes, payloads: dict[int, bytes], limit: int
-    ) -> RecordInfo:
-        if self._failure is not None:
-            raise LogWriterError(f"an earlier write failed ({self._failure})")
-        signature = self._identity.sign(RECORD_SIGNATURE_KIND, body)
-        stored = _pack([body, signature, payloads])
-        if len(stored) > limit:
-            raise ValueError(f"the record is {len(stored)} bytes, more than {limit}")
-        try:
-            _write_all(self._file, stored)
-            self._sync()
-        except BaseException as e:
-            self._failure = repr(e)
-            raise
-        digest = record_hash(body)
-        self._head = digest
-        self._next_seq = seq + 1
-        return RecordInfo(seq=seq, kind=kind, hash=digest, body=body, stored=stored)
-
-    def _sync(self) -> None:
-        self._file.flush()
-        if not self._fsync:
-            return
-        try:
-            fd = self._file.fileno()
-        except (AttributeError, OSError, ValueError):
-            return  # an in-memory file: flushing is all there is
-        os.fsync(fd)
