@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterator
-from typing import Final, cast
+from typing import Any, Final, cast
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -71,14 +71,32 @@ class LogVerifier:
         self._table = header.table
 
     def feed(self, record: StoredRecord) -> None:
-        """Verify ``record`` (the next one in the log); raise LogVerificationError if it fails."""
+        """Verify ``record`` (the next one in the log); raise LogVerificationError if it fails.
+
+        The steps run in this order and the first failure is the one raised: the chain (host
+        signature, seq, prev), the private payloads, the author's signed action, the checkpoint.
+        Only then does the record's ``rekey`` take effect and the record join the chain.
+        """
         if self.header is None:
             raise LogFormatError(record.index, "missing-header", "no header before this record")
-        n = record.index
-        fields = record.fields
-        keys, host, table, seen = self._keys, self._host, self._table, self.seen
+        self._check_chain(record)
+        self._check_private(record)
+        if record.action is not None:
+            self._check_author(record, record.action)
+        if record.checkpoint is not None:
+            self._check_checkpoint(record, record.checkpoint)
+        rekey = record.fields.get("rekey")
+        if rekey is not None:
+            self._apply_rekey(rekey)
+        self.kinds[record.fields["kind"]] += 1
+        self.last_hash = record.hash
+        self.seen.add(record.hash)
+
+    def _check_chain(self, record: StoredRecord) -> None:
+        """The host's signature on the body, then ``seq`` and ``prev`` (the link to the chain)."""
+        n, fields, host = record.index, record.fields, self._host
         try:
-            keys[host].verify(record.host_sig, _RECORD_PREFIX + record.body)
+            self._keys[host].verify(record.host_sig, _RECORD_PREFIX + record.body)
         except InvalidSignature:
             raise LogVerificationError(
                 n, "bad-host-signature", "the host's signature on the record does not verify", host
@@ -91,99 +109,102 @@ class LogVerifier:
             raise LogVerificationError(
                 n, "bad-prev", "'prev' is not the hash of the previous record", host
             )
-        priv = fields.get("priv")
-        if priv is not None:
-            private = record.private
-            if not private.keys() <= priv.keys():
-                extra = sorted(private.keys() - priv.keys())
+
+    def _check_private(self, record: StoredRecord) -> None:
+        """Each private payload against its hash in ``priv``; count the payloads held and lacked."""
+        n, host, private = record.index, self._host, record.private
+        priv = record.fields.get("priv")
+        if priv is None:
+            if private:
                 raise LogVerificationError(
-                    n, "bad-private", f"private payloads for seats {extra} have no hash", host
+                    n, "bad-private", "private payloads in a record without 'priv'", host
                 )
-            for seat, digest in priv.items():
-                payload = private.get(seat)
-                if payload is None:
-                    self.absent[seat] += 1
-                elif hashlib.sha256(payload).digest() != digest:
-                    raise LogVerificationError(
-                        n,
-                        "bad-private",
-                        f"seat {seat}'s private payload does not match its hash",
-                        host,
-                    )
-                else:
-                    self.present[seat] += 1
-        elif record.private:
+            return
+        if not private.keys() <= priv.keys():
+            extra = sorted(private.keys() - priv.keys())
             raise LogVerificationError(
-                n, "bad-private", "private payloads in a record without 'priv'", host
+                n, "bad-private", f"private payloads for seats {extra} have no hash", host
             )
-        action = record.action
-        if action is not None:
-            author = action["seat"]
+        for seat, digest in priv.items():
+            payload = private.get(seat)
+            if payload is None:
+                self.absent[seat] += 1
+            elif hashlib.sha256(payload).digest() != digest:
+                raise LogVerificationError(
+                    n,
+                    "bad-private",
+                    f"seat {seat}'s private payload does not match its hash",
+                    host,
+                )
+            else:
+                self.present[seat] += 1
+
+    def _check_author(self, record: StoredRecord, action: dict[str, Any]) -> None:
+        """An author-signed action: its signature, its table, the next aseq, an earlier head."""
+        n, fields = record.index, record.fields
+        author = action["seat"]
+        try:
+            self._keys[author].verify(fields["asig"], _ACTION_PREFIX + fields["act"])
+        except InvalidSignature:
+            raise LogVerificationError(
+                n,
+                "bad-author-signature",
+                f"seat {author}'s signature on its action does not verify",
+                author,
+            ) from None
+        if action["table"] != self._table:
+            raise LogVerificationError(
+                n, "wrong-table", f"seat {author}'s action names another table", author
+            )
+        expected = self.last_aseq.get(author, -1) + 1
+        if action["aseq"] != expected:
+            raise LogVerificationError(
+                n,
+                "bad-aseq",
+                f"seat {author}'s action has aseq {action['aseq']}, expected {expected}",
+                author,
+            )
+        self.last_aseq[author] = expected
+        if action["head"] not in self.seen:
+            raise LogVerificationError(
+                n,
+                "unknown-head",
+                f"seat {author}'s action names a head that is no earlier record",
+                author,
+            )
+
+    def _check_checkpoint(self, record: StoredRecord, checkpoint: dict[str, Any]) -> None:
+        """A checkpoint: its table, a known head, every seat's signature; then record it."""
+        n, fields, host = record.index, record.fields, self._host
+        if checkpoint["table"] != self._table:
+            raise LogVerificationError(n, "wrong-table", "the checkpoint names another table", host)
+        if checkpoint["head"] not in self.seen:
+            raise LogVerificationError(
+                n, "unknown-head", "the checkpoint names a head that is no earlier record", host
+            )
+        signed = _CHECKPOINT_PREFIX + fields["msg"]
+        sigs: dict[int, bytes] = fields["sigs"]
+        for seat, signature in sigs.items():
             try:
-                keys[author].verify(fields["asig"], _ACTION_PREFIX + fields["act"])
+                self._keys[seat].verify(signature, signed)
             except InvalidSignature:
                 raise LogVerificationError(
                     n,
-                    "bad-author-signature",
-                    f"seat {author}'s signature on its action does not verify",
-                    author,
+                    "bad-checkpoint-signature",
+                    f"seat {seat}'s checkpoint signature does not verify",
+                    seat,
                 ) from None
-            if action["table"] != table:
-                raise LogVerificationError(
-                    n, "wrong-table", f"seat {author}'s action names another table", author
-                )
-            expected = self.last_aseq.get(author, -1) + 1
-            if action["aseq"] != expected:
-                raise LogVerificationError(
-                    n,
-                    "bad-aseq",
-                    f"seat {author}'s action has aseq {action['aseq']}, expected {expected}",
-                    author,
-                )
-            self.last_aseq[author] = expected
-            if action["head"] not in seen:
-                raise LogVerificationError(
-                    n,
-                    "unknown-head",
-                    f"seat {author}'s action names a head that is no earlier record",
-                    author,
-                )
-        checkpoint = record.checkpoint
-        if checkpoint is not None:
-            if checkpoint["table"] != table:
-                raise LogVerificationError(
-                    n, "wrong-table", "the checkpoint names another table", host
-                )
-            if checkpoint["head"] not in seen:
-                raise LogVerificationError(
-                    n, "unknown-head", "the checkpoint names a head that is no earlier record", host
-                )
-            signed = _CHECKPOINT_PREFIX + fields["msg"]
-            sigs: dict[int, bytes] = fields["sigs"]
-            for seat, signature in sigs.items():
-                try:
-                    keys[seat].verify(signature, signed)
-                except InvalidSignature:
-                    raise LogVerificationError(
-                        n,
-                        "bad-checkpoint-signature",
-                        f"seat {seat}'s checkpoint signature does not verify",
-                        seat,
-                    ) from None
-            self.checkpoints.append(
-                CheckpointInfo(n, checkpoint["hand"], checkpoint["head"], frozenset(sigs))
-            )
-        rekey = fields.get("rekey")
-        if rekey is not None:
-            # From this record on, the seat's messages are signed by the new key (a bot standing
-            # in for a dropped player, or the player reclaiming the seat).
-            new_keys = list(self._keys)
-            new_keys[rekey["seat"]] = Ed25519PublicKey.from_public_bytes(rekey["key"])
-            self._keys = tuple(new_keys)
-            self.seat_keys[rekey["seat"]] = rekey["key"]
-        self.kinds[fields["kind"]] += 1
-        self.last_hash = record.hash
-        seen.add(record.hash)
+        self.checkpoints.append(
+            CheckpointInfo(n, checkpoint["hand"], checkpoint["head"], frozenset(sigs))
+        )
+
+    def _apply_rekey(self, rekey: dict[str, Any]) -> None:
+        """From this record on, the seat's messages are signed by the new key (a bot standing in
+        for a dropped player, or the player reclaiming the seat)."""
+        new_keys = list(self._keys)
+        new_keys[rekey["seat"]] = Ed25519PublicKey.from_public_bytes(rekey["key"])
+        self._keys = tuple(new_keys)
+        self.seat_keys[rekey["seat"]] = rekey["key"]
 
     def report(self, stream: RecordStream) -> VerificationReport:
         if self.header is None:
