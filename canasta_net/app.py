@@ -15,9 +15,9 @@ from twisted.internet.endpoints import SSL4ClientEndpoint, SSL4ServerEndpoint
 from twisted.internet.interfaces import IListeningPort
 from twisted.logger import Logger
 
-from .eventlog import open_log_for_writing
 from .host_table import HostTable
 from .identity import Identity
+from .log import open_log_for_writing
 from .net_host import HostConnection, HostFactory, ServiceEvents, TableConfig, TableService
 from .net_peer import PeerSession, Player, SeatClient, connect_with_retry
 from .players import BotPlayer

@@ -15,12 +15,12 @@ from twisted.internet.defer import Deferred
 
 from . import __version__
 from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
-from .eventlog import Header, LogError, iter_records, open_log_for_writing, parse_header
 from .games import CANASTA, UnknownGame, all_variants, game_for, game_from_header
 from .host_table import HostTable
 from .identity import Identity, IdentityError, default_identity_path
 from .known_hosts import KnownHosts
 from .local_table import recorded_match
+from .log import Header, LogError, iter_records, open_log_for_writing, parse_header
 from .net_host import ServiceEvents
 from .net_peer import PeerSession, describe_record
 from .players import TerminalPlayer
@@ -184,7 +184,7 @@ _identity_option = click.option(
 
 def _watch_events(service: Callable[[], Any]) -> ServiceEvents:
     """Print what happens at the table (for a host whose seat a bot plays)."""
-    from .eventlog import parse_stored_record
+    from .log import parse_stored_record
 
     def on_record(info: Any) -> None:
         svc = service()

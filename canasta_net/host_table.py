@@ -23,21 +23,6 @@ from typing import Any, BinaryIO
 
 from . import __version__
 from . import records as R
-from .eventlog import (
-    RECORD_SIGNATURE_KIND as RECORD_KIND,
-)
-from .eventlog import (
-    SEAT_KEY_KIND,
-    LogError,
-    LogFormatError,
-    LogVerifier,
-    LogWriter,
-    RecordInfo,
-    decode_log_map,
-    iter_records,
-    parse_stored_record,
-    record_hash,
-)
 from .games import Game, GameMatch, canasta_game
 from .hand import (
     HAND_PROTOCOLS,
@@ -49,6 +34,21 @@ from .hand import (
     new_hand,
 )
 from .identity import BadSignature, Identity, verify
+from .log import (
+    RECORD_SIGNATURE_KIND as RECORD_KIND,
+)
+from .log import (
+    SEAT_KEY_KIND,
+    LogError,
+    LogFormatError,
+    LogVerifier,
+    LogWriter,
+    RecordInfo,
+    decode_log_map,
+    iter_records,
+    parse_stored_record,
+    record_hash,
+)
 from .rules import RuleSet
 
 ACTION_KIND = "seat-action"

@@ -16,11 +16,11 @@ from typing import Any, BinaryIO
 
 from .bots import Bot, choose_for
 from .cards import parse_face
-from .eventlog import LogWriter, RecordInfo
 from .games import game_of_rules
 from .hand import HandContext
 from .host_table import HostTable, SeatEntry, TablePhase
 from .identity import Identity
+from .log import LogWriter, RecordInfo
 from .seat_agent import Decision, SeatAgent
 
 

@@ -1,6 +1,6 @@
 """Replay a game log through the rules engine, checking every game-level claim on the way.
 
-The container verifier (``eventlog.LogVerifier``) checks bytes, signatures and the chain; the
+The container verifier (``log.LogVerifier``) checks bytes, signatures and the chain; the
 :class:`Replayer` checks what the records *say*: that each hand's deck comes from seeds matching
 the seats' commitments, that the deal and every drawn card are the deck's, that every action was
 the turn of its author and legal, and that every score and total is the engine's. The host, the
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from . import records as R
-from .eventlog import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
 from .games import CANASTA, GameMatch, UnknownGame, game_from_header
 from .hand import HAND_PROTOCOLS, Applied, HandFault, HandProtocol, HandSetup, Violation, new_hand
+from .log import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
 from .match import MatchResult as ForfeitResult
 
 
@@ -294,10 +294,10 @@ def replay_records(source: LogSource) -> Iterator[tuple[StoredRecord, Replayer]]
 def replay_log(source: LogSource) -> ReplayResult:
     """Verify and replay a whole log; return the match and the final position.
 
-    Raises ``eventlog.LogError`` for a container failure and :class:`ReplayError` for a false
+    Raises ``log.LogError`` for a container failure and :class:`ReplayError` for a false
     game claim, each with the record number.
     """
-    from .eventlog import LogVerifier, RecordStream
+    from .log import LogVerifier, RecordStream
 
     stream = RecordStream(source)
     verifier = LogVerifier()

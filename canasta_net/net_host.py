@@ -30,13 +30,13 @@ from twisted.logger import Logger
 
 from . import wire
 from .bots import Bot
-from .eventlog import LogWriter, RecordInfo, redact_for_seat
 from .framing import FrameProtocol
 from .hand import HandContext
 from .host_table import HostTable, SeatEntry, TableError, TablePhase
 from .identity import Identity
 from .lobby import SeatLife, SeatState
 from .local_table import bot_move
+from .log import LogWriter, RecordInfo, redact_for_seat
 from .seat import keyed_seeds
 from .seat_agent import Decision, SeatAgent, SeatProblem
 from .table_config import SeatPlan, SlotKind, TableConfig, TablePassword

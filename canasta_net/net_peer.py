@@ -23,7 +23,11 @@ from twisted.python.failure import Failure
 from . import records as R
 from . import wire
 from .errors import IllegalAction
-from .eventlog import (
+from .framing import FrameProtocol
+from .games import CANASTA, Game, UnknownGame, game_from_header
+from .hand import HandContext
+from .identity import Identity
+from .log import (
     Header,
     LogError,
     LogVerifier,
@@ -31,10 +35,6 @@ from .eventlog import (
     parse_header,
     parse_stored_record,
 )
-from .framing import FrameProtocol
-from .games import CANASTA, Game, UnknownGame, game_from_header
-from .hand import HandContext
-from .identity import Identity
 from .log_replay import Replayer, ReplayError
 from .seat import SeatSigner
 from .seat_agent import Decision, SeatAgent, SeatProblem

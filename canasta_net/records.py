@@ -1,6 +1,6 @@
 """Game-level record kinds of the event log, and the messages seats sign.
 
-The container (``eventlog.py``) knows nothing of Canasta; this module names the game's record
+The container (:mod:`canasta_net.log`) knows nothing of Canasta; this module names the game's record
 kinds and builds and reads their fields. ``docs/log-format.md`` ("Record kinds") specifies them.
 
 A seat's signed message (``act``) is a msgpack map with the container's fields ``table``,

@@ -16,7 +16,7 @@ Types are exact: msgpack decodes to exactly ``int``, ``bool``, ``str``, ``bytes`
 ``dict``, and a subclass (a bool for an int) is refused. :func:`validate` raises one error,
 :class:`SchemaError`, with a stable ``code`` and a sentence that names the path of the bad field
 (``welcome.table.table_id: missing``). Each caller turns it into its own error class and code
-(``wire.WireError``, ``eventlog.LogFormatError``, ...).
+(``wire.WireError``, ``log.LogFormatError``, ...).
 """
 
 from __future__ import annotations

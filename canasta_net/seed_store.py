@@ -31,7 +31,7 @@ from pathlib import Path
 
 import msgpack
 
-from .eventlog import fsync_directory
+from .log import fsync_directory
 from .shuffle import SEED_SIZE
 
 MAX_STORED_HANDS = 1024  # a table file larger than this is not ours: refuse to read it

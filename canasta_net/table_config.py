@@ -218,7 +218,7 @@ class TableConfig:
 
     @classmethod
     def from_log_header(cls, fields: Mapping[str, Any]) -> TableConfig | None:
-        """The setup a log's header (its decoded body: ``eventlog.Header.fields``) keeps, or
+        """The setup a log's header (its decoded body: ``log.Header.fields``) keeps, or
         None for a log written before headers kept it. Raises :class:`TableConfigError`."""
         if "table_config" not in fields:
             return None

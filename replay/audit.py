@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from canasta_net.eventlog import Header, LogSource
 from canasta_net.games import CANASTA
 from canasta_net.identity import fingerprint
+from canasta_net.log import Header, LogSource
 from canasta_net.log_replay import HandReplay, Replayer
 from canasta_net.records import shown_number
 

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from canasta_net import records as R
-from canasta_net.eventlog import (
+from canasta_net.hand import Applied
+from canasta_net.log import (
     Header,
     LogError,
     LogSource,
@@ -22,7 +23,6 @@ from canasta_net.eventlog import (
     StoredRecord,
     Truncation,
 )
-from canasta_net.hand import Applied
 from canasta_net.log_replay import Replayer, ReplayError
 
 from .findings import STAGE_FORMAT, Failure, failure_from_error, unsigned_checkpoint

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from canasta_net.eventlog import Header, LogError, LogVerificationError
+from canasta_net.log import Header, LogError, LogVerificationError
 from canasta_net.log_replay import ReplayError
 from canasta_net.records import shown_number
 

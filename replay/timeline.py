@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from canasta_net import records as R
-from canasta_net.eventlog import Header, LogSource, StoredRecord, Truncation
 from canasta_net.games import Game
+from canasta_net.log import Header, LogSource, StoredRecord, Truncation
 from canasta_net.log_replay import Replayer
 
 from .checking import LogCheck

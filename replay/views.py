@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from canasta_net.cards import face_text
-from canasta_net.eventlog import Header
 from canasta_net.games import Game
+from canasta_net.log import Header
 
 from .wording import seat_name
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from canasta_net.eventlog import Header
 from canasta_net.games import MAY_I, Game
+from canasta_net.log import Header
 from canasta_net.records import shown_number
 
 

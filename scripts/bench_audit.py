@@ -26,7 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from canasta_net.eventlog import (
+from canasta_net.identity import signing_input
+from canasta_net.local_table import recorded_match
+from canasta_net.log import (
     ACTION_SIGNATURE_KIND,
     RECORD_SIGNATURE_KIND,
     StoredRecord,
@@ -34,8 +36,6 @@ from canasta_net.eventlog import (
     open_log_for_writing,
     parse_header,
 )
-from canasta_net.identity import signing_input
-from canasta_net.local_table import recorded_match
 from canasta_net.rules import preset
 from replay.audit import audit_path, audit_source
 

@@ -35,9 +35,9 @@ from typing import Any
 from twisted.internet import defer, task
 
 from canasta_net.app import start_host
-from canasta_net.eventlog import RecordInfo
 from canasta_net.host_table import HostTable
 from canasta_net.identity import Identity
+from canasta_net.log import RecordInfo
 from canasta_net.net_host import ServiceEvents, TableConfig
 from canasta_net.rules import preset
 

@@ -35,7 +35,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from canasta_net.eventlog import (
+from canasta_net.identity import signing_input
+from canasta_net.local_table import bot_identity, recorded_match
+from canasta_net.log import (
     LogWriter,
     StoredRecord,
     iter_records,
@@ -43,8 +45,6 @@ from canasta_net.eventlog import (
     redact_for_seat,
     verify_log,
 )
-from canasta_net.identity import signing_input
-from canasta_net.local_table import bot_identity, recorded_match
 from canasta_net.rules import preset
 
 WRITER_FIELDS = frozenset({"seq", "prev", "kind", "priv", "format"})

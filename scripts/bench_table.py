@@ -99,11 +99,11 @@ from twisted.logger import (
 from twisted.protocols.basic import LineReceiver
 
 from canasta_net.app import bot_player, join_table, open_new_log, start_host
-from canasta_net.eventlog import LogWriter, RecordInfo, verify_log
 from canasta_net.framing import FrameProtocol
 from canasta_net.games import UnknownGame, game_for
 from canasta_net.host_table import HostTable
 from canasta_net.identity import Identity
+from canasta_net.log import LogWriter, RecordInfo, verify_log
 from canasta_net.net_host import HostConnection, ServiceEvents, TableConfig, TableService
 from canasta_net.net_peer import PeerProtocol, PeerSession
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from canasta_net.eventlog import iter_records, redact_for_seat
+from canasta_net.log import iter_records, redact_for_seat
 from canasta_net.log_replay import replay_log
 
 CLI = [sys.executable, "-m", "canasta_net"]

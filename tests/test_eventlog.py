@@ -13,7 +13,8 @@ from typing import Any
 import msgpack
 import pytest
 
-from canasta_net.eventlog import (
+from canasta_net.identity import Identity
+from canasta_net.log import (
     FORMAT_VERSION,
     MAX_HEADER_SIZE,
     MAX_RECORD_SIZE,
@@ -35,7 +36,6 @@ from canasta_net.eventlog import (
     redact_for_seat,
     verify_log,
 )
-from canasta_net.identity import Identity
 
 TABLE = bytes(range(16))
 SEATS = [Identity.from_seed(f"eventlog test seat {i}".encode()) for i in range(4)]

@@ -27,7 +27,9 @@ from canasta_net import records as R
 from canasta_net.actions import Discard, TakePile
 from canasta_net.cards import is_black_three, is_wild, rank_of
 from canasta_net.errors import IllegalAction
-from canasta_net.eventlog import (
+from canasta_net.host_table import HostTable, TableError, TablePhase
+from canasta_net.local_table import LocalMatch, bot_identity, recorded_match
+from canasta_net.log import (
     LogError,
     LogVerificationError,
     LogWriter,
@@ -36,8 +38,6 @@ from canasta_net.eventlog import (
     redact_for_seat,
     verify_log,
 )
-from canasta_net.host_table import HostTable, TableError, TablePhase
-from canasta_net.local_table import LocalMatch, bot_identity, recorded_match
 from canasta_net.log_replay import ReplayError, replay_log, replay_records
 from canasta_net.match import MatchResult
 from canasta_net.position import position_to_dict

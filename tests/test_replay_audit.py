@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_net import records as R
-from canasta_net.eventlog import LogWriter, StoredRecord, iter_records, redact_for_seat
 from canasta_net.identity import Identity
 from canasta_net.local_table import bot_identity, recorded_match
+from canasta_net.log import LogWriter, StoredRecord, iter_records, redact_for_seat
 from canasta_net.rules import preset
 from replay.audit import audit_source
 from replay.cli import main

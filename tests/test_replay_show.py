@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_net import records as R
-from canasta_net.eventlog import iter_records, redact_for_seat
 from canasta_net.local_table import recorded_match
+from canasta_net.log import iter_records, redact_for_seat
 from canasta_net.position import seat_view
 from canasta_net.rules import preset
 from replay.cli import main

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from canasta_net import eventlog, wire
+from canasta_net import wire
 from canasta_net.blind.hand import FIELD_SCHEMAS
+from canasta_net.log import format as log_format
 from canasta_net.schema import (
     CODES,
     Anything,
@@ -391,9 +392,9 @@ def test_a_missing_required_key_is_named_by_its_path(data: st.DataObject) -> Non
 REAL_SCHEMAS: list[tuple[str, Schema]] = [
     *wire.SCHEMAS.items(),
     *FIELD_SCHEMAS.items(),
-    ("header", eventlog._HEADER),
-    ("action", eventlog._seat_schemas(4).action),
-    ("checkpoint", eventlog._seat_schemas(4).checkpoint),
+    ("header", log_format._HEADER),
+    ("action", log_format._seat_schemas(4).action),
+    ("checkpoint", log_format._seat_schemas(4).checkpoint),
 ]
 
 

@@ -19,10 +19,10 @@ from click.testing import CliRunner
 from twisted.internet.task import Clock
 
 from canasta_net import cli
-from canasta_net.eventlog import LogWriter, iter_records, open_log_for_writing, parse_header
 from canasta_net.games import game_for, game_of_rules
 from canasta_net.host_table import HostTable, SeatEntry
 from canasta_net.identity import Identity
+from canasta_net.log import LogWriter, iter_records, open_log_for_writing, parse_header
 from canasta_net.net_host import TableService
 from canasta_net.rules import preset
 from canasta_net.table_config import (

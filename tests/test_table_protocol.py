@@ -29,7 +29,9 @@ from canasta_net.actions import parse_action
 from canasta_net.blind.schedule import labels_for_rules
 from canasta_net.cards import face_text, parse_face
 from canasta_net.errors import IllegalAction
-from canasta_net.eventlog import (
+from canasta_net.host_table import HostTable, TablePhase
+from canasta_net.identity import Identity
+from canasta_net.log import (
     SEAT_KEY_KIND,
     iter_records,
     open_log_for_writing,
@@ -38,8 +40,6 @@ from canasta_net.eventlog import (
     redact_for_seat,
     verify_log,
 )
-from canasta_net.host_table import HostTable, TablePhase
-from canasta_net.identity import Identity
 from canasta_net.log_replay import ReplayResult, replay_log
 from canasta_net.net_host import (
     HostConnection,

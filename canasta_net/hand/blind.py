@@ -14,7 +14,7 @@ from .. import records as R
 from ..blind.hand import BlindHand, BlindRefused, HandPhase
 from ..blind.hand import Violation as BlindViolation
 from ..effects import public_deal_fields
-from ..eventlog import StoredRecord
+from ..log import StoredRecord
 from ..rules import RuleSet
 from .protocol import Applied, Entry, HandFault, HandRefused, HandSetup, Step, Violation
 

@@ -21,7 +21,7 @@ from .. import records as R
 from ..commit_reveal import DealError, DealRound, verify_deal
 from ..effects import Effects, action_effects, public_deal_fields, snapshot
 from ..errors import IllegalAction
-from ..eventlog import StoredRecord
+from ..log import StoredRecord
 from ..shuffle import SEED_SIZE
 from ..shuffle import commitment as make_commitment
 from .protocol import Applied, Entry, HandFault, HandRefused, HandSetup, Step, Violation

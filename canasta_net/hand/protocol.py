@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from ..eventlog import StoredRecord
+from ..log import StoredRecord
 
 
 class HandRefused(ValueError):
