@@ -1,5 +1,5 @@
 """``python -m canasta_net`` is the ``canasta`` command."""
 
-from .cli import main
+from .ui.cli import main
 
 main()

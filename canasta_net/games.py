@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import mayi
-from .actions import parse_action as parse_canasta_action
-from .bots import make_bot as make_canasta_bot
-from .match import Match, MatchResult
-from .position import seat_view as canasta_seat_view
-from .rules import PRESETS, RuleSet, RuleSetError, preset
-from .scoring import score_hand as score_canasta_hand
+from .canasta.actions import parse_action as parse_canasta_action
+from .canasta.bots import make_bot as make_canasta_bot
+from .canasta.match import Match, MatchResult
+from .canasta.position import seat_view as canasta_seat_view
+from .canasta.rules import PRESETS, RuleSet, RuleSetError, preset
+from .canasta.scoring import score_hand as score_canasta_hand
 
 CANASTA = "canasta"
 MAY_I = "may-i"

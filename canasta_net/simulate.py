@@ -9,12 +9,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import NoLegalAction
+from .canasta.bots import NoLegalAction
+from .canasta.state import HandState
 from .errors import IllegalAction
 from .games import game_of_rules
-from .records import shown_number
+from .log.records import shown_number
 from .selfplay import play_to_end
-from .state import HandState
 
 
 @dataclass

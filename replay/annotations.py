@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from canasta_net.cards import CardParseError, face_text, parse_faces
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
 
 from .errors import AnnotationError, AnnotationMismatch
 from .timeline import Timeline

@@ -20,8 +20,8 @@ from typing import Any, Final
 from canasta_net.games import CANASTA
 from canasta_net.identity import fingerprint
 from canasta_net.log import Header, LogSource
-from canasta_net.log_replay import HandReplay, Replayer
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
+from canasta_net.log.replay import HandReplay, Replayer
 
 from .checking import LogCheck
 from .findings import STAGE_FORMAT, UNSUPPORTED_CODES, Failure, io_failure

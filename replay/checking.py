@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from canasta_net import records as R
 from canasta_net.hand import Applied
 from canasta_net.log import (
     Header,
@@ -23,7 +22,8 @@ from canasta_net.log import (
     StoredRecord,
     Truncation,
 )
-from canasta_net.log_replay import Replayer, ReplayError
+from canasta_net.log import records as R
+from canasta_net.log.replay import Replayer, ReplayError
 
 from .findings import STAGE_FORMAT, Failure, failure_from_error, unsigned_checkpoint
 

@@ -18,7 +18,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from canasta_net import __version__
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
 
 from .annotations import (
     AnnotationSet,

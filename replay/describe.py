@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from canasta_net import records as R
+from canasta_net.canasta.match import MatchResult
 from canasta_net.cards import face_text, sorted_faces
 from canasta_net.effects import action_effects, snapshot
-from canasta_net.match import MatchResult
+from canasta_net.log import records as R
 
 from .timeline import Step, Timeline
 from .views import Perspective, public_view

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from canasta_net import records as R
-from canasta_net.records import shown_number
+from canasta_net.log import records as R
+from canasta_net.log.records import shown_number
 
 from .wording import count, hand_noun
 

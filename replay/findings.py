@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from canasta_net.log import Header, LogError, LogVerificationError
-from canasta_net.log_replay import ReplayError
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
+from canasta_net.log.replay import ReplayError
 
 from .wording import capital, seat_name, sentence
 

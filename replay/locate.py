@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
 
 from .errors import LocatorError
 from .timeline import Timeline

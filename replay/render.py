@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
 
 from .annotations import Annotation, describe_outcome
 from .describe import describe_step

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
 
 from .annotations import Annotation
 from .errors import LocatorError

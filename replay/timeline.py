@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from canasta_net import records as R
 from canasta_net.games import Game
 from canasta_net.log import Header, LogSource, StoredRecord, Truncation
-from canasta_net.log_replay import Replayer
+from canasta_net.log import records as R
+from canasta_net.log.replay import Replayer
 
 from .checking import LogCheck
 from .errors import UnreadableLog

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from canasta_net.errors import ActionParseError, IllegalAction
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
 
 from .annotations import MAX_LINE, SUMMARY_COUNTS_FROM, WhatIfLine
 from .errors import PositionUnknown, WhatIfError

@@ -14,7 +14,7 @@ from typing import Any
 
 from canasta_net.games import MAY_I, Game
 from canasta_net.log import Header
-from canasta_net.records import shown_number
+from canasta_net.log.records import shown_number
 
 
 def capital(text: str) -> str:

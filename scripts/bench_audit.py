@@ -26,8 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from canasta_net.canasta.rules import preset
 from canasta_net.identity import signing_input
-from canasta_net.local_table import recorded_match
 from canasta_net.log import (
     ACTION_SIGNATURE_KIND,
     RECORD_SIGNATURE_KIND,
@@ -36,7 +36,7 @@ from canasta_net.log import (
     open_log_for_writing,
     parse_header,
 )
-from canasta_net.rules import preset
+from canasta_net.table.local import recorded_match
 from replay.audit import audit_path, audit_source
 
 GOAL_RATIO = 0.6

@@ -11,7 +11,7 @@ TLS loopback, each seat in its own process):
   hand, and every owner verifies, decrypts and opens its whole hand. For 108 cards and 4 seats
   (classic) and 162 cards and 4 seats (samba); CPU per seat; the hand-end audit replay.
 - ``commit-reveal``: 4 commitments, 4 reveals checked against them and the deck derived
-  (``canasta_net.commit_reveal.DealRound``).
+  (``canasta_net.deal.commit_reveal.DealRound``).
 - one scalar multiplication on P-256 through the ECDH API, and its neighbours.
 
 Goal (issue 6): a blind deal of 108 cards to 4 seats under 250 ms. ``meets_goal`` compares the
@@ -35,8 +35,9 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from canasta_net import commit_reveal, shuffle
-from canasta_net.blind import (
+from canasta_net.canasta.rules import preset
+from canasta_net.deal import commit_reveal, shuffle
+from canasta_net.deal.blind import (
     CardIndex,
     SeatSecrets,
     deal_schedule,
@@ -45,10 +46,9 @@ from canasta_net.blind import (
     labels_for_rules,
     replay_deal,
 )
-from canasta_net.blind.local import deal_hands, run_stages
-from canasta_net.blind.points import CURVE, Multiplier, point_from_x
+from canasta_net.deal.blind.local import deal_hands, run_stages
+from canasta_net.deal.blind.points import CURVE, Multiplier, point_from_x
 from canasta_net.identity import Identity
-from canasta_net.rules import preset
 
 GOAL_SECONDS = 0.25
 TABLE = b"bench-table"

@@ -34,12 +34,12 @@ from typing import Any
 
 from twisted.internet import defer, task
 
-from canasta_net.app import start_host
-from canasta_net.host_table import HostTable
+from canasta_net.canasta.rules import preset
 from canasta_net.identity import Identity
 from canasta_net.log import RecordInfo
-from canasta_net.net_host import ServiceEvents, TableConfig
-from canasta_net.rules import preset
+from canasta_net.net.host import ServiceEvents, TableConfig
+from canasta_net.table.host import HostTable
+from canasta_net.ui.app import start_host
 
 GOAL_MS = 250.0
 

@@ -35,8 +35,8 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from canasta_net.canasta.rules import preset
 from canasta_net.identity import signing_input
-from canasta_net.local_table import bot_identity, recorded_match
 from canasta_net.log import (
     LogWriter,
     StoredRecord,
@@ -45,7 +45,7 @@ from canasta_net.log import (
     redact_for_seat,
     verify_log,
 )
-from canasta_net.rules import preset
+from canasta_net.table.local import bot_identity, recorded_match
 
 WRITER_FIELDS = frozenset({"seq", "prev", "kind", "priv", "format"})
 SIZE_GOAL = 300_000

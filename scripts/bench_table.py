@@ -98,14 +98,14 @@ from twisted.logger import (
 )
 from twisted.protocols.basic import LineReceiver
 
-from canasta_net.app import bot_player, join_table, open_new_log, start_host
-from canasta_net.framing import FrameProtocol
 from canasta_net.games import UnknownGame, game_for
-from canasta_net.host_table import HostTable
 from canasta_net.identity import Identity
 from canasta_net.log import LogWriter, RecordInfo, verify_log
-from canasta_net.net_host import HostConnection, ServiceEvents, TableConfig, TableService
-from canasta_net.net_peer import PeerProtocol, PeerSession
+from canasta_net.net.framing import FrameProtocol
+from canasta_net.net.host import HostConnection, ServiceEvents, TableConfig, TableService
+from canasta_net.net.peer import PeerProtocol, PeerSession
+from canasta_net.table.host import HostTable
+from canasta_net.ui.app import bot_player, join_table, open_new_log, start_host
 
 LOOPBACK = "127.0.0.1"
 GOAL_TABLES = 100

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from canasta_net.actions import Action, AddToMeld, Meld, TakePile, parse_action
+from canasta_net.canasta.actions import Action, AddToMeld, Meld, TakePile, parse_action
+from canasta_net.canasta.position import position_from_dict, position_to_dict
+from canasta_net.canasta.rules import RuleSet, preset
+from canasta_net.canasta.state import HandState, Phase
 from canasta_net.errors import REASONS, IllegalAction
-from canasta_net.position import position_from_dict, position_to_dict
-from canasta_net.rules import RuleSet, preset
-from canasta_net.state import HandState, Phase
 
 
 def short_position(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from canasta_net.blind import (
+from canasta_net.deal.blind import (
     ANNOUNCE_SIGNATURE_KIND,
     BadParameters,
     CardIndex,
@@ -31,7 +31,7 @@ from canasta_net.blind import (
     stage1,
     stage2,
 )
-from canasta_net.blind.local import run_local_deal
+from canasta_net.deal.blind.local import run_local_deal
 from canasta_net.identity import Identity, verify
 
 TABLE = b"audit-table"

@@ -9,9 +9,16 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from canasta_net.blind import card_labels, card_points, hash_to_x, inverse, multiply, point_from_x
-from canasta_net.blind.errors import BadParameters, BadScalar, InvalidPoint
-from canasta_net.blind.points import (
+from canasta_net.deal.blind import (
+    card_labels,
+    card_points,
+    hash_to_x,
+    inverse,
+    multiply,
+    point_from_x,
+)
+from canasta_net.deal.blind.errors import BadParameters, BadScalar, InvalidPoint
+from canasta_net.deal.blind.points import (
     CURVE,
     B,
     Multiplier,

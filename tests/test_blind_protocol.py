@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from canasta_net.blind import (
+from canasta_net.deal.blind import (
     BadDeck,
     BadKeySignature,
     BadStageSignature,
@@ -38,9 +38,9 @@ from canasta_net.blind import (
     stage1,
     stage2,
 )
-from canasta_net.blind.errors import BadParameters, BadReleaseSignature
-from canasta_net.blind.local import LocalDeal, run_local_deal, run_stages
-from canasta_net.blind.points import N, P, curve_rhs, product, scalar_to_bytes
+from canasta_net.deal.blind.errors import BadParameters, BadReleaseSignature
+from canasta_net.deal.blind.local import LocalDeal, run_local_deal, run_stages
+from canasta_net.deal.blind.points import N, P, curve_rhs, product, scalar_to_bytes
 from canasta_net.identity import Identity
 
 TABLE = b"blind-table"
@@ -148,7 +148,7 @@ def test_stage_outputs_are_signed_and_round_trip(full_deal: tuple[LocalDeal, lis
 
 
 def test_a_seat_can_prove_a_played_card(full_deal: tuple[LocalDeal, list[str]]) -> None:
-    from canasta_net.blind import verify_play
+    from canasta_net.deal.blind import verify_play
 
     deal, labels = full_deal
     cards = CardIndex(labels)

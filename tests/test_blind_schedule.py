@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_net.blind import BadParameters, deal_schedule, labels_for_rules, schedule_for_rules
+from canasta_net.canasta.rules import preset
+from canasta_net.canasta.state import HandState
 from canasta_net.cards import is_black_three, is_red_three, is_wild
-from canasta_net.rules import preset
-from canasta_net.shuffle import derive_deck
-from canasta_net.state import HandState
+from canasta_net.deal.blind import (
+    BadParameters,
+    deal_schedule,
+    labels_for_rules,
+    schedule_for_rules,
+)
+from canasta_net.deal.shuffle import derive_deck
 
 
 def quiet_order(variant: str, hand_no: int) -> list[int]:

@@ -11,18 +11,18 @@ from typing import Any
 
 import pytest
 
-from canasta_net.actions import TakePile
-from canasta_net.blind.errors import BlindError
-from canasta_net.blind.hand import BlindHand, BlindRefused, HandPhase, Violation
-from canasta_net.blind.keys import SeatSecrets
-from canasta_net.blind.points import card_points
-from canasta_net.blind.schedule import labels_for_rules
+from canasta_net.canasta.actions import TakePile
+from canasta_net.canasta.rules import preset
 from canasta_net.cards import is_red_three
-from canasta_net.host_table import TablePhase
+from canasta_net.deal.blind.errors import BlindError
+from canasta_net.deal.blind.hand import BlindHand, BlindRefused, HandPhase, Violation
+from canasta_net.deal.blind.keys import SeatSecrets
+from canasta_net.deal.blind.points import card_points
+from canasta_net.deal.blind.schedule import labels_for_rules
 from canasta_net.identity import Identity
-from canasta_net.local_table import recorded_match
-from canasta_net.log_replay import ReplayError, replay_log
-from canasta_net.rules import preset
+from canasta_net.log.replay import ReplayError, replay_log
+from canasta_net.table.host import TablePhase
+from canasta_net.table.local import recorded_match
 
 TABLE = b"blind-test-table"
 
@@ -196,7 +196,7 @@ def test_a_card_not_dealt_to_the_seat_is_refused() -> None:
     assert view.state is not None
     other = (seat + 1) % 4
     stolen = seats[other].schedule.hands[other][0]
-    from canasta_net.actions import Discard
+    from canasta_net.canasta.actions import Discard
 
     card = seats[other].fixed[stolen]
     discard = Discard(view.state.deck.face[card])

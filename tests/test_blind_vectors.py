@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from canasta_net.blind import (
+from canasta_net.deal.blind import (
     SeatSecrets,
     hash_to_x,
     initial_deck,
@@ -19,9 +19,9 @@ from canasta_net.blind import (
     stage1,
     stage2,
 )
-from canasta_net.blind.keys import permutation_seed
-from canasta_net.blind.points import scalar_to_bytes
-from canasta_net.blind.protocol import StageOutput, encode_deck
+from canasta_net.deal.blind.keys import permutation_seed
+from canasta_net.deal.blind.points import scalar_to_bytes
+from canasta_net.deal.blind.protocol import StageOutput, encode_deck
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "blind-deal.md"
 

@@ -16,19 +16,13 @@ from typing import Any
 import pytest
 from rulecases import act, faces, phase_of, rejects, short_position, texts
 
-from canasta_net.actions import (
-    AddToMeld,
-    AskGoOut,
-    Draw,
-    Meld,
-    TakePile,
-)
+from canasta_net.canasta.actions import AddToMeld, AskGoOut, Draw, Meld, TakePile
+from canasta_net.canasta.match import Match, MatchOver
+from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild
+from canasta_net.canasta.rules import RuleSet, preset
+from canasta_net.canasta.scoring import TeamScore, score_hand
+from canasta_net.canasta.state import EndReason, HandState, Phase
 from canasta_net.cards import Deck, is_red_three, parse_face
-from canasta_net.match import Match, MatchOver
-from canasta_net.melds import MeldKind, TableMeld, is_wild
-from canasta_net.rules import RuleSet, preset
-from canasta_net.scoring import TeamScore, score_hand
-from canasta_net.state import EndReason, HandState, Phase
 
 CLASSIC = preset("classic")
 # Seeds 002 and 004 say naturals must outnumber wild cards; docs/spec/RULES.md keeps that as a knob

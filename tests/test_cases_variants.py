@@ -18,23 +18,17 @@ from typing import Any
 import pytest
 from rulecases import act, faces, rejects, short_position, texts
 
-from canasta_net.actions import (
-    AskGoOut,
-    Draw,
-    TakePile,
-    TakeTop,
-    parse_action,
-)
-from canasta_net.bots import make_bot
+from canasta_net.canasta.actions import AskGoOut, Draw, TakePile, TakeTop, parse_action
+from canasta_net.canasta.bots import make_bot
+from canasta_net.canasta.match import Match, MatchOver
+from canasta_net.canasta.melds import MeldKind, TableMeld, canasta_bonus
+from canasta_net.canasta.position import position_from_dict
+from canasta_net.canasta.rules import RuleSet, RuleSetError, preset
+from canasta_net.canasta.scoring import TeamScore, score_hand
+from canasta_net.canasta.state import EndReason, HandState, Phase
 from canasta_net.cards import JOKER, Deck, is_red_three, parse_face
 from canasta_net.errors import IllegalAction
-from canasta_net.match import Match, MatchOver
-from canasta_net.melds import MeldKind, TableMeld, canasta_bonus
-from canasta_net.position import position_from_dict
-from canasta_net.rules import RuleSet, RuleSetError, preset
-from canasta_net.scoring import TeamScore, score_hand
 from canasta_net.simulate import cards_in_play, play_hand
-from canasta_net.state import EndReason, HandState, Phase
 
 SAMBA = preset("samba")
 BOLIVIA = preset("bolivia")

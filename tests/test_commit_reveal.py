@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from canasta_net import commit_reveal
-from canasta_net.commit_reveal import (
+from canasta_net.deal import commit_reveal
+from canasta_net.deal.commit_reveal import (
     AlreadyRevealed,
     BadCommitmentSize,
     BadDealParameters,
@@ -29,7 +29,7 @@ from canasta_net.commit_reveal import (
     WrongPhase,
     verify_deal,
 )
-from canasta_net.shuffle import derive_deck
+from canasta_net.deal.shuffle import derive_deck
 
 TABLE = b"\x01" * 16
 HAND = 12

@@ -23,9 +23,9 @@ from twisted.internet import address, defer, reactor, task, udp
 from twisted.internet.error import CannotListenError
 from twisted.internet.protocol import DatagramProtocol
 
-from canasta_net.app import HostedTable
-from canasta_net.cli import _start_announcer
-from canasta_net.discovery import (
+from canasta_net.canasta.rules import preset
+from canasta_net.identity import Identity, fingerprint
+from canasta_net.net.discovery import (
     BEACON_VERSION,
     BROADCAST_ADDRESS,
     DEFAULT_INTERVAL,
@@ -49,9 +49,9 @@ from canasta_net.discovery import (
     pick_table,
     start_announcing,
 )
-from canasta_net.identity import Identity, fingerprint
-from canasta_net.net_host import TableConfig, TableService
-from canasta_net.rules import preset
+from canasta_net.net.host import TableConfig, TableService
+from canasta_net.ui.app import HostedTable
+from canasta_net.ui.cli import _start_announcer
 
 LOOPBACK = "127.0.0.1"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "discovery.md"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from canasta_net.log import iter_records, redact_for_seat
-from canasta_net.log_replay import replay_log
+from canasta_net.log.replay import replay_log
 
 CLI = [sys.executable, "-m", "canasta_net"]
 TIMEOUT = 120
@@ -360,9 +360,9 @@ def test_three_deck_and_contract_games_across_processes(tmp_path: Path) -> None:
 
 
 def _labels_and_points(rules_name: str) -> list[bytes]:
-    from canasta_net.blind.points import card_points
-    from canasta_net.blind.schedule import labels_for_rules
-    from canasta_net.rules import preset
+    from canasta_net.canasta.rules import preset
+    from canasta_net.deal.blind.points import card_points
+    from canasta_net.deal.blind.schedule import labels_for_rules
 
     labels = labels_for_rules(preset(rules_name))
     return [label.encode() for label in labels] + list(card_points(labels))

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from canasta_net.actions import (
+from canasta_net.canasta.actions import (
     Action,
     AddToMeld,
     Answer,
@@ -27,6 +27,9 @@ from canasta_net.actions import (
     TakePile,
     TakeTop,
 )
+from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild, run_position
+from canasta_net.canasta.rules import PRESETS, RuleSet, preset
+from canasta_net.canasta.state import HandState, Phase
 from canasta_net.cards import (
     JOKER,
     THREE,
@@ -36,10 +39,7 @@ from canasta_net.cards import (
     rank_of,
     sort_key,
 )
-from canasta_net.melds import MeldKind, TableMeld, is_wild, run_position
-from canasta_net.rules import PRESETS, RuleSet, preset
 from canasta_net.simulate import simulate
-from canasta_net.state import HandState, Phase
 
 VARIANTS = sorted(PRESETS)
 

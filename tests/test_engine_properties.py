@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from canasta_net.actions import (
+from canasta_net.canasta.actions import (
     Action,
     AddToMeld,
     AskGoOut,
@@ -30,12 +30,12 @@ from canasta_net.actions import (
     TakeTop,
     parse_action,
 )
+from canasta_net.canasta.position import position_from_dict, position_to_dict, seat_view
+from canasta_net.canasta.rules import PRESETS, preset
+from canasta_net.canasta.state import HandState, Phase
 from canasta_net.cards import JOKER, face_text, is_red_three, is_wild
 from canasta_net.errors import IllegalAction
-from canasta_net.position import position_from_dict, position_to_dict, seat_view
-from canasta_net.rules import PRESETS, preset
 from canasta_net.simulate import cards_in_play
-from canasta_net.state import HandState, Phase
 
 VARIANTS = sorted(PRESETS)
 

@@ -23,12 +23,13 @@ from typing import Any
 import msgpack
 import pytest
 
-from canasta_net import records as R
-from canasta_net.actions import Discard, TakePile
+from canasta_net.canasta.actions import Discard, TakePile
+from canasta_net.canasta.match import MatchResult
+from canasta_net.canasta.position import position_to_dict
+from canasta_net.canasta.rules import preset
+from canasta_net.canasta.state import HandState, Phase
 from canasta_net.cards import is_black_three, is_wild, rank_of
 from canasta_net.errors import IllegalAction
-from canasta_net.host_table import HostTable, TableError, TablePhase
-from canasta_net.local_table import LocalMatch, bot_identity, recorded_match
 from canasta_net.log import (
     LogError,
     LogVerificationError,
@@ -38,11 +39,10 @@ from canasta_net.log import (
     redact_for_seat,
     verify_log,
 )
-from canasta_net.log_replay import ReplayError, replay_log, replay_records
-from canasta_net.match import MatchResult
-from canasta_net.position import position_to_dict
-from canasta_net.rules import preset
-from canasta_net.state import HandState, Phase
+from canasta_net.log import records as R
+from canasta_net.log.replay import ReplayError, replay_log, replay_records
+from canasta_net.table.host import HostTable, TableError, TablePhase
+from canasta_net.table.local import LocalMatch, bot_identity, recorded_match
 
 PRESETS = ("classic", "classic-2p", "classic-3p", "vienna")
 EXAMPLE_LOG = Path(__file__).parent / "data" / "example.cnlog"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from canasta_net.identity import Identity
-from canasta_net.known_hosts import (
+from canasta_net.net.known_hosts import (
     MAX_FILE_SIZE,
     KnownHosts,
     KnownHostsError,

@@ -1,10 +1,10 @@
-"""The seat lifecycle machine (canasta_net/lobby.py): every transition, and the illegal ones."""
+"""The seat lifecycle machine (table/lobby.py): every transition, and the illegal ones."""
 
 from __future__ import annotations
 
 import pytest
 
-from canasta_net.lobby import STAND_IN_SUFFIX, LifecycleError, SeatLife, SeatState
+from canasta_net.table.lobby import STAND_IN_SUFFIX, LifecycleError, SeatLife, SeatState
 
 KEY = b"k" * 32
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_net.actions import parse_action
+from canasta_net.canasta.actions import parse_action
+from canasta_net.canasta.position import position_from_dict, position_to_dict
+from canasta_net.canasta.rules import RuleSetError, preset
+from canasta_net.canasta.scoring import score_hand
+from canasta_net.canasta.state import EndReason, HandState
 from canasta_net.errors import IllegalAction
-from canasta_net.position import position_from_dict, position_to_dict
-from canasta_net.rules import RuleSetError, preset
-from canasta_net.scoring import score_hand
-from canasta_net.state import EndReason, HandState
 
 LONE = preset("classic-3p-lone")
 

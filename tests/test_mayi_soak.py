@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from canasta_net.bots import RandomBot
+from canasta_net.canasta.bots import RandomBot
 from canasta_net.cards import face_text, parse_face
 from canasta_net.errors import IllegalAction
 from canasta_net.mayi import (

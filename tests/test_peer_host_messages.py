@@ -18,11 +18,11 @@ from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 from twisted.python.failure import Failure
 
-from canasta_net import wire
+from canasta_net.canasta.rules import preset
 from canasta_net.games import game_of_rules
 from canasta_net.identity import Identity
-from canasta_net.net_peer import PeerFactory, PeerSession, connect_with_retry
-from canasta_net.rules import preset
+from canasta_net.net import wire
+from canasta_net.net.peer import PeerFactory, PeerSession, connect_with_retry
 
 Message = dict[str, Any]
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from canasta_net import records as R
+from canasta_net.canasta.rules import preset
 from canasta_net.identity import Identity
-from canasta_net.local_table import bot_identity, recorded_match
 from canasta_net.log import LogWriter, StoredRecord, iter_records, redact_for_seat
-from canasta_net.rules import preset
+from canasta_net.log import records as R
+from canasta_net.table.local import bot_identity, recorded_match
 from replay.audit import audit_source
 from replay.cli import main
 from replay.timeline import load_timeline

@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_net import mayi
-from canasta_net import records as R
 from canasta_net.cards import face_text
 from canasta_net.games import MAY_I
-from canasta_net.local_table import recorded_match
 from canasta_net.log import iter_records, redact_for_seat
+from canasta_net.log import records as R
+from canasta_net.table.local import recorded_match
 from replay.audit import audit_source
 from replay.cli import main
 from replay.describe import describe_step

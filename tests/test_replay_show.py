@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from canasta_net import records as R
-from canasta_net.local_table import recorded_match
+from canasta_net.canasta.position import seat_view
+from canasta_net.canasta.rules import preset
 from canasta_net.log import iter_records, redact_for_seat
-from canasta_net.position import seat_view
-from canasta_net.rules import preset
+from canasta_net.log import records as R
+from canasta_net.table.local import recorded_match
 from replay.cli import main
 from replay.locate import locate
 from replay.render import render_step

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from canasta_net import wire
-from canasta_net.blind.hand import FIELD_SCHEMAS
+from canasta_net.deal.blind.hand import FIELD_SCHEMAS
 from canasta_net.log import format as log_format
+from canasta_net.net import wire
 from canasta_net.schema import (
     CODES,
     Anything,

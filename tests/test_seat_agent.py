@@ -6,14 +6,14 @@ import io
 
 import pytest
 
-from canasta_net import records as R
+from canasta_net.canasta.rules import preset
 from canasta_net.errors import IllegalAction
-from canasta_net.host_table import TablePhase
-from canasta_net.local_table import recorded_match
+from canasta_net.log import records as R
 from canasta_net.log import verify_log
-from canasta_net.log_replay import replay_log
-from canasta_net.rules import preset
-from canasta_net.seat_agent import Decision, SeatProblem
+from canasta_net.log.replay import replay_log
+from canasta_net.table.host import TablePhase
+from canasta_net.table.local import recorded_match
+from canasta_net.table.seat import Decision, SeatProblem
 
 
 @pytest.mark.parametrize("deal", ["commit-reveal", "blind"])

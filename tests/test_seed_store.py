@@ -10,8 +10,8 @@ import msgpack
 import pytest
 
 from canasta_net.identity import Identity
-from canasta_net.seat import SeatSigner, SeedLost
-from canasta_net.seed_store import SeedStore, SeedStoreError
+from canasta_net.log.seed_store import SeedStore, SeedStoreError
+from canasta_net.table.signer import SeatSigner, SeedLost
 
 TABLE = bytes(range(16))
 OTHER_TABLE = bytes(16)

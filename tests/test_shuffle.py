@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from canasta_net.shuffle import (
+from canasta_net.deal.shuffle import (
     commitment,
     deck_seed,
     derive_deck,

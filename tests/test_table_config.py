@@ -18,19 +18,19 @@ import pytest
 from click.testing import CliRunner
 from twisted.internet.task import Clock
 
-from canasta_net import cli
+from canasta_net.canasta.rules import preset
 from canasta_net.games import game_for, game_of_rules
-from canasta_net.host_table import HostTable, SeatEntry
 from canasta_net.identity import Identity
 from canasta_net.log import LogWriter, iter_records, open_log_for_writing, parse_header
-from canasta_net.net_host import TableService
-from canasta_net.rules import preset
-from canasta_net.table_config import (
+from canasta_net.net.host import TableService
+from canasta_net.table.config import (
     TABLE_CONFIG_VERSION,
     TableConfig,
     TableConfigError,
     TablePassword,
 )
+from canasta_net.table.host import HostTable, SeatEntry
+from canasta_net.ui import cli
 
 HOST = Identity.from_seed(b"table config test host")
 TABLE_ID = bytes(range(16))

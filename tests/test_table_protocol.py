@@ -23,13 +23,12 @@ from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 from twisted.python.failure import Failure
 
-from canasta_net import records as R
-from canasta_net import wire
-from canasta_net.actions import parse_action
-from canasta_net.blind.schedule import labels_for_rules
+from canasta_net.canasta.actions import parse_action
+from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.cards import face_text, parse_face
+from canasta_net.deal.blind.schedule import labels_for_rules
+from canasta_net.deal.shuffle import commitment
 from canasta_net.errors import IllegalAction
-from canasta_net.host_table import HostTable, TablePhase
 from canasta_net.identity import Identity
 from canasta_net.log import (
     SEAT_KEY_KIND,
@@ -40,21 +39,22 @@ from canasta_net.log import (
     redact_for_seat,
     verify_log,
 )
-from canasta_net.log_replay import ReplayResult, replay_log
-from canasta_net.net_host import (
+from canasta_net.log import records as R
+from canasta_net.log.replay import ReplayResult, replay_log
+from canasta_net.log.seed_store import SeedStore
+from canasta_net.net import wire
+from canasta_net.net.host import (
     HostConnection,
     HostFactory,
     TableConfig,
     TableService,
     derived_identity,
 )
-from canasta_net.net_peer import PeerSession, SeatClient, describe_record
-from canasta_net.players import BotPlayer
-from canasta_net.rules import RuleSet, preset
-from canasta_net.seat import SeatSigner
-from canasta_net.seed_store import SeedStore
-from canasta_net.shuffle import commitment
-from canasta_net.terminal_view import render_view
+from canasta_net.net.peer import PeerSession, SeatClient, describe_record
+from canasta_net.table.host import HostTable, TablePhase
+from canasta_net.table.signer import SeatSigner
+from canasta_net.ui.players import BotPlayer
+from canasta_net.ui.terminal_view import render_view
 
 HOST = Identity.from_seed(b"protocol test host")
 TABLE_ID = bytes(range(16))

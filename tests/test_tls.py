@@ -27,7 +27,7 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from canasta_net.identity import Identity, fingerprint
-from canasta_net.tls import (
+from canasta_net.net.tls import (
     FINGERPRINT_LENGTH,
     HostFingerprintMismatch,
     HostNotTrusted,

@@ -10,9 +10,9 @@ from typing import Any
 import msgpack
 import pytest
 
-from canasta_net import wire
+from canasta_net.net import wire
+from canasta_net.net.wire import FramingError, WireError
 from canasta_net.schema import Bool, Bytes, Int, List, Map, MapOf, Nullable, Schema, Text
-from canasta_net.wire import FramingError, WireError
 
 Message = dict[str, Any]
 
@@ -444,7 +444,7 @@ def test_limits() -> None:
     blind = {"announce", "stage", "keys", "release", "reds"}
     assert {"commit", "reveal", "act", "checkpoint", "wait"} | blind == wire.NEEDS
     # a frame's length prefix is 4 bytes, big-endian: the framing layer's MAX_LENGTH
-    from canasta_net.framing import FrameProtocol
+    from canasta_net.net.framing import FrameProtocol
 
     assert FrameProtocol.MAX_LENGTH == wire.MAX_FRAME
     assert struct.calcsize(FrameProtocol.structFormat) == 4 and FrameProtocol.structFormat == "!I"
@@ -482,12 +482,12 @@ def test_the_document_lists_every_code_the_host_can_send() -> None:
     doc = (ROOT / "docs" / "wire-protocol.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"`([a-z]+(?:-[a-z]+)*)`", doc))
     src = ROOT / "canasta_net"
-    raised = codes_in(src / "wire.py", r'WireError\(\s*"([a-z-]+)"')
-    raised |= codes_in(src / "net_host.py", r'TableError\(\s*"([a-z-]+)"')
-    raised |= codes_in(src / "host_table.py", r'TableError\(\s*"([a-z-]+)"')
+    raised = codes_in(src / "net" / "wire.py", r'WireError\(\s*"([a-z-]+)"')
+    raised |= codes_in(src / "net" / "host.py", r'TableError\(\s*"([a-z-]+)"')
+    raised |= codes_in(src / "table" / "host.py", r'TableError\(\s*"([a-z-]+)"')
     for module in ("protocol.py", "commit_reveal.py", "blind.py"):
         raised |= codes_in(src / "hand" / module, r'HandRefused\(\s*"([a-z-]+)"')
-    raised |= codes_in(src / "blind" / "hand.py", r'BlindRefused\(\s*"([a-z-]+)"')
+    raised |= codes_in(src / "deal" / "blind" / "hand.py", r'BlindRefused\(\s*"([a-z-]+)"')
     # the deal's refusals that a seat's commitment or reveal can meet
     raised |= {
         "duplicate-commitment",

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NoReturn
 
-from .. import records as R
-from ..blind.hand import BlindHand, BlindRefused, HandPhase
-from ..blind.hand import Violation as BlindViolation
+from ..canasta.rules import RuleSet
+from ..deal.blind.hand import BlindHand, BlindRefused, HandPhase
+from ..deal.blind.hand import Violation as BlindViolation
 from ..effects import public_deal_fields
 from ..log import StoredRecord
-from ..rules import RuleSet
+from ..log import records as R
 from .protocol import Applied, Entry, HandFault, HandRefused, HandSetup, Step, Violation
 
 # the messages a blind-dealt hand's records carry (each record's kind is its message's type)

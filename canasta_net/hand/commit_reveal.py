@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NoReturn
 
-from .. import records as R
-from ..commit_reveal import DealError, DealRound, verify_deal
+from ..deal.commit_reveal import DealError, DealRound, verify_deal
+from ..deal.shuffle import SEED_SIZE
+from ..deal.shuffle import commitment as make_commitment
 from ..effects import Effects, action_effects, public_deal_fields, snapshot
 from ..errors import IllegalAction
 from ..log import StoredRecord
-from ..shuffle import SEED_SIZE
-from ..shuffle import commitment as make_commitment
+from ..log import records as R
 from .protocol import Applied, Entry, HandFault, HandRefused, HandSetup, Step, Violation
 
 _KINDS = frozenset({R.COMMIT, R.COMMITMENTS, R.REVEAL, R.DEAL, R.ACTION, R.HAND_END, R.SEEDS})

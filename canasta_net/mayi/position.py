@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..canasta.position import CardAllocator
 from ..cards import face_text
 from ..errors import IllegalAction, PositionError
-from ..position import CardAllocator
 from .melds import new_meld, shape_of
 from .rules import MayIRules, MayIRulesError, preset
 from .state import DealEnd, DealState, EndReason, Phase

@@ -1,0 +1,290 @@
+"""Melds on the table and the rules for forming and extending them.
+
+Four kinds: a *group* of one rank (with wild cards), *black threes* (laid when going out, or at
+any time in Bolivia), a *sequence* of one suit (Samba, Bolivia), and a meld of *wild cards* only
+(Bolivia). A meld records its physical cards (ids) plus running counts of natural and wild cards
+and, for a sequence, its suit and ends, so the checks on every candidate action need no recounting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final
+
+from ..cards import (
+    ACE,
+    RANK_NAMES,
+    SEVEN,
+    SUIT_NAMES,
+    THREE,
+    is_black_three,
+    is_red_three,
+    is_wild,
+    rank_of,
+    suit_of,
+)
+from ..errors import IllegalAction
+from .rules import RuleSet
+
+__all__ = [
+    "BLACK_THREES_KIND",
+    "GROUP_KIND",
+    "SEQUENCE_KIND",
+    "WILDS_KIND",
+    "GroupShape",
+    "MeldKind",
+    "TableMeld",
+    "canasta_bonus",
+    "check_addition",
+    "group_shape",
+    "is_wild",
+    "run_position",
+]
+
+
+class MeldKind(StrEnum):
+    GROUP = "group"
+    BLACK_THREES = "black-threes"
+    SEQUENCE = "sequence"
+    WILDS = "wilds"
+
+
+# The kinds as module constants for the engine's hot paths: Python 3.11 looks a member up on
+# its enum class several times slower than a global.
+GROUP_KIND: Final = MeldKind.GROUP
+SEQUENCE_KIND: Final = MeldKind.SEQUENCE
+WILDS_KIND: Final = MeldKind.WILDS
+BLACK_THREES_KIND: Final = MeldKind.BLACK_THREES
+
+
+def run_position(rank: int) -> int:
+    """A rank's place in a sequence, 0 (four) .. 10 (ace, high only); -1 if it cannot run."""
+    if rank == ACE:
+        return 10
+    return rank - 3 if rank > THREE else -1
+
+
+def rank_at(position: int) -> int:
+    return ACE if position == 10 else position + 3
+
+
+@dataclass(slots=True)
+class TableMeld:
+    """One meld of a team."""
+
+    kind: MeldKind
+    rank: int  # the group's rank; a sequence's lowest rank; -1 for wild cards only
+    cards: list[int]
+    naturals: int
+    wilds: int
+    laid_turn: int
+    laid_by: int
+    faces: list[int] = field(default_factory=list)
+    suit: int = -1  # a sequence's suit
+    low: int = 0  # a sequence's run positions, inclusive
+    high: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+    def is_canasta(self, rules: RuleSet) -> bool:
+        return self.kind is not BLACK_THREES_KIND and len(self.cards) >= rules.canasta_size
+
+    def is_natural(self) -> bool:
+        return self.wilds == 0
+
+    def is_closed(self, rules: RuleSet) -> bool:
+        """Nothing more may be added (black threes; a full sequence; Bolivia's seven cards)."""
+        if self.kind is BLACK_THREES_KIND:
+            return True
+        if self.kind is SEQUENCE_KIND and self.size >= rules.sequence_max:
+            return True
+        return bool(rules.max_meld_size) and self.size >= rules.max_meld_size
+
+    def label(self) -> str:
+        if self.kind is BLACK_THREES_KIND:
+            return "3s (black)"
+        if self.kind is WILDS_KIND:
+            return "wild cards"
+        if self.kind is SEQUENCE_KIND:
+            return (
+                f"{RANK_NAMES[rank_at(self.low)]}-{RANK_NAMES[rank_at(self.high)]}"
+                f"{SUIT_NAMES[self.suit]} run"
+            )
+        return RANK_NAMES[self.rank] + "s"
+
+
+def canasta_bonus(rules: RuleSet, meld: TableMeld) -> int:
+    """The bonus a canasta earns (0 for a meld that is not one)."""
+    if not meld.is_canasta(rules):
+        return 0
+    if meld.kind is WILDS_KIND:
+        return rules.wild_canasta_bonus or rules.mixed_canasta_bonus
+    if meld.kind is SEQUENCE_KIND:
+        return rules.sequence_canasta_bonus or rules.natural_canasta_bonus
+    if meld.rank == SEVEN:
+        bonus = rules.natural_sevens_bonus if meld.is_natural() else rules.mixed_sevens_bonus
+        if bonus:
+            return bonus
+    return rules.natural_canasta_bonus if meld.is_natural() else rules.mixed_canasta_bonus
+
+
+@dataclass(frozen=True, slots=True)
+class GroupShape:
+    """What a set of faces would be as a new meld."""
+
+    kind: MeldKind
+    rank: int
+    naturals: int
+    wilds: int
+    suit: int = -1
+    low: int = 0
+    high: int = 0
+
+
+def _sequence_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape | None:
+    """The faces as a sequence, or None if they are not one (Samba, Bolivia)."""
+    if not rules.sequences or len(faces) < rules.sequence_min or any(is_wild(f) for f in faces):
+        return None
+    suits = {suit_of(f) for f in faces}
+    positions = sorted(run_position(rank_of(f)) for f in faces)
+    if len(suits) != 1 or positions[0] < 0:
+        return None
+    if positions != list(range(positions[0], positions[0] + len(positions))):
+        return None
+    if len(faces) > rules.sequence_max:
+        raise IllegalAction(
+            "meld-too-large", f"A sequence holds at most {rules.sequence_max} cards."
+        )
+    return GroupShape(
+        SEQUENCE_KIND,
+        rank_at(positions[0]),
+        len(faces),
+        0,
+        suits.pop(),
+        positions[0],
+        positions[-1],
+    )
+
+
+def group_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape:
+    """Check ``faces`` as a new meld and describe it, or raise :class:`IllegalAction`."""
+    if len(faces) < 3:
+        raise IllegalAction("too-few-cards", "A meld needs at least three cards.")
+    if any(is_red_three(f) for f in faces):
+        raise IllegalAction("not-meldable", "Red threes are never melded.")
+    black_threes = sum(1 for f in faces if is_black_three(f))
+    if black_threes:
+        if black_threes != len(faces):
+            raise IllegalAction(
+                "not-meldable", "Black threes can only be melded together, with no other card."
+            )
+        if len(faces) > 4:
+            raise IllegalAction("meld-too-large", "A meld of black threes holds three or four.")
+        return GroupShape(BLACK_THREES_KIND, THREE, len(faces), 0)
+    sequence = _sequence_shape(rules, faces)
+    if sequence is not None:
+        return sequence
+    naturals = [f for f in faces if not is_wild(f)]
+    wilds = len(faces) - len(naturals)
+    _check_size(rules, len(faces))
+    if not naturals:
+        if not rules.wild_melds:
+            raise IllegalAction("wild-only-meld", "Wild cards cannot form a meld on their own.")
+        return GroupShape(WILDS_KIND, -1, 0, wilds)
+    rank = rank_of(naturals[0])
+    if any(rank_of(f) != rank for f in naturals):
+        if rules.sequences and len({suit_of(f) for f in naturals}) == 1:
+            raise IllegalAction(
+                "not-a-sequence",
+                "A sequence is natural cards of one suit in a row, from 4 up to the ace.",
+            )
+        raise IllegalAction("mixed-ranks", "All natural cards of a meld must have the same rank.")
+    check_wild_balance(rules, len(naturals), wilds)
+    return GroupShape(GROUP_KIND, rank, len(naturals), wilds)
+
+
+def _check_size(rules: RuleSet, size: int) -> None:
+    if rules.max_meld_size and size > rules.max_meld_size:
+        raise IllegalAction(
+            "meld-too-large", f"No meld may hold more than {rules.max_meld_size} cards."
+        )
+
+
+def check_wild_balance(rules: RuleSet, naturals: int, wilds: int) -> None:
+    if naturals < rules.min_naturals_in_group:
+        raise IllegalAction(
+            "too-few-naturals",
+            f"A meld needs at least {rules.min_naturals_in_group} natural cards.",
+        )
+    limit = rules.max_wilds(naturals)
+    if wilds > limit:
+        raise IllegalAction(
+            "too-many-wilds",
+            f"A meld with {naturals} natural cards may hold at most {limit} wild cards.",
+        )
+
+
+def check_addition(
+    rules: RuleSet, meld: TableMeld, faces: Sequence[int]
+) -> tuple[int, int, int, int]:
+    """Check adding ``faces`` to ``meld``; return (naturals, wilds, new low, new high)."""
+    if not faces:
+        raise IllegalAction("too-few-cards", "Add at least one card.")
+    if meld.kind is BLACK_THREES_KIND:
+        raise IllegalAction("black-three-meld-closed", "Nothing may be added to black threes.")
+    if meld.is_closed(rules):
+        raise IllegalAction("meld-closed", f"The {meld.label()} is closed: nothing more goes on.")
+    _check_size(rules, meld.size + len(faces))
+    if meld.kind is SEQUENCE_KIND:
+        return _check_sequence_addition(rules, meld, faces)
+    wilds = sum(1 for f in faces if is_wild(f))
+    if wilds and not rules.wilds_on_canasta and meld.is_canasta(rules):
+        raise IllegalAction("wild-on-canasta", "Wild cards may not be added to a canasta.")
+    if meld.kind is WILDS_KIND:
+        if wilds != len(faces):
+            raise IllegalAction("wrong-rank", "Only wild cards go on a meld of wild cards.")
+        return 0, wilds, 0, 0
+    naturals = 0
+    for f in faces:
+        if is_wild(f):
+            continue
+        if is_red_three(f) or is_black_three(f) or rank_of(f) != meld.rank:
+            raise IllegalAction(
+                "wrong-rank", f"Only {RANK_NAMES[meld.rank]}s and wild cards go on that meld."
+            )
+        naturals += 1
+    check_wild_balance(rules, meld.naturals + naturals, meld.wilds + wilds)
+    return naturals, wilds, 0, 0
+
+
+def _check_sequence_addition(
+    rules: RuleSet, meld: TableMeld, faces: Sequence[int]
+) -> tuple[int, int, int, int]:
+    sentence = f"Only cards that continue the {meld.label()} at either end go on it."
+    if any(is_wild(f) or suit_of(f) != meld.suit for f in faces):
+        raise IllegalAction("not-a-sequence", sentence)
+    positions = sorted(run_position(rank_of(f)) for f in faces)
+    if positions[0] < 0 or len(set(positions)) != len(positions):
+        raise IllegalAction("not-a-sequence", sentence)
+    below = [p for p in positions if p < meld.low]
+    above = [p for p in positions if p > meld.high]
+    if len(below) + len(above) != len(positions):
+        raise IllegalAction("not-a-sequence", sentence)
+    low, high = meld.low, meld.high
+    if below:
+        if below != list(range(meld.low - len(below), meld.low)):
+            raise IllegalAction("not-a-sequence", sentence)
+        low = below[0]
+    if above:
+        if above != list(range(meld.high + 1, meld.high + 1 + len(above))):
+            raise IllegalAction("not-a-sequence", sentence)
+        high = above[-1]
+    if high - low + 1 > rules.sequence_max:
+        raise IllegalAction(
+            "meld-too-large", f"A sequence holds at most {rules.sequence_max} cards."
+        )
+    return len(faces), 0, low, high

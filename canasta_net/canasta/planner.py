@@ -1,0 +1,437 @@
+"""Look-ahead the engine needs to refuse dead ends: can a hand still reach a value, or be laid out.
+
+Both questions are answered *constructively*: the functions find an actual way to lay the cards
+(a plan of legal melds), so an answer of "yes" is never wrong; the engine accepts a lay during an
+initial meld only if such a plan still exists after it, which is what keeps a player from being
+stuck with a half-made initial meld and no legal move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ..cards import JOKER, THREE, TWO, is_black_three
+from .rules import RuleSet
+
+MELDABLE_RANKS = tuple(r for r in range(13) if r not in (TWO, THREE))
+WILD_MELD = -1
+"""The key of a meld of wild cards only (Bolivia) among a team's melds: it takes wild cards."""
+
+
+@dataclass(slots=True)
+class HandCounts:
+    """A hand reduced to what the meld rules care about."""
+
+    naturals: list[int]  # by rank index; twos and threes stay 0
+    natural_value: list[int]  # value of one natural card of that rank
+    jokers: int
+    twos: int
+    black_threes: int
+    other: int  # cards that can never be laid (red threes)
+    runs: list[list[int]] | None = None  # by suit and run position (4 .. ace), with sequences
+
+    @classmethod
+    def of(cls, rules: RuleSet, faces: Sequence[int]) -> HandCounts:
+        naturals = [0] * 13
+        jokers = twos = black_threes = other = 0
+        runs = [[0] * 11 for _ in range(4)] if rules.sequences else None
+        for f in faces:
+            if f == JOKER:
+                jokers += 1
+                continue
+            r = f % 13
+            if r == TWO:
+                twos += 1
+            elif r == THREE:
+                if is_black_three(f):
+                    black_threes += 1
+                else:
+                    other += 1
+            else:
+                naturals[r] += 1
+                if runs is not None:
+                    runs[f // 13][10 if r == 0 else r - 3] += 1
+        return cls(naturals, rules.natural_values, jokers, twos, black_threes, other, runs)
+
+    def minus(self, faces: Sequence[int]) -> HandCounts:
+        """The counts of this hand without ``faces`` (cards of the hand): what :meth:`of` gives
+        for the cards that stay."""
+        naturals = list(self.naturals)
+        runs = [list(r) for r in self.runs] if self.runs is not None else None
+        jokers, twos, black_threes, other = self.jokers, self.twos, self.black_threes, self.other
+        for f in faces:
+            if f == JOKER:
+                jokers -= 1
+                continue
+            r = f % 13
+            if r == TWO:
+                twos -= 1
+            elif r == THREE:
+                if is_black_three(f):
+                    black_threes -= 1
+                else:
+                    other -= 1
+            else:
+                naturals[r] -= 1
+                if runs is not None:
+                    runs[f // 13][10 if r == 0 else r - 3] -= 1
+        return HandCounts(naturals, self.natural_value, jokers, twos, black_threes, other, runs)
+
+    @property
+    def size(self) -> int:
+        return sum(self.naturals) + self.jokers + self.twos + self.black_threes + self.other
+
+    def copy(self, runs: list[list[int]] | None = None) -> HandCounts:
+        """A copy whose counts may change apart from this one's (the runs only as given)."""
+        return HandCounts(
+            list(self.naturals),
+            self.natural_value,
+            self.jokers,
+            self.twos,
+            self.black_threes,
+            self.other,
+            runs,
+        )
+
+    def without(self, kind: int) -> HandCounts:
+        """A copy with one card removed: a rank index, or -1 joker, -2 two, -3 black three."""
+        copy = self.copy()
+        if kind >= 0:
+            copy.naturals[kind] -= 1
+        elif kind == -1:
+            copy.jokers -= 1
+        elif kind == -2:
+            copy.twos -= 1
+        else:
+            copy.black_threes -= 1
+        return copy
+
+    def kinds(self) -> list[int]:
+        out = [r for r in MELDABLE_RANKS if self.naturals[r]]
+        if self.jokers:
+            out.append(-1)
+        if self.twos:
+            out.append(-2)
+        if self.black_threes:
+            out.append(-3)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class MeldCounts:
+    """A team meld as the planner sees it: a group it may extend."""
+
+    rank: int
+    naturals: int
+    wilds: int
+    room: int = 1 << 20  # how many more cards it may take
+    wild_room: int = 1 << 20  # how many more wild cards (0 on a canasta, in Samba)
+
+    @property
+    def size(self) -> int:
+        return self.naturals + self.wilds
+
+    def capacity(self, rules: RuleSet, added_naturals: int) -> int:
+        """Wild cards it could still take after ``added_naturals`` more naturals."""
+        if self.rank == WILD_MELD:
+            return max(0, min(self.wild_room, self.room))
+        limit = rules.max_wilds(self.naturals + added_naturals) - self.wilds
+        return max(0, min(limit, self.wild_room, self.room - added_naturals))
+
+
+def _wild_values(rules: RuleSet, hand: HandCounts) -> list[int]:
+    values = [rules.joker_value] * hand.jokers + [rules.two_value] * hand.twos
+    values.sort(reverse=True)
+    return values
+
+
+def _new_group_size(rules: RuleSet, n: int) -> int:
+    return min(n, rules.max_meld_size) if rules.max_meld_size else n
+
+
+def _new_group_capacity(rules: RuleSet, n: int) -> int:
+    room = rules.max_meld_size - n if rules.max_meld_size else 1 << 20
+    return max(0, min(rules.max_wilds(n), room))
+
+
+def _greedy_value(
+    rules: RuleSet, hand: HandCounts, melds: dict[int, MeldCounts]
+) -> tuple[int, int]:
+    """(value, cards used) of a good lay of ``hand`` onto ``melds`` and into new groups."""
+    value = used = 0
+    capacity = 0
+    pairs: list[int] = []
+    for m in melds.values():
+        if m.rank == WILD_MELD or hand.naturals[m.rank] == 0:
+            capacity += m.capacity(rules, 0)
+    for r in MELDABLE_RANKS:
+        n = hand.naturals[r]
+        if not n:
+            continue
+        if r in melds:
+            m = melds[r]
+            n = min(n, m.room)
+            value += n * hand.natural_value[r]
+            used += n
+            capacity += m.capacity(rules, n)
+        elif n >= max(3, rules.min_naturals_in_group):
+            n = _new_group_size(rules, n)
+            value += n * hand.natural_value[r]
+            used += n
+            capacity += _new_group_capacity(rules, n)
+        elif n == 2 and rules.max_wilds(2) >= 1:
+            pairs.append(2 * hand.natural_value[r])
+    wilds = _wild_values(rules, hand)
+    pairs.sort(reverse=True)
+    taken = 0
+    for pair_value in pairs:
+        if taken == len(wilds):
+            break
+        value += pair_value + wilds[taken]
+        used += 3
+        taken += 1
+        capacity += _new_group_capacity(rules, 2) - 1
+    extra = min(capacity, len(wilds) - taken)
+    value += sum(wilds[taken : taken + extra])
+    used += extra
+    left = len(wilds) - taken - extra
+    if rules.wild_melds and left >= 3:  # Bolivia: the rest as melds of wild cards
+        value += sum(wilds[taken + extra :])
+        used += left
+    if not rules.black_threes_only_going_out and hand.black_threes >= 3:
+        # Bolivia: black threes are laid at any time, in sets of three or four
+        laid = 4 if hand.black_threes == 5 else hand.black_threes
+        value += laid * rules.black_three_value
+        used += laid
+    if rules.wild_melds and len(wilds) >= 3 and (hand.jokers or hand.twos):
+        # Bolivia: all the wild cards in a meld of their own may be worth more than spread
+        naturals_only = hand.copy()
+        naturals_only.jokers = naturals_only.twos = 0
+        alone, alone_used = _greedy_value(rules, naturals_only, melds)
+        if alone + sum(wilds) > value:
+            return alone + sum(wilds), alone_used + len(wilds)
+    return value, used
+
+
+MAX_RUN_PLANS = 96
+"""How many ways of laying a hand's runs the look-ahead tries (longest runs first)."""
+
+
+def _run_plans(rules: RuleSet, hand: HandCounts) -> Iterator[tuple[HandCounts, int, int, int]]:
+    """Ways to lay some of the hand's runs of a suit as new sequences, each as (rest, value,
+    cards, closed sequences): every choice of runs (all of a run or part of it, several runs
+    from one suit, none from another), longest first, at most ``MAX_RUN_PLANS`` of them. The
+    plan that lays nothing is left out: the callers try the plain groups on their own."""
+    assert hand.runs is not None
+    counts = [list(r) for r in hand.runs]
+    longest = min(rules.sequence_max, rules.max_meld_size or rules.sequence_max)
+    chosen: list[tuple[int, int, int]] = []  # (suit, first position, length)
+    produced = 0
+
+    def plan() -> tuple[HandCounts, int, int, int]:
+        rest = hand.copy()
+        value = cards = closed = 0
+        for _, first, length in chosen:
+            for pos in range(first, first + length):
+                rank = 0 if pos == 10 else pos + 3
+                rest.naturals[rank] -= 1
+                value += hand.natural_value[rank]
+            cards += length
+            closed += length >= rules.canasta_size
+        return rest, value, cards, closed
+
+    def walk(suit: int, pos: int, cap: int) -> Iterator[tuple[HandCounts, int, int, int]]:
+        nonlocal produced
+        if produced >= MAX_RUN_PLANS:
+            return
+        if suit == 4:
+            if chosen:
+                produced += 1
+                yield plan()
+            return
+        if pos == 11:
+            yield from walk(suit + 1, 0, longest)
+            return
+        row = counts[suit]
+        reach = 0
+        while pos + reach < 11 and row[pos + reach] and reach < cap:  # cap <= longest
+            reach += 1
+        for length in range(reach, rules.sequence_min - 1, -1):  # another run starting here
+            for q in range(pos, pos + length):
+                row[q] -= 1
+            chosen.append((suit, pos, length))
+            yield from walk(suit, pos, length)  # runs starting at one place: longest first
+            chosen.pop()
+            for q in range(pos, pos + length):
+                row[q] += 1
+        yield from walk(suit, pos + 1, longest)  # no (more) run starts here
+
+    return walk(0, 0, longest)
+
+
+def _extend_sequences(
+    rules: RuleSet, hand: HandCounts, sequences: Sequence[tuple[int, int, int]]
+) -> tuple[HandCounts, int, int]:
+    """The hand after adding what it can to the ends of open sequences, each given as
+    (suit, low, high) run positions: (rest, value, cards)."""
+    assert hand.runs is not None
+    runs = [list(r) for r in hand.runs]
+    rest = hand.copy(runs)
+    most = min(rules.sequence_max, rules.max_meld_size or rules.sequence_max)
+    value = cards = 0
+    for suit, low, high in sequences:
+        suit_runs = runs[suit]
+        while high - low + 1 < most:
+            if low > 0 and suit_runs[low - 1]:
+                low -= 1
+                p = low
+            elif high < 10 and suit_runs[high + 1]:
+                high += 1
+                p = high
+            else:
+                break
+            suit_runs[p] -= 1
+            rank = 0 if p == 10 else p + 3
+            rest.naturals[rank] -= 1
+            value += hand.natural_value[rank]
+            cards += 1
+    return rest, value, cards
+
+
+def best_lay_value(
+    rules: RuleSet,
+    hand: HandCounts,
+    melds: dict[int, MeldCounts],
+    keep: int,
+    sequences: Sequence[tuple[int, int, int]] = (),
+) -> int:
+    """The value of cards that can be laid from ``hand`` while keeping ``keep`` cards in it
+    (groups, and with sequences also a plan that lays the longest runs first, and one that
+    first extends the open ``sequences``, given as (suit, low, high) run positions)."""
+    best = _best_group_value(rules, hand, melds, keep)
+    if hand.runs is not None and sequences:
+        extended, value, cards = _extend_sequences(rules, hand, sequences)
+        if cards and extended.size >= keep:
+            best = max(best, value + best_lay_value(rules, extended, melds, keep))
+    if hand.runs is not None:
+        for rest, value, _, _ in _run_plans(rules, hand):
+            if rest.size >= keep:
+                best = max(best, value + _best_group_value(rules, rest, melds, keep))
+    return best
+
+
+def _best_group_value(
+    rules: RuleSet, hand: HandCounts, melds: dict[int, MeldCounts], keep: int
+) -> int:
+    """The value of cards that can be laid from ``hand`` while keeping ``keep`` cards in it.
+
+    Black threes are part of such a lay only where they may be laid at any time (Bolivia);
+    otherwise they are melded only when going out.
+    """
+    value, used = _greedy_value(rules, hand, melds)
+    if hand.size - used >= keep:
+        return value
+    best = 0
+    for kind in hand.kinds():
+        if kind == -3 and rules.black_threes_only_going_out:
+            continue
+        best = max(best, _best_group_value(rules, hand.without(kind), melds, keep - 1))
+    return best
+
+
+def can_lay_out(
+    rules: RuleSet,
+    hand: HandCounts,
+    melds: dict[int, MeldCounts],
+    leftover: int,
+    canastas: int,
+    canastas_needed: int,
+) -> bool:
+    """Can every card of ``hand`` but at most ``leftover`` (the discard) be laid, so that the
+    team then holds ``canastas_needed`` canastas?  ``canastas`` is how many it holds now."""
+    if hand.runs is not None:
+        for rest, _, _, closed in _run_plans(rules, hand):
+            if can_lay_out(rules, rest, melds, leftover, canastas + closed, canastas_needed):
+                return True
+    stranded = hand.other + (hand.black_threes if hand.black_threes < 3 else 0)
+    stranded += sum(1 for r in MELDABLE_RANKS if hand.naturals[r] == 1 and r not in melds)
+    if stranded > leftover:
+        return False  # quick answer: each stranded card would have to be the discard
+    if _lays_out(rules, hand, melds, canastas, canastas_needed):
+        return True
+    if leftover <= 0:
+        return False
+    return any(
+        can_lay_out(rules, hand.without(k), melds, leftover - 1, canastas, canastas_needed)
+        for k in hand.kinds()
+    )
+
+
+def _lays_out(
+    rules: RuleSet,
+    hand: HandCounts,
+    melds: dict[int, MeldCounts],
+    canastas: int,
+    canastas_needed: int,
+) -> bool:
+    if hand.other:
+        return False
+    if hand.black_threes in (1, 2, 5):  # black threes go out in melds of three or four
+        return False
+    size_caps: list[tuple[int, int, bool]] = []  # (size, wild capacity, was a canasta)
+    pairs = 0
+    for m in melds.values():
+        n = 0 if m.rank == WILD_MELD else hand.naturals[m.rank]
+        if n > m.room:
+            return False
+        size_caps.append((m.size + n, m.capacity(rules, n), m.size >= rules.canasta_size))
+    for r in MELDABLE_RANKS:
+        n = hand.naturals[r]
+        if not n or r in melds:
+            continue
+        if rules.max_meld_size and n > rules.max_meld_size:
+            return False
+        if n >= max(3, rules.min_naturals_in_group):
+            size_caps.append((n, _new_group_capacity(rules, n), False))
+        elif n == 2 and rules.max_wilds(2) >= 1:
+            pairs += 1
+            size_caps.append((3, _new_group_capacity(rules, 2) - 1, False))
+        else:
+            return False
+    wilds = hand.jokers + hand.twos
+    if wilds < pairs:
+        return False
+    extra = wilds - pairs
+    spare = extra - sum(cap for _, cap, _ in size_caps)
+    wild_meld_canastas = 0
+    if spare > 0:
+        if not rules.wild_melds or spare < 3:
+            return False
+        wild_meld_canastas = 1 if spare >= rules.canasta_size else 0
+        extra -= spare
+    new_canastas = 0
+    deficits: list[int] = []
+    for size, cap, was in size_caps:
+        if was:
+            continue
+        if size >= rules.canasta_size:
+            new_canastas += 1
+        elif rules.canasta_size - size <= cap:
+            deficits.append(rules.canasta_size - size)
+    deficits.sort()
+    budget = extra
+    for d in deficits:
+        if d > budget:
+            break
+        budget -= d
+        new_canastas += 1
+    return canastas + new_canastas + wild_meld_canastas >= canastas_needed
+
+
+__all__ = [
+    "HandCounts",
+    "MeldCounts",
+    "best_lay_value",
+    "can_lay_out",
+]

@@ -1,0 +1,255 @@
+"""Positions as plain dictionaries, and what each seat may see.
+
+``position_to_dict`` writes a whole hand state with cards as text (``"KH"``); ``position_from_dict``
+reads one back, so a test, a puzzle or an annotation can set up any position.  The schema
+(``canasta-net/position/1``) is documented in ``docs/position.md``.  Cards that a position does not
+mention are simply out of play, which keeps hand-written positions short.
+
+``seat_view`` is everything one seat may know: its own hand, the public cards, and how many cards
+every other hand and the stock hold.  It never contains another seat's hidden card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..cards import CardParseError, Deck, face_text, parse_face, sorted_faces
+from ..errors import IllegalAction, PositionError
+from .melds import TableMeld, group_shape
+from .rules import RuleSet, RuleSetError, preset
+from .state import EndReason, HandEnd, HandState, Phase, TurnState
+
+SCHEMA = "canasta-net/position/1"
+
+
+def _texts(state: HandState, cards: Sequence[int]) -> list[str]:
+    face = state.deck.face
+    return [face_text(face[c]) for c in cards]
+
+
+def position_to_dict(state: HandState) -> dict[str, Any]:
+    t = state.t
+    return {
+        "schema": SCHEMA,
+        "rules": state.rules.to_dict(),
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "turn_no": state.turn_no,
+        "phase": state.phase.value,
+        "minimums": list(state.minimums),
+        "hands": [_texts(state, h) for h in state.hands],
+        "stock": _texts(state, state.stock),
+        "pile": _texts(state, state.pile),
+        "melds": [
+            [
+                {"cards": _texts(state, m.cards), "turn": m.laid_turn, "seat": m.laid_by}
+                for m in team
+            ]
+            for team in state.melds
+        ],
+        "red_threes": [_texts(state, r) for r in state.red_threes],
+        "opened": list(state.opened),
+        "has_melded": list(state.has_melded),
+        "canasta_bonus_given": state.canasta_bonus_given,
+        "team_map": list(state.team_map),
+        "lone": state.lone,
+        "turn_state": {
+            "drew": t.drew,
+            "initial_points": t.initial_points,
+            "laid": t.laid,
+            "added_to_old": t.added_to_old,
+            "permission": t.permission,
+            "black_threes": t.black_threes,
+            "pending_pile": _texts(state, t.pending_pile),
+        },
+        "end": None
+        if state.end is None
+        else {
+            "reason": state.end.reason.value,
+            "went_out": state.end.went_out,
+            "going_out_bonus": state.end.going_out_bonus,
+        },
+    }
+
+
+class CardAllocator:
+    """Hands out physical card ids for faces written as text, each id once, lowest first
+    (positions of every game read their cards with it)."""
+
+    def __init__(self, deck: Deck) -> None:
+        self.free: dict[int, list[int]] = {}
+        for card_id, f in enumerate(deck.face):
+            self.free.setdefault(f, []).append(card_id)
+        for ids in self.free.values():
+            ids.reverse()
+
+    def take(self, texts: Any, where: str) -> list[int]:
+        if not isinstance(texts, list):
+            raise PositionError(f"{where}: expected a list of cards")
+        out = []
+        for text in texts:
+            if not isinstance(text, str):
+                raise PositionError(f"{where}: cards are written as text like 'KH'")
+            try:
+                f = parse_face(text)
+            except CardParseError as e:
+                raise PositionError(f"{where}: {e}") from None
+            if not self.free.get(f):
+                raise PositionError(f"{where}: more {text} cards than the deck holds")
+            out.append(self.free[f].pop())
+        return out
+
+
+def _per(data: Mapping[str, Any], key: str, count: int) -> list[Any]:
+    value = data.get(key)
+    if not isinstance(value, list) or len(value) != count:
+        raise PositionError(f"{key!r} must be a list of {count} entries")
+    return value
+
+
+def position_from_dict(data: Mapping[str, Any]) -> HandState:
+    """Build a state from a position dictionary; raise PositionError if it is malformed."""
+    if data.get("schema", SCHEMA) != SCHEMA:
+        raise PositionError(f"unsupported position schema {data.get('schema')!r}")
+    try:
+        raw_rules = data.get("rules", "classic")
+        rules = preset(raw_rules) if isinstance(raw_rules, str) else RuleSet.from_dict(raw_rules)
+    except (RuleSetError, TypeError) as e:
+        raise PositionError(f"rules: {e}") from None
+    n, teams = rules.players, rules.teams
+    try:
+        state = HandState.blank(rules, int(data.get("dealer", 0)), data.get("minimums") or None)
+        alloc = CardAllocator(state.deck)
+        state.hands = [alloc.take(h, f"hands[{i}]") for i, h in enumerate(_per(data, "hands", n))]
+        state.stock = alloc.take(data.get("stock", []), "stock")
+        state.pile = alloc.take(data.get("pile", []), "pile")
+        melds = data.get("melds", [[] for _ in range(teams)])
+        if not isinstance(melds, list) or len(melds) != teams:
+            raise PositionError(f"'melds' must be a list of {teams} teams' melds")
+        for team, team_melds in enumerate(melds):
+            for k, m in enumerate(team_melds):
+                cards = alloc.take(m.get("cards"), f"melds[{team}][{k}]")
+                faces = state.faces(cards)
+                try:
+                    shape = group_shape(rules, faces)
+                except IllegalAction as e:
+                    raise PositionError(f"melds[{team}][{k}]: {e}") from None
+                state.melds[team].append(
+                    TableMeld(
+                        shape.kind,
+                        shape.rank,
+                        cards,
+                        shape.naturals,
+                        shape.wilds,
+                        int(m.get("turn", -1)),
+                        int(m.get("seat", team)),
+                        faces,
+                        shape.suit,
+                        shape.low,
+                        shape.high,
+                    )
+                )
+        reds = data.get("red_threes", [[] for _ in range(n)])
+        state.red_threes = [alloc.take(r, f"red_threes[{i}]") for i, r in enumerate(reds)]
+        if len(state.red_threes) != n:
+            raise PositionError(f"'red_threes' must be a list of {n} entries")
+        state.opened = [bool(x) for x in data.get("opened", [bool(m) for m in state.melds])]
+        turn_no = int(data.get("turn_no", 0))
+        # unless told, a seat has melded if a meld names it as laid in an earlier turn
+        laid_before = {
+            int(m["seat"])
+            for team_melds in melds
+            for m in team_melds
+            if isinstance(m, dict) and "seat" in m and int(m.get("turn", -1)) < turn_no
+        }
+        state.has_melded = [
+            bool(x) for x in data.get("has_melded", [s in laid_before for s in range(n)])
+        ]
+        if len(state.opened) != teams or len(state.has_melded) != n:
+            raise PositionError("'opened' needs one entry per team, 'has_melded' one per seat")
+        state.canasta_bonus_given = bool(data.get("canasta_bonus_given", False))
+        team_map = data.get("team_map", state.team_map)
+        if (
+            not isinstance(team_map, list)
+            or len(team_map) != n
+            or not all(isinstance(t, int) and 0 <= t < teams for t in team_map)
+        ):
+            raise PositionError(f"'team_map' must give each of the {n} seats a team")
+        state.team_map = list(team_map)
+        lone = data.get("lone")
+        state.lone = lone if isinstance(lone, int) and 0 <= lone < n else None
+        state.turn = int(data.get("turn", state.turn)) % n
+        state.turn_no = int(data.get("turn_no", 0))
+        state.phase = Phase(data.get("phase", "draw"))
+        ts = data.get("turn_state") or {}
+        state.t = TurnState(
+            drew=str(ts.get("drew", "stock" if state.phase is not Phase.DRAW else "")),
+            initial_points=int(ts.get("initial_points", 0)),
+            laid=bool(ts.get("laid", False)),
+            added_to_old=bool(ts.get("added_to_old", False)),
+            permission=ts.get("permission"),
+            black_threes=bool(ts.get("black_threes", False)),
+            pending_pile=alloc.take(ts.get("pending_pile", []), "turn_state.pending_pile"),
+        )
+        end = data.get("end")
+        if end is not None:
+            state.end = HandEnd(
+                EndReason(end["reason"]), end.get("went_out"), int(end.get("going_out_bonus", 0))
+            )
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        if isinstance(e, PositionError):
+            raise
+        raise PositionError(f"malformed position: {e}") from None
+    if state.phase is Phase.ASKED and rules.partner_of(state.turn) is None:
+        raise PositionError("phase 'asked' needs a partner")
+    return state
+
+
+def seat_view(state: HandState, seat: int) -> dict[str, Any]:
+    """What ``seat`` may see: its own hand sorted, public cards, counts of hidden ones."""
+    if not 0 <= seat < state.players:
+        raise ValueError(f"no seat {seat}")
+    rules = state.rules
+    top = state.pile_top
+    return {
+        "seat": seat,
+        "variant": rules.name,
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "to_move": state.to_move if not state.is_over else None,
+        "phase": state.phase.value,
+        "hand": [face_text(f) for f in sorted_faces(state.hand_faces(seat))],
+        "hand_sizes": [len(h) for h in state.hands],
+        "teams": list(state.team_map),
+        "stock_size": len(state.stock),
+        "pile_top": None if top is None else face_text(top),
+        "pile_size": len(state.pile),
+        "pile_frozen": state.pile_frozen,
+        "melds": [
+            [
+                {
+                    "cards": [face_text(f) for f in sorted_faces(m.faces)],
+                    "label": m.label(),
+                    "canasta": None
+                    if not m.is_canasta(rules)
+                    else ("natural" if m.is_natural() else "mixed"),
+                }
+                for m in team
+            ]
+            for team in state.melds
+        ],
+        "red_threes": [_texts(state, r) for r in state.red_threes],
+        "opened": list(state.opened),
+        "minimums": list(state.minimums),
+        "turn_state": {
+            "drew": state.t.drew,
+            "initial_points": state.t.initial_points,
+            "permission": state.t.permission,
+            "black_threes": state.t.black_threes,
+            "pending_pile_size": len(state.t.pending_pile),
+        },
+        "end": None
+        if state.end is None
+        else {"reason": state.end.reason.value, "went_out": state.end.went_out},
+    }

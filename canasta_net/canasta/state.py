@@ -1,0 +1,1789 @@
+"""The state of one hand of Canasta, its legal actions, and the transitions between states.
+
+``HandState`` is pure: it is built from a rule set and a shuffled deck (card ids in deal order),
+and changes only through :meth:`HandState.apply`, which either performs a legal action or raises
+:class:`~canasta_net.errors.IllegalAction` leaving the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final
+
+from ..cards import (
+    JOKER,
+    RANK_NAMES,
+    SORT_ORDER,
+    THREE,
+    Deck,
+    face_text,
+    is_black_three,
+    is_red_three,
+    is_three,
+    pick_cards,
+    pick_in_order,
+    rank_of,
+    suit_of,
+)
+from ..errors import IllegalAction
+from .actions import (
+    Action,
+    AddToMeld,
+    Answer,
+    AskGoOut,
+    Discard,
+    Draw,
+    Meld,
+    MergeMelds,
+    TakePile,
+    TakeTop,
+)
+from .melds import (
+    BLACK_THREES_KIND,
+    GROUP_KIND,
+    SEQUENCE_KIND,
+    WILDS_KIND,
+    GroupShape,
+    TableMeld,
+    check_addition,
+    check_wild_balance,
+    group_shape,
+    is_wild,
+    rank_at,
+    run_position,
+)
+from .planner import WILD_MELD, HandCounts, MeldCounts, best_lay_value, can_lay_out
+from .rules import RuleSet
+
+
+class Phase(StrEnum):
+    DRAW = "draw"  # the player to move must draw or take the pile
+    PLAY = "play"  # the player may meld, then must discard (or go out)
+    PILE_PENDING = "pile-pending"  # pile taken for an initial meld: lay more until the minimum
+    ASKED = "asked"  # the partner must answer "may I go out?"
+    OVER = "over"
+
+
+class EndReason(StrEnum):
+    WENT_OUT = "went-out"
+    STOCK_EXHAUSTED = "stock-exhausted"
+    LAST_RED_THREE = "last-red-three"
+
+
+# The phases as module constants for the hot paths (see melds.GROUP_KIND).
+DRAW_PHASE: Final = Phase.DRAW
+PLAY_PHASE: Final = Phase.PLAY
+PILE_PENDING_PHASE: Final = Phase.PILE_PENDING
+ASKED_PHASE: Final = Phase.ASKED
+OVER_PHASE: Final = Phase.OVER
+
+
+@dataclass(slots=True)
+class TurnState:
+    """What happened so far in the current turn."""
+
+    drew: str = ""  # "", "stock" or "pile"
+    initial_points: int = 0  # value laid this turn while the team had not opened
+    laid: bool = False  # the player laid or added anything this turn
+    added_to_old: bool = False  # added to a meld laid before this turn
+    permission: bool | None = None  # the partner's answer to "may I go out?"
+    black_threes: bool = False  # black threes laid: the player must go out this turn
+    pending_pile: list[int] = field(default_factory=list)  # pile awaiting pick-up
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnd:
+    reason: EndReason
+    went_out: int | None = None  # seat
+    going_out_bonus: int = 0
+
+
+def _canonical_faces(
+    hand_faces: Sequence[int], naturals_rank: int, n: int, j: int, t: int
+) -> tuple[int, ...]:
+    """Pick representative faces from a hand: the first ``n`` naturals of a rank, ``t`` twos and
+    ``j`` jokers, in face order. Suits never matter in a group, so one representative stands for
+    every equivalent choice."""
+    nat = (
+        sorted(f for f in hand_faces if f != JOKER and rank_of(f) == naturals_rank)[:n] if n else []
+    )
+    twos = sorted(f for f in hand_faces if f != JOKER and f % 13 == 1)[:t] if t else []
+    return (*nat, *twos, *([JOKER] * j))
+
+
+# How a candidate action is checked (see HandState._candidates)
+CHECK_ALL = 0  # as apply() would
+CHECK_LAY = 1  # a meld or addition valid in itself by construction: only the guards after it
+CHECK_GROUP = 2  # a new group by construction (its naturals, then its wild cards): as CHECK_LAY
+LEGAL = 3  # legal by construction
+
+
+RED_THREE_FACES: Final = frozenset(f for f in range(JOKER) if is_red_three(f))
+
+
+NEW_MELD: Final = -1
+_Lay = tuple[int, tuple[int, ...], int]
+"""A candidate lay: the team's meld it adds to (NEW_MELD: a new meld), the faces, the check."""
+
+
+@dataclass(slots=True)
+class _Candidates:
+    """A position's candidate actions in listing order, each with how far it must still be
+    checked: ``lays`` (built only when asked for), ``built`` ones, then a discard of each face of
+    ``discards`` (also built when asked for), then "may I go out?" if ``ask``."""
+
+    built: list[tuple[Action, int]]
+    lays: Sequence[_Lay] = ()
+    discards: Sequence[int] = ()
+    discard_check: int = CHECK_ALL  # for every discard but of a red three (CHECK_ALL)
+    ask: bool = False
+
+    def __len__(self) -> int:
+        return len(self.lays) + len(self.built) + len(self.discards) + self.ask
+
+    def __iter__(self) -> Iterator[tuple[Action, int]]:
+        for lay in self.lays:
+            yield _lay_action(lay)
+        yield from self.built
+        for face in self.discards:
+            yield self._discard(face)
+        if self.ask:
+            yield AskGoOut(), CHECK_ALL
+
+    def get(self, index: int) -> tuple[Action, int]:
+        """The candidate at ``index`` of the listing order."""
+        if index < len(self.lays):
+            return _lay_action(self.lays[index])
+        index -= len(self.lays)
+        if index < len(self.built):
+            return self.built[index]
+        index -= len(self.built)
+        if index < len(self.discards):
+            return self._discard(self.discards[index])
+        return AskGoOut(), CHECK_ALL
+
+    def _discard(self, face: int) -> tuple[Action, int]:
+        return Discard(face), CHECK_ALL if face in RED_THREE_FACES else self.discard_check
+
+
+def _lay_action(lay: _Lay) -> tuple[Action, int]:
+    meld, faces, check = lay
+    return (Meld(faces) if meld == NEW_MELD else AddToMeld(meld, faces)), check
+
+
+@functools.cache
+def _wild_choices(
+    jokers: int, twos: tuple[int, ...], most: int
+) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The wild cards a group may take from a hand with ``jokers`` and the faces ``twos``
+    (sorted), at most ``most``: (how many, their faces), by jokers then twos."""
+    return tuple(
+        (j + t, (*twos[:t], *([JOKER] * j)))
+        for j in range(min(jokers, most) + 1)
+        for t in range(min(len(twos), most - j) + 1)
+    )
+
+
+@dataclass(slots=True)
+class _PileCounts:
+    """The freezing cards and red threes among the first ``counted`` cards of ``pile`` (the
+    last of them ``last``)."""
+
+    pile: list[int]
+    counted: int = 0
+    last: int = -1
+    freezers: int = 0
+    reds: int = 0
+
+
+def _frozen_pile_error(rank: int) -> IllegalAction:
+    return IllegalAction(
+        "pile-frozen",
+        f"The pile is frozen: take it with two natural {RANK_NAMES[rank]}s from your hand.",
+    )
+
+
+def upcard_turns_again(rules: RuleSet, face: int) -> bool:
+    """Whether an upcard showing ``face`` is covered by the next stock card at the deal."""
+    return (
+        is_wild(face)
+        or is_red_three(face)
+        or (is_black_three(face) and rules.upcard_turns_on_black_three)
+    )
+
+
+class HandState:
+    """One hand: hands, stock, discard pile, melds, red threes, whose turn, and the phase."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        deck_order: Sequence[int],
+        dealer: int = 0,
+        minimums: Sequence[int] | None = None,
+    ) -> None:
+        self._setup(rules, dealer, minimums)
+        if sorted(deck_order) != list(range(self.deck.size)):
+            raise ValueError(f"the deck order must be a permutation of 0..{self.deck.size - 1}")
+        self._deal(list(deck_order))
+
+    def _setup(self, rules: RuleSet, dealer: int, minimums: Sequence[int] | None) -> None:
+        self.rules = rules
+        self.deck = Deck(rules.decks, rules.jokers_per_deck)
+        n = rules.players
+        self.dealer = dealer % n
+        self.minimums = (
+            list(minimums) if minimums is not None else [rules.initial_minimum(0)] * rules.teams
+        )
+        if len(self.minimums) != rules.teams:
+            raise ValueError("one initial-meld minimum per team")
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.melds: list[list[TableMeld]] = [[] for _ in range(rules.teams)]
+        # seat -> team; fixed but for three-handed "lone hand" play, where the two players who
+        # did not first take the pile become partners (see _form_partnership)
+        self.team_map = [rules.team_of(s) for s in range(n)]
+        self.lone: int | None = None
+        self.red_threes: list[list[int]] = [[] for _ in range(n)]
+        self.opened = [False] * rules.teams
+        self.has_melded = [False] * n
+        self.pile: list[int] = []
+        self.stock: list[int] = []
+        self.turn_no = 0
+        self.turn = (self.dealer + 1) % n
+        self.phase = DRAW_PHASE
+        self.t = TurnState()
+        self.end: HandEnd | None = None
+        self.canasta_bonus_given = False
+        # Blind dealing (docs/blind-deal.md): seats whose hands this state holds only stand-in
+        # cards for. Guards that read the rest of such a hand are left to the hand-end audit.
+        self.hidden_hands: frozenset[int] = frozenset()
+        # Cards a lay takes first (in this order) when other cards of the hand show the same face.
+        self.prefer_cards: tuple[int, ...] = ()
+
+    @classmethod
+    def blank(
+        cls, rules: RuleSet, dealer: int = 0, minimums: Sequence[int] | None = None
+    ) -> HandState:
+        """A state with no cards anywhere, for building positions (see ``position.py``)."""
+        state = cls.__new__(cls)
+        state._setup(rules, dealer, minimums)
+        return state
+
+    # ------------------------------------------------------------------ dealing
+    def _deal(self, order: list[int]) -> None:
+        rules, n, face = self.rules, self.rules.players, self.deck.face
+        position = 0
+        for _ in range(rules.hand_size):
+            for k in range(n):
+                self.hands[(self.dealer + 1 + k) % n].append(order[position])
+                position += 1
+        # the stock is kept with its top at the end of the list
+        self.stock = order[position:][::-1]
+        while True:
+            card = self.stock.pop()
+            self.pile.append(card)
+            if not upcard_turns_again(rules, face[card]):
+                break
+        for k in range(n):
+            seat = (self.dealer + 1 + k) % n
+            self._lay_red_threes_from_hand(seat)
+
+    def _lay_red_threes_from_hand(self, seat: int) -> None:
+        face, hand = self.deck.face, self.hands[seat]
+        while True:
+            reds = [c for c in hand if is_red_three(face[c])]
+            if not reds or not self.stock:
+                return
+            for c in reds:
+                hand.remove(c)
+                self.red_threes[seat].append(c)
+                if self.stock:
+                    hand.append(self.stock.pop())
+
+    # ------------------------------------------------------------------ simple queries
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def to_move(self) -> int:
+        """The seat that must act next (the partner while a "may I go out?" is pending)."""
+        if self.phase is ASKED_PHASE:
+            partner = self.rules.partner_of(self.turn)
+            assert partner is not None
+            return partner
+        return self.turn
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is OVER_PHASE
+
+    def team_of(self, seat: int) -> int:
+        return self.team_map[seat]
+
+    def _minimum(self, team: int) -> int:
+        """The initial-meld minimum that applies to the player to move (in lone-hand play each
+        partner keeps his own, by his own score)."""
+        if self.rules.three_player_mode == "lone_hand":
+            return self.minimums[self.turn]
+        return self.minimums[team]
+
+    def _form_partnership(self, lone: int) -> None:
+        """Three-handed lone-hand play: ``lone`` plays alone from now on; the other two become
+        partners, pooling their melds (groups of one rank merge)."""
+        if self.rules.three_player_mode != "lone_hand" or self.lone is not None:
+            return
+        self.lone = lone
+        first, second = (s for s in range(self.players) if s != lone)
+        for meld in self.melds[second]:
+            same = self.team_meld_of_rank(first, meld.rank)
+            if (
+                meld.kind is GROUP_KIND
+                and same is not None
+                and self._poolable(self.melds[first][same], meld)
+            ):
+                target = self.melds[first][same]
+                target.cards.extend(meld.cards)
+                target.faces.extend(meld.faces)
+                target.naturals += meld.naturals
+                target.wilds += meld.wilds
+            else:
+                self.melds[first].append(meld)
+        self.melds[second] = []
+        self.opened[first] = self.opened[first] or self.opened[second]
+        self.team_map[second] = first
+
+    def _poolable(self, one: TableMeld, other: TableMeld) -> bool:
+        """Whether two partners' groups of a rank may become one: together they must keep the
+        wild-card limit. Otherwise they stay two groups (cards never leave a meld), and the
+        first takes what the partnership adds to that rank."""
+        return one.wilds + other.wilds <= self.rules.max_wilds(one.naturals + other.naturals)
+
+    def faces(self, cards: Iterable[int]) -> list[int]:
+        face = self.deck.face
+        return [face[c] for c in cards]
+
+    def cards_in_play(self) -> int:
+        """Every physical card is somewhere: hands, stock, pile, melds, red threes, pending pile."""
+        return (
+            sum(len(h) for h in self.hands)
+            + len(self.stock)
+            + len(self.pile)
+            + sum(len(m.cards) for team in self.melds for m in team)
+            + sum(len(r) for r in self.red_threes)
+            + len(self.t.pending_pile)
+        )
+
+    def faces_text(self, cards: Iterable[int]) -> list[str]:
+        face = self.deck.face
+        return [face_text(face[c]) for c in cards]
+
+    def hand_faces(self, seat: int) -> list[int]:
+        return self.faces(self.hands[seat])
+
+    @property
+    def pile_top(self) -> int | None:
+        return self.deck.face[self.pile[-1]] if self.pile else None
+
+    @property
+    def pile_frozen(self) -> bool:
+        """Frozen by a wild card or red three in it (or a black three, with that knob)."""
+        return self._pile_counts()[0] > 0
+
+    def _pile_counts(self) -> tuple[int, int]:
+        """(freezing cards, red threes) in the pile, kept up to date as the pile grows.
+
+        The pile list only grows by appending, loses its top card to a meld, or is replaced: so
+        while it is the same list and still holds the card that was last counted where it was,
+        the cards below are unchanged and only those appended since need counting."""
+        pile = self.pile
+        cached: _PileCounts | None = self.__dict__.get("_pile_cache")
+        if (
+            cached is None
+            or cached.pile is not pile
+            or len(pile) < cached.counted
+            or (cached.counted and pile[cached.counted - 1] != cached.last)
+        ):
+            cached = _PileCounts(pile)
+            self.__dict__["_pile_cache"] = cached
+        if cached.counted < len(pile):
+            face = self.deck.face
+            b3 = self.rules.black_three_freezes_pile
+            for c in pile[cached.counted :]:
+                f = face[c]
+                if f in RED_THREE_FACES:
+                    cached.reds += 1
+                    cached.freezers += 1
+                elif is_wild(f) or (b3 and is_black_three(f)):
+                    cached.freezers += 1
+            cached.counted, cached.last = len(pile), pile[-1]
+        return cached.freezers, cached.reds
+
+    def frozen_for(self, team: int) -> bool:
+        return self.rules.pile_always_frozen or not self.opened[team] or self.pile_frozen
+
+    def canastas(self, team: int) -> int:
+        return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
+
+    def _meld_counts(self, team: int, only_this_turn: bool = False) -> dict[int, MeldCounts]:
+        """The team's groups as the planner sees them: one open group per rank."""
+        rules = self.rules
+        out: dict[int, MeldCounts] = {}
+        for m in self.melds[team]:
+            if m.kind not in (GROUP_KIND, WILDS_KIND) or m.is_closed(rules):
+                continue
+            key = m.rank if m.kind is GROUP_KIND else WILD_MELD
+            if key in out or (only_this_turn and m.laid_turn != self.turn_no):
+                continue
+            out[key] = self._counts_of(key, m.naturals, m.wilds)
+        return out
+
+    def _open_sequences(self, team: int, skip: int = -1) -> list[tuple[int, int, int]]:
+        """The team's sequences laid this turn that may still grow, as (suit, low, high) run
+        positions (the planner extends them toward an initial meld); ``skip``: a meld index."""
+        return [
+            (m.suit, m.low, m.high)
+            for i, m in enumerate(self.melds[team])
+            if m.kind is SEQUENCE_KIND
+            and m.laid_turn == self.turn_no
+            and i != skip
+            and not m.is_closed(self.rules)
+        ]
+
+    def _counts_of(self, rank: int, naturals: int, wilds: int) -> MeldCounts:
+        rules = self.rules
+        size = naturals + wilds
+        room = rules.max_meld_size - size if rules.max_meld_size else 1 << 20
+        wild_room = 0 if not rules.wilds_on_canasta and size >= rules.canasta_size else 1 << 20
+        return MeldCounts(rank, naturals, wilds, room, wild_room)
+
+    def team_meld_of_rank(self, team: int, rank: int) -> int | None:
+        for i, m in enumerate(self.melds[team]):
+            if m.kind is GROUP_KIND and m.rank == rank:
+                return i
+        return None
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Perform ``action`` for the seat to move, or raise IllegalAction (state unchanged).
+
+        Every ``_do_`` method validates completely before it changes anything.
+        """
+        self._check_turn(seat)
+        self._perform(action)
+
+    def is_legal(self, action: Action, seat: int | None = None) -> bool:
+        try:
+            self._check(action, seat)
+        except IllegalAction:
+            return False
+        return True
+
+    def check(self, action: Action, seat: int | None = None) -> None:
+        """Raise IllegalAction if ``action`` is not legal now; change nothing."""
+        self._check(action, seat)
+
+    def _check_turn(self, seat: int | None) -> None:
+        if self.phase is OVER_PHASE:
+            raise IllegalAction("hand-over", "The hand is over.")
+        if seat is not None and seat != self.to_move:
+            raise IllegalAction("not-your-turn", f"It is seat {self.to_move}'s turn, not {seat}'s.")
+
+    def _check(self, action: Action, seat: int | None) -> None:
+        self._check_turn(seat)
+        if isinstance(action, Draw):
+            self._check_draw()
+        elif isinstance(action, TakePile):
+            self._plan_take_pile(action)
+        elif isinstance(action, TakeTop):
+            self._plan_take_top(action)
+        elif isinstance(action, Meld):
+            merged = self._as_addition(action)
+            if isinstance(merged, AddToMeld):
+                self._plan_add(merged)
+            else:
+                self._plan_meld(action)
+        elif isinstance(action, AddToMeld):
+            self._plan_add(action)
+        elif isinstance(action, MergeMelds):
+            self._plan_merge(action)
+        elif isinstance(action, Discard):
+            self._check_discard(action)
+        elif isinstance(action, AskGoOut):
+            self._check_ask()
+        elif isinstance(action, Answer):
+            if self.phase is not ASKED_PHASE:
+                raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
+        else:  # pragma: no cover - exhaustive
+            raise IllegalAction("wrong-phase", f"unknown action {action!r}")
+
+    def _perform(self, action: Action) -> None:
+        if isinstance(action, Draw):
+            self._check_draw()
+            self._do_draw()
+        elif isinstance(action, Discard):
+            self._do_discard(action)
+        elif isinstance(action, TakePile):
+            self._do_take_pile(action)
+        elif isinstance(action, TakeTop):
+            self._do_take_top(action)
+        elif isinstance(action, Meld):
+            merged = self._as_addition(action)
+            if isinstance(merged, AddToMeld):
+                self._do_add(merged)
+            else:
+                self._do_meld(action)
+        elif isinstance(action, AddToMeld):
+            self._do_add(action)
+        elif isinstance(action, MergeMelds):
+            self._do_merge(action)
+        elif isinstance(action, AskGoOut):
+            self._check_ask()
+            self.phase = ASKED_PHASE
+        elif isinstance(action, Answer):
+            if self.phase is not ASKED_PHASE:
+                raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
+            self.t.permission = action.yes
+            self.phase = PLAY_PHASE
+        else:
+            raise IllegalAction("wrong-phase", f"unknown action {action!r}")
+
+    def _as_addition(self, action: Meld) -> Meld | AddToMeld:
+        """docs/spec/RULES.md §1: a team holds one meld of a rank, and melding another group of
+        that rank merges it into the first, which is adding its cards to it."""
+        if not self.rules.one_group_per_rank or not action.cards:
+            return action
+        if any(is_black_three(f) or is_red_three(f) for f in action.cards):
+            return action
+        ranks = {rank_of(f) for f in action.cards if not is_wild(f)}
+        if len(ranks) != 1:
+            return action
+        index = self.team_meld_of_rank(self.team_of(self.turn), ranks.pop())
+        return action if index is None else AddToMeld(index, action.cards)
+
+    # ------------------------------------------------------------------ helpers for checks
+    def _require_phase(self, *phases: Phase) -> None:
+        if self.phase not in phases:
+            raise IllegalAction(
+                "wrong-phase",
+                f"That is not possible now: the turn is in its {self.phase.value} phase.",
+            )
+
+    def _take_from_hand(self, seat: int, faces: Sequence[int]) -> list[int]:
+        """The card ids in ``seat``'s hand for ``faces`` (lowest id first, the cards of
+        :attr:`prefer_cards` before any other), or raise."""
+        if self.prefer_cards:
+            hand = self.hands[seat]
+            first = [c for c in self.prefer_cards if c in hand]
+            taken = set(first)
+            return pick_in_order(
+                self.deck.face, first + sorted(c for c in hand if c not in taken), faces
+            )
+        return pick_cards(self.deck.face, self.hands[seat], faces)
+
+    def _must_take_pile(self) -> bool:
+        """At the end of the stock: the top card can be added to one of the team's melds."""
+        if not self.rules.forced_pile_take_at_stock_end or not self.pile:
+            return False
+        try:
+            self._plan_take_pile(TakePile(()))
+        except IllegalAction:
+            return False
+        return True
+
+    def _pending_pile_to_hand(self) -> int:
+        """How many cards the pending pile will add to the hand (its red threes are laid)."""
+        face = self.deck.face
+        return sum(1 for c in self.t.pending_pile if not is_red_three(face[c]))
+
+    def _could_go_concealed(self, seat: int) -> bool:
+        return (
+            not self.has_melded[seat]
+            and not self.t.added_to_old
+            and (self.t.drew == "stock" or self.rules.concealed_after_pile_take)
+        )
+
+    def _check_after_lay(
+        self,
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
+        melds_after: Callable[[], tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]],
+        canastas_after: Callable[[], int],
+        points_after: int,
+        own_canasta_after: Callable[[], bool],
+        extra_cards: int = 0,
+        adds_to_old: bool = False,
+    ) -> None:
+        """The guards that keep a lay from leading into a dead end (see docs/rules.md).
+
+        ``cards_left`` is how many cards the hand keeps; ``counts_after`` gives them counted, and
+        ``melds_after`` the team's groups after the lay and its sequences laid this turn that may
+        still grow; ``canastas_after`` how many canastas the team then holds, and
+        ``own_canasta_after`` whether the player then holds one made this turn (all only when a
+        guard needs them). ``adds_to_old`` says the lay adds to a meld of an earlier turn (which
+        rules out going out concealed)."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        cards_after = cards_left + extra_cards
+        if cards_after <= 1:  # the first canasta's bonus cards (Bolivia) refill the hand
+            cards_after += self._first_canasta_cards(canastas_after())
+        opened = self.opened[team] or points_after >= self._minimum(team)
+        if cards_after > 1 and opened and not self._must_go_out:
+            return  # the common case: nothing can go wrong
+        if seat in self.hidden_hands:
+            self._check_after_hidden_lay(cards_after, canastas_after(), opened, extra_cards)
+            return
+        team_melds, sequences = melds_after()
+        canastas = canastas_after()
+        concealed = (
+            self._could_go_concealed(seat)
+            and not adds_to_old
+            and (own_canasta_after() or not rules.concealed_requires_own_canasta)
+        )
+        if cards_after <= 1:
+            if self.t.permission is False:
+                raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
+            if cards_after == 1 and not extra_cards and rules.going_out_allowed:
+                # the last card may still be laid to complete the canastas needed to go out
+                last = counts_after()
+                if can_lay_out(rules, last, team_melds, 0, canastas, rules.canastas_to_go_out):
+                    canastas = max(canastas, rules.canastas_to_go_out)
+            self._check_cards_left(cards_after, canastas)
+            if not opened and not (concealed and self.t.drew == "stock"):
+                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+            return
+        counts = counts_after()
+        if self._must_go_out and not can_lay_out(
+            rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out
+        ):
+            raise IllegalAction("must-go-out", self._must_go_out_sentence())
+        if not opened:
+            if not self._initial_possible():
+                raise IllegalAction(
+                    "initial-meld-unreachable",
+                    f"Your hand cannot reach the initial meld of {self._minimum(team)} this turn.",
+                )
+            keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra_cards)
+            reachable = points_after + best_lay_value(rules, counts, team_melds, keep, sequences)
+            if reachable >= self._minimum(team):
+                return
+            if (
+                self.phase is PLAY_PHASE
+                and self.t.drew == "stock"
+                and self._could_go_concealed(seat)
+                and not adds_to_old
+                and can_lay_out(rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out)
+            ):
+                return
+            raise IllegalAction(
+                "initial-meld-unreachable",
+                f"After that lay the initial meld could no longer reach {self._minimum(team)}.",
+            )
+
+    def _check_after_hidden_lay(
+        self, cards_after: int, canastas_after: int, opened: bool, extra_cards: int
+    ) -> None:
+        """The guards of :meth:`_check_after_lay` that need no hidden card: the rest (whether
+        the hand could still lay out, reach the minimum, or go out) are the audit's."""
+        if cards_after > 1:
+            return
+        if self.t.permission is False:
+            raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
+        if cards_after == 1 and not extra_cards and self.rules.going_out_allowed:
+            # the last card may complete the canastas needed: whether it can is the audit's
+            canastas_after = max(canastas_after, self.rules.canastas_to_go_out)
+        self._check_cards_left(cards_after, canastas_after)
+        if not opened and not (self._could_go_concealed(self.turn) and self.t.drew == "stock"):
+            raise IllegalAction(
+                "initial-meld-too-low", self._minimum_sentence(self.team_of(self.turn))
+            )
+
+    def _initial_possible(self) -> bool:
+        """Can the player to move still complete the team's initial meld this turn (or go out
+        concealed)? A property of the position, asked before any lay toward the initial meld;
+        cached because listing legal actions asks it once per candidate."""
+        seat = self.turn
+        key = (self.turn_no, id(self.t), len(self.hands[seat]), self.t.initial_points, self.phase)
+        cached = self.__dict__.get("_initial_cache")
+        if cached is not None and cached[0] == key:
+            return bool(cached[1])
+        rules, team = self.rules, self.team_of(seat)
+        counts = HandCounts.of(rules, self.hand_faces(seat))
+        melds = self._meld_counts(team, only_this_turn=True)
+        extra = self._pending_pile_to_hand()
+        keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra)
+        possible = self.t.initial_points + best_lay_value(
+            rules, counts, melds, keep, self._open_sequences(team)
+        ) >= self._minimum(team) or (
+            self.phase is PLAY_PHASE
+            and self.t.drew == "stock"
+            and self._could_go_concealed(seat)
+            and can_lay_out(rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out)
+        )
+        self.__dict__["_initial_cache"] = (key, possible)
+        return possible
+
+    def _minimum_sentence(self, team: int) -> str:
+        return (
+            f"The initial meld must be worth at least {self._minimum(team)}; "
+            f"laid so far this turn: {self.t.initial_points}."
+        )
+
+    # ------------------------------------------------------------------ draw
+    def _check_draw(self) -> None:
+        self._require_phase(DRAW_PHASE)
+        if not self.stock and self._must_take_pile():
+            raise IllegalAction(
+                "must-take-pile", "The stock is empty and your team can use the top card: take it."
+            )
+
+    def _do_draw(self) -> None:
+        seat = self.turn
+        if not self.stock:
+            self._finish(HandEnd(EndReason.STOCK_EXHAUSTED))
+            return
+        face = self.deck.face
+        to_draw = min(self.rules.draw_count, len(self.stock))
+        while to_draw > 0 and self.stock:
+            card = self.stock.pop()
+            if is_red_three(face[card]):
+                self.red_threes[seat].append(card)
+                if not self.stock:
+                    self._finish(HandEnd(EndReason.LAST_RED_THREE))
+                    return
+                continue  # replaced by the next card
+            self.hands[seat].append(card)
+            to_draw -= 1
+        self.t.drew = "stock"
+        self.phase = PLAY_PHASE
+
+    # ------------------------------------------------------------------ take the pile
+    def _plan_take_pile(self, action: TakePile) -> tuple[list[int], int | None, GroupShape | None]:
+        """Check a pile take; return (hand card ids used, existing meld index, new group)."""
+        self._require_phase(DRAW_PHASE)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if not self.pile:
+            raise IllegalAction("pile-empty", "The discard pile is empty.")
+        top = self.deck.face[self.pile[-1]]
+        if is_wild(top) or is_black_three(top):
+            raise IllegalAction(
+                "pile-blocked", f"The pile cannot be taken with {face_text(top)} on top."
+            )
+        rank = rank_of(top)
+        if action.meld is not None:
+            existing: int | None = self._team_meld(team, action.meld)
+            target = self.melds[team][action.meld]
+            onto_sequence = (
+                target.kind is SEQUENCE_KIND and rules.pile_onto_sequence and not action.cards
+            )
+            if not onto_sequence and (target.kind is not GROUP_KIND or target.rank != rank):
+                raise IllegalAction(
+                    "wrong-rank", f"{face_text(top)} does not go on your meld {action.meld}."
+                )
+        elif rules.one_group_per_rank:
+            existing = self.team_meld_of_rank(team, rank)
+        else:
+            existing = self._only_meld_for_top(team, top) if not action.cards else None
+        same_rank = self.team_meld_of_rank(team, rank)
+        if (
+            rules.completed_canasta_blocks_pile
+            and same_rank is not None
+            and self.melds[team][same_rank].is_canasta(rules)
+        ):
+            raise IllegalAction(
+                "pile-blocked", f"{face_text(top)} would go on your completed canasta: blocked."
+            )
+        if rules.one_card_pile_rule and len(self.hands[seat]) == 1 and len(self.pile) == 1:
+            raise IllegalAction(
+                "one-card-pile", "Holding one card you may not take a one-card pile."
+            )
+        used = self._take_from_hand(seat, action.cards)
+        faces = [self.deck.face[c] for c in used]
+        naturals = sum(1 for f in faces if not is_wild(f) and rank_of(f) == rank)
+        frozen = self.frozen_for(team)
+        if not faces:
+            if existing is None:
+                raise IllegalAction(
+                    "pile-take-cards",
+                    f"Your team has no meld of {RANK_NAMES[rank]}s to put it on: "
+                    "name two cards to meld with it"
+                    + ("." if rules.one_group_per_rank else ", or the meld ('onto N')."),
+                )
+            if frozen:
+                raise _frozen_pile_error(rank)
+        elif (
+            len(faces) != 2 or naturals + sum(1 for f in faces if is_wild(f)) != 2 or naturals == 0
+        ):
+            raise IllegalAction(
+                "pile-take-cards",
+                f"Take the pile with two {RANK_NAMES[rank]}s, or one and a wild card, "
+                "from your hand.",
+            )
+        elif naturals == 1:
+            if frozen:
+                raise _frozen_pile_error(rank)
+            if not rules.pile_take_with_wild:
+                raise IllegalAction("pile-take-cards", "Take the pile with a natural pair.")
+        shape: GroupShape | None = None
+        melded = [top, *faces]
+        if existing is not None:
+            check_addition(rules, self.melds[team][existing], melded)
+        else:
+            shape = group_shape(rules, melded)
+        # consequences: the initial meld and the cards left afterwards
+        top_is_red = is_red_three(top)  # never, in practice: a red three is never discarded
+        rest_to_hand = len(self.pile) - 1 - (self._pile_counts()[1] - top_is_red)
+        hand_after = [c for c in self.hands[seat] if c not in used]
+        points = self.t.initial_points + sum(rules.card_value(f) for f in melded)
+        canastas_after = self.canastas(team)
+        if existing is not None:
+            m = self.melds[team][existing]
+            if m.size + len(melded) >= rules.canasta_size and not m.is_canasta(rules):
+                canastas_after += 1
+        if not self.opened[team] and seat not in self.hidden_hands:
+            # the top card and the hand must reach the minimum
+            team_melds = self._meld_counts(team)
+            if existing is not None:
+                m = self.melds[team][existing]
+                team_melds[rank] = self._counts_of(
+                    rank, m.naturals + naturals + 1, m.wilds + len(faces) - naturals
+                )
+            else:
+                assert shape is not None
+                team_melds[rank] = self._counts_of(rank, shape.naturals, shape.wilds)
+            counts = HandCounts.of(rules, self.faces(hand_after))
+            keep = max(0, 2 - rest_to_hand)
+            reachable = points + best_lay_value(rules, counts, team_melds, keep)
+            if reachable < self._minimum(team):
+                raise IllegalAction(
+                    "initial-meld-too-low",
+                    f"Taking the pile for an initial meld needs {self._minimum(team)} from the "
+                    f"top card and your hand; you can reach at most {reachable}.",
+                )
+        if points >= self._minimum(team) or self.opened[team]:
+            left = len(hand_after) + rest_to_hand
+            if left <= 1:
+                left += self._first_canasta_cards(canastas_after)
+            self._check_cards_left(left, canastas_after)
+        return used, existing, shape
+
+    def _pile_targets(self, team: int, top: int) -> list[int]:
+        """The team's melds the top card could go on, by kind and rank or suit (not yet checked
+        for room): groups of its rank, and with ``pile_onto_sequence`` its suit's sequences."""
+        rank = rank_of(top)
+        onto_runs = self.rules.pile_onto_sequence
+        return [
+            i
+            for i, m in enumerate(self.melds[team])
+            if (m.kind is GROUP_KIND and m.rank == rank)
+            or (onto_runs and m.kind is SEQUENCE_KIND and m.suit == suit_of(top))
+        ]
+
+    def _only_meld_for_top(self, team: int, top: int) -> int | None:
+        """A plain ``take-pile`` where several groups of a rank may exist: the one meld the top
+        card could go on, or a refusal that asks to name it."""
+        fitting = self._pile_targets(team, top)
+        if len(fitting) > 1:
+            raise IllegalAction(
+                "pile-take-cards",
+                f"Your team has {len(fitting)} melds {face_text(top)} could go on: name one "
+                "('take-pile onto N').",
+            )
+        return fitting[0] if fitting else None
+
+    def _check_cards_left(self, cards_after: int, canastas_after: int) -> None:
+        """With one card or none left the player can only go out: is that allowed?"""
+        rules = self.rules
+        if cards_after > 1:
+            return
+        if not rules.going_out_allowed:
+            raise IllegalAction(
+                "no-going-out", "Nobody goes out in this game: keep two cards to discard one."
+            )
+        if canastas_after < rules.canastas_to_go_out:
+            raise IllegalAction(
+                "must-keep-a-card",
+                "That would leave you with one card or none and no canasta to go out with.",
+            )
+
+    def _team_meld(self, team: int, index: int) -> int:
+        if not 0 <= index < len(self.melds[team]):
+            raise IllegalAction("no-such-meld", f"Your team has no meld number {index}.")
+        return index
+
+    # ------------------------------------------------------------------ take the top card only
+    def _plan_take_top(self, action: TakeTop) -> None:
+        """Samba: the top card alone extends one of the team's sequences; the rest stays."""
+        self._require_phase(DRAW_PHASE)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if not rules.take_top_to_sequence:
+            raise IllegalAction("not-in-this-game", "Only the whole pile may be taken here.")
+        if not self.pile:
+            raise IllegalAction("pile-empty", "The discard pile is empty.")
+        meld = self.melds[team][self._team_meld(team, action.meld)]
+        if meld.kind is not SEQUENCE_KIND:
+            raise IllegalAction("not-a-sequence", "The top card alone extends only a sequence.")
+        top = self.deck.face[self.pile[-1]]
+        check_addition(rules, meld, [top])
+        becomes = meld.size + 1 >= rules.canasta_size and not meld.is_canasta(rules)
+        self._check_cards_left(len(self.hands[seat]), self.canastas(team) + becomes)
+
+    def _do_take_top(self, action: TakeTop) -> None:
+        self._plan_take_top(action)
+        seat, team = self.turn, self.team_of(self.turn)
+        top_card = self.pile.pop()
+        self._lay(seat, team, [top_card], action.meld, None)
+        self.t.drew = "pile"
+        self.phase = PLAY_PHASE
+        self._after_lay(seat, team)
+
+    def _do_take_pile(self, action: TakePile) -> None:
+        used, existing, shape = self._plan_take_pile(action)
+        self._form_partnership(self.turn)
+        seat, team = self.turn, self.team_of(self.turn)
+        top_card = self.pile.pop()
+        for c in used:
+            self.hands[seat].remove(c)
+        cards = [top_card, *used]
+        self._lay(seat, team, cards, existing, shape)
+        self.t.pending_pile = self.pile
+        self.pile = []
+        self.t.drew = "pile"
+        self.phase = PILE_PENDING_PHASE
+        self._after_lay(seat, team)
+
+    def _pick_up_pile(self, seat: int) -> None:
+        face = self.deck.face
+        for c in self.t.pending_pile:
+            if is_red_three(face[c]):
+                self.red_threes[seat].append(c)
+            else:
+                self.hands[seat].append(c)
+        self.t.pending_pile = []
+        self.phase = PLAY_PHASE
+
+    # ------------------------------------------------------------------ meld and add
+    def _lay(
+        self,
+        seat: int,
+        team: int,
+        cards: list[int],
+        existing: int | None,
+        shape: GroupShape | None,
+    ) -> None:
+        rules = self.rules
+        faces = self.faces(cards)
+        if existing is not None:
+            m = self.melds[team][existing]
+            naturals, wilds, low, high = check_addition(rules, m, faces)
+            m.cards.extend(cards)
+            m.faces.extend(faces)
+            m.naturals += naturals
+            m.wilds += wilds
+            if m.kind is SEQUENCE_KIND:
+                m.low, m.high = low, high
+                m.rank = rank_at(low)
+            if m.laid_turn != self.turn_no:
+                self.t.added_to_old = True
+        else:
+            assert shape is not None
+            self.melds[team].append(
+                TableMeld(
+                    shape.kind,
+                    shape.rank,
+                    list(cards),
+                    shape.naturals,
+                    shape.wilds,
+                    self.turn_no,
+                    seat,
+                    list(faces),
+                    shape.suit,
+                    shape.low,
+                    shape.high,
+                )
+            )
+        if not self.opened[team]:
+            self.t.initial_points += sum(rules.card_value(f) for f in faces)
+        self.t.laid = True
+
+    def _after_lay(self, seat: int, team: int) -> None:
+        if not self.opened[team] and self.t.initial_points >= self._minimum(team):
+            self.opened[team] = True
+        if (
+            self.rules.first_canasta_bonus_cards
+            and not self.canasta_bonus_given
+            and self.canastas(team)
+        ):
+            self._give_first_canasta_bonus(seat)
+        if self.phase is PILE_PENDING_PHASE and self.opened[team]:
+            self._pick_up_pile(seat)
+        if self.phase is PLAY_PHASE and not self.hands[seat]:
+            self._go_out(seat)
+
+    def _first_canasta_cards(self, canastas_after: int) -> int:
+        """How many cards a lay that leaves the team ``canastas_after`` canastas brings from the
+        stock as the hand's first-canasta bonus (Bolivia; 0 elsewhere or once given)."""
+        bonus = self.rules.first_canasta_bonus_cards
+        if not bonus or self.canasta_bonus_given or not canastas_after:
+            return 0
+        if self.hidden_hands:  # the stock is hidden too: the audit counts its red threes
+            return min(bonus, len(self.stock))
+        face = self.deck.face
+        return min(bonus, sum(1 for c in self.stock if not is_red_three(face[c])))
+
+    def _give_first_canasta_bonus(self, seat: int) -> None:
+        """Bolivia: the first canasta of the hand brings the top cards of the stock."""
+        self.canasta_bonus_given = True
+        face = self.deck.face
+        for _ in range(self.rules.first_canasta_bonus_cards):
+            while self.stock:
+                card = self.stock.pop()
+                if is_red_three(face[card]):
+                    self.red_threes[seat].append(card)
+                    continue  # laid, and replaced by the next card
+                self.hands[seat].append(card)
+                break
+
+    def _plan_meld(self, action: Meld) -> tuple[list[int], GroupShape]:
+        self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
+        rules, seat = self.rules, self.turn
+        used = self._take_from_hand(seat, action.cards)
+        faces = self.faces(used)
+        shape = group_shape(rules, faces)
+        hand_after = [c for c in self.hands[seat] if c not in used]
+        self._check_new_meld(
+            faces, shape, len(hand_after), lambda: HandCounts.of(rules, self.faces(hand_after))
+        )
+        return used, shape
+
+    def _check_new_meld(
+        self,
+        faces: Sequence[int],
+        shape: GroupShape,
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
+    ) -> None:
+        """The checks of a new meld of ``faces`` (from the hand, of that ``shape``) that depend on
+        the position: a rank already melded, and the guards after the lay."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        extra = self._pending_pile_to_hand()
+        if shape.kind is BLACK_THREES_KIND:
+            if rules.black_threes_only_going_out and not self._black_threes_go_out(
+                team, cards_left, extra, counts_after
+            ):
+                raise IllegalAction(
+                    "black-threes-only-going-out",
+                    "Black threes may be melded only when going out in the same turn.",
+                )
+        elif (
+            shape.kind is GROUP_KIND
+            and rules.one_group_per_rank
+            and self.team_meld_of_rank(team, shape.rank) is not None
+        ):
+            raise IllegalAction(
+                "meld-rank-exists",
+                f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
+            )
+        is_canasta = shape.kind is not BLACK_THREES_KIND and len(faces) >= rules.canasta_size
+        points = self.t.initial_points + (
+            0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
+        )
+
+        def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
+            team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
+            if shape.kind is GROUP_KIND:
+                team_melds[shape.rank] = self._counts_of(shape.rank, shape.naturals, shape.wilds)
+            elif shape.kind is WILDS_KIND and WILD_MELD not in team_melds:
+                team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, shape.wilds)
+            sequences = self._open_sequences(team)
+            if shape.kind is SEQUENCE_KIND and len(faces) < rules.sequence_max:
+                sequences.append((shape.suit, shape.low, shape.high))
+            return team_melds, sequences
+
+        self._check_after_lay(
+            cards_left,
+            counts_after,
+            melds_after,
+            lambda: self.canastas(team) + (1 if is_canasta else 0),
+            points,
+            lambda: is_canasta or self._own_canasta_this_turn(team),
+            extra,
+        )
+
+    def _black_threes_go_out(
+        self, team: int, cards_left: int, extra: int, counts_after: Callable[[], HandCounts]
+    ) -> bool:
+        """Whether black threes may go down now: the player goes out this turn. Either the lay
+        leaves at most the discard and the team has its canastas, or (for an opened team) the
+        rest of the hand can still be laid out so; then the player is bound to go out."""
+        rules = self.rules
+        needed = rules.canastas_to_go_out
+        if cards_left + extra <= 1:
+            return self.canastas(team) >= needed
+        if extra or not self.opened[team] or not rules.going_out_allowed:
+            return False
+        if self.t.permission is False:
+            return False
+        if self.turn in self.hidden_hands:
+            return True  # whether the rest lays out is the hand-end audit's to check
+        melds = self._meld_counts(team, only_this_turn=False)
+        return can_lay_out(rules, counts_after(), melds, 1, self.canastas(team), needed)
+
+    @property
+    def _must_go_out(self) -> bool:
+        """The player is bound to go out this turn (the partner said yes, or black threes)."""
+        return self.t.permission is True or self.t.black_threes
+
+    def _must_go_out_sentence(self) -> str:
+        if self.t.permission is True:
+            return "Your partner said yes: you must go out this turn."
+        return "You laid black threes: you must go out this turn."
+
+    def _own_canasta_this_turn(self, team: int) -> bool:
+        return any(
+            m.laid_turn == self.turn_no and m.laid_by == self.turn and m.is_canasta(self.rules)
+            for m in self.melds[team]
+        )
+
+    def _do_meld(self, action: Meld) -> None:
+        used, shape = self._plan_meld(action)
+        seat, team = self.turn, self.team_of(self.turn)
+        for c in used:
+            self.hands[seat].remove(c)
+        self._lay(seat, team, used, None, shape)
+        if shape.kind is BLACK_THREES_KIND and self.rules.black_threes_only_going_out:
+            self.t.black_threes = True
+        self._after_lay(seat, team)
+
+    def _plan_add(self, action: AddToMeld) -> list[int]:
+        self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        meld = self.melds[team][self._team_meld(team, action.meld)]
+        if not self.opened[team] and meld.laid_turn != self.turn_no:
+            raise IllegalAction(  # pragma: no cover - an unopened team has no older melds
+                "initial-meld-too-low", "Make the initial meld first."
+            )
+        used = self._take_from_hand(seat, action.cards)
+        faces = self.faces(used)
+        hand_after = [c for c in self.hands[seat] if c not in used]
+        self._check_addition(
+            action.meld,
+            faces,
+            len(hand_after),
+            lambda: HandCounts.of(rules, self.faces(hand_after)),
+        )
+        return used
+
+    def _check_addition(
+        self,
+        index: int,
+        faces: Sequence[int],
+        cards_left: int,
+        counts_after: Callable[[], HandCounts],
+    ) -> None:
+        """The checks of adding ``faces`` (from the hand) to the team's meld ``index``: the meld's
+        own rules, then the guards after the lay."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        meld = self.melds[team][index]
+        naturals, wilds, low, high = check_addition(rules, meld, faces)
+        extra = self._pending_pile_to_hand()
+        becomes_canasta = meld.size < rules.canasta_size <= meld.size + len(faces)
+        points = self.t.initial_points + (
+            0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
+        )
+
+        def own() -> bool:
+            return self._own_canasta_this_turn(team) or (
+                becomes_canasta and meld.laid_turn == self.turn_no and meld.laid_by == seat
+            )
+
+        def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
+            team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
+            if meld.kind is GROUP_KIND:
+                team_melds[meld.rank] = self._counts_of(
+                    meld.rank, meld.naturals + naturals, meld.wilds + wilds
+                )
+            elif meld.kind is WILDS_KIND:
+                team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, meld.wilds + wilds)
+            sequences = self._open_sequences(team, skip=index)
+            if meld.kind is SEQUENCE_KIND and high - low + 1 < rules.sequence_max:
+                sequences.append((meld.suit, low, high))
+            return team_melds, sequences
+
+        self._check_after_lay(
+            cards_left,
+            counts_after,
+            melds_after,
+            lambda: self.canastas(team) + becomes_canasta,
+            points,
+            own,
+            extra,
+            adds_to_old=meld.laid_turn != self.turn_no,
+        )
+
+    # ------------------------------------------------------------------ merging two groups
+    def _plan_merge(self, action: MergeMelds) -> None:
+        """Samba: two groups of one rank become one (it may make a canasta)."""
+        self._require_phase(PLAY_PHASE)
+        rules, team = self.rules, self.team_of(self.turn)
+        if not rules.merge_groups:
+            raise IllegalAction("not-in-this-game", "Groups are not merged in this game.")
+        if not self.opened[team]:
+            raise IllegalAction("initial-meld-too-low", "Merge groups once the team has opened.")
+        if self._must_go_out:  # the way out was planned without merges
+            raise IllegalAction("must-go-out", self._must_go_out_sentence())
+        first = self.melds[team][self._team_meld(team, action.first)]
+        second = self.melds[team][self._team_meld(team, action.second)]
+        if action.first == action.second:
+            raise IllegalAction("no-such-meld", "Name two different groups to merge.")
+        if (
+            first.kind is not GROUP_KIND
+            or second.kind is not GROUP_KIND
+            or first.rank != second.rank
+        ):
+            raise IllegalAction("wrong-rank", "Only two groups of the same rank merge.")
+        if first.is_closed(rules) or second.is_closed(rules):
+            raise IllegalAction("meld-closed", "A closed meld cannot be merged.")
+        if not rules.wilds_on_canasta and (
+            (first.is_canasta(rules) and second.wilds) or (second.is_canasta(rules) and first.wilds)
+        ):
+            raise IllegalAction("wild-on-canasta", "Wild cards may not be added to a canasta.")
+        if rules.max_meld_size and first.size + second.size > rules.max_meld_size:
+            raise IllegalAction("meld-too-large", "The merged meld would be too large.")
+        check_wild_balance(rules, first.naturals + second.naturals, first.wilds + second.wilds)
+
+    def _do_merge(self, action: MergeMelds) -> None:
+        self._plan_merge(action)
+        team = self.team_of(self.turn)
+        first, second = self.melds[team][action.first], self.melds[team][action.second]
+        first.cards.extend(second.cards)
+        first.faces.extend(second.faces)
+        first.naturals += second.naturals
+        first.wilds += second.wilds
+        first.laid_turn = min(first.laid_turn, second.laid_turn)
+        del self.melds[team][action.second]
+
+    def _do_add(self, action: AddToMeld) -> None:
+        used = self._plan_add(action)
+        seat, team = self.turn, self.team_of(self.turn)
+        for c in used:
+            self.hands[seat].remove(c)
+        self._lay(seat, team, used, action.meld, None)
+        self._after_lay(seat, team)
+
+    # ------------------------------------------------------------------ discard and going out
+    def _check_discard(self, action: Discard) -> int:
+        self._require_phase(PLAY_PHASE)
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if is_red_three(action.card):
+            raise IllegalAction("cannot-discard-three", "Red threes cannot be discarded.")
+        (card,) = self._take_from_hand(seat, (action.card,))
+        left = len(self.hands[seat]) - 1
+        pending = 0 < self.t.initial_points < self._minimum(team) and not self.opened[team]
+        if left == 0:
+            if not rules.going_out_allowed:
+                raise IllegalAction(
+                    "no-going-out",
+                    "Nobody goes out in this game: you may not discard your last card.",
+                )
+            if self.t.permission is False:
+                raise IllegalAction("may-not-go-out", "Your partner said no: you may not go out.")
+            if self.canastas(team) < rules.canastas_to_go_out:
+                need = rules.canastas_to_go_out
+                raise IllegalAction(
+                    "no-canasta-to-go-out",
+                    "Going out needs a canasta."
+                    if need == 1
+                    else f"Going out needs {need} canastas.",
+                )
+            if pending and not (self._could_go_concealed(seat) and self.t.drew == "stock"):
+                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+        else:
+            if self._must_go_out:
+                raise IllegalAction("must-go-out", self._must_go_out_sentence())
+            if pending:
+                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+        return card
+
+    def _do_discard(self, action: Discard) -> None:
+        card = self._check_discard(action)
+        seat = self.turn
+        self.hands[seat].remove(card)
+        self.pile.append(card)
+        if not self.hands[seat]:
+            self._go_out(seat)
+            return
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        seat = self.turn
+        if self.t.laid:
+            self.has_melded[seat] = True
+        self.turn = (seat + 1) % self.players
+        self.turn_no += 1
+        self.t = TurnState()
+        self.phase = DRAW_PHASE
+
+    def _go_out(self, seat: int) -> None:
+        self._form_partnership(seat)  # going out before the pile was taken: the lone hand
+        rules, team = self.rules, self.team_of(seat)
+        concealed = self._could_go_concealed(seat) and (
+            self._own_canasta_this_turn(team) or not rules.concealed_requires_own_canasta
+        )
+        if concealed and rules.hand_canasta_bonus and self._own_canasta_this_turn(team):
+            bonus = rules.hand_canasta_bonus
+        elif concealed:
+            bonus = rules.concealed_bonus
+        else:
+            bonus = rules.going_out_bonus
+        if self.t.laid:
+            self.has_melded[seat] = True
+        self._finish(HandEnd(EndReason.WENT_OUT, seat, bonus))
+
+    def _finish(self, end: HandEnd) -> None:
+        self.end = end
+        self.phase = OVER_PHASE
+
+    # ------------------------------------------------------------------ asking the partner
+    def _check_ask(self) -> None:
+        self._require_phase(PLAY_PHASE)
+        rules, seat = self.rules, self.turn
+        if rules.partner_of(seat) is None:
+            raise IllegalAction("ask-not-allowed", "There is no partner to ask.")
+        if self.t.drew != "stock" or self.t.laid or self.t.permission is not None:
+            raise IllegalAction(
+                "ask-not-allowed",
+                "Ask only after drawing from the stock and before melding, once a turn.",
+            )
+        if seat not in self.hidden_hands and not self.can_go_out():
+            raise IllegalAction("ask-not-allowed", "You cannot go out this turn, so do not ask.")
+
+    def can_go_out(self) -> bool:
+        """Whether the player to move could lay out the hand (discarding at most one card)."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if not rules.going_out_allowed:
+            return False
+        counts = HandCounts.of(rules, self.hand_faces(seat))
+        melds = self._meld_counts(team) if self.opened[team] else {}
+        if not self.opened[team] and not self._could_go_concealed(seat):
+            return False
+        return can_lay_out(rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out)
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_actions(self) -> list[Action]:
+        """Every legal action for the seat to move, one representative per equivalent choice.
+
+        Suits never matter within a group, so of the melds that differ only in which suits of a
+        rank (or which twos) they use, one is listed; :meth:`normalize` maps any action to its
+        representative.
+        """
+        return list(self._legal())
+
+    def random_legal_action(self, pick: Callable[[int], int]) -> Action | None:
+        """A legal action drawn uniformly from :meth:`legal_actions` (None if there is none),
+        checking only the candidates it draws. ``pick(n)`` must return a uniformly random index
+        below ``n`` (``random.Random.randrange``).
+
+        Candidates are drawn without replacement until one is legal: the first legal one of a
+        random order is uniform among the legal ones, whatever the illegal ones are.
+        """
+        hand = self.hand_faces(self.turn)
+        counts: list[HandCounts] = []
+        candidates = self._candidates(hand)
+        size = len(candidates)
+        left: list[int] | None = None  # the indices not yet refused, once one is
+        while size:
+            k = pick(size)
+            action, check = candidates.get(k if left is None else left[k])
+            if check == LEGAL or self._candidate_legal(action, check, hand, counts):
+                return action
+            if left is None:
+                left = list(range(size))
+            left[k] = left[-1]
+            left.pop()
+            size -= 1
+        return None
+
+    def _legal(self) -> Iterator[Action]:
+        hand = self.hand_faces(self.turn)
+        counts: list[HandCounts] = []  # the hand counted, once a check needs it
+        for a, check in self._candidates(hand):
+            if check == LEGAL or self._candidate_legal(a, check, hand, counts):
+                yield a
+
+    def _candidates(self, hand: list[int]) -> _Candidates:
+        """Every candidate action for the seat to move (``hand``: the faces of the hand of the
+        player whose turn it is), each with how far it must still be checked."""
+        if self.phase is OVER_PHASE:
+            return _Candidates([])
+        if self.phase is ASKED_PHASE:
+            return _Candidates([(Answer(True), LEGAL), (Answer(False), LEGAL)])
+        if self.phase is DRAW_PHASE:
+            return _Candidates(self._draw_candidates(hand))
+        lays, merges = self._lay_candidates(hand)
+        candidates = _Candidates(merges, lays)
+        if self.phase is PLAY_PHASE:
+            rules, seat, t = self.rules, self.turn, self.t
+            team = self.team_of(seat)
+            pending = not self.opened[team] and t.initial_points > 0
+            trusted = len(hand) >= 2 and not self._must_go_out and not pending
+            candidates.discards = sorted(set(hand), key=SORT_ORDER.__getitem__)
+            candidates.discard_check = LEGAL if trusted else CHECK_ALL
+            candidates.ask = (
+                t.drew == "stock"
+                and not t.laid
+                and t.permission is None
+                and rules.partner_of(seat) is not None
+            )
+        return candidates
+
+    def _candidate_legal(
+        self, action: Action, check: int, hand: list[int], counted: list[HandCounts]
+    ) -> bool:
+        """Whether a candidate is legal, checked as far as its construction (``check``) leaves
+        open; ``hand`` is the faces of the hand, ``counted`` holds them counted once that was
+        needed."""
+        if check == CHECK_ALL or not isinstance(action, Meld | AddToMeld):
+            return self.is_legal(action)
+        if not counted:
+            counted.append(HandCounts.of(self.rules, hand))
+        counts, size, faces = counted[0], len(hand), action.cards
+        try:
+            if isinstance(action, AddToMeld):
+                self._check_addition(
+                    action.meld, faces, size - len(faces), lambda: counts.minus(faces)
+                )
+            else:
+                if check == CHECK_GROUP:
+                    naturals = sum(1 for f in faces if not is_wild(f))
+                    shape = GroupShape(
+                        GROUP_KIND, rank_of(faces[0]), naturals, len(faces) - naturals
+                    )
+                else:
+                    shape = group_shape(self.rules, faces)
+                self._check_new_meld(faces, shape, size - len(faces), lambda: counts.minus(faces))
+        except IllegalAction:
+            return False
+        return True
+
+    def _draw_candidates(self, hand: list[int]) -> list[tuple[Action, int]]:
+        """Candidate draws and pile takes with ``hand`` (the faces of the hand of the player to
+        move), each with how far it must still be checked: with a stock a draw is legal. Takes
+        that are refused whatever else holds are left out: a pile frozen for the team takes only
+        a natural pair, and the top card alone goes only on a meld of its rank."""
+        out: list[tuple[Action, int]] = [(Draw(), LEGAL if self.stock else CHECK_ALL)]
+        top = self.pile_top
+        if top is None or is_wild(top) or is_three(top):
+            return out
+        rules, team = self.rules, self.team_of(self.turn)
+        frozen = self.frozen_for(team)
+        with_wild = rules.pile_take_with_wild and not frozen
+        rank = top % 13
+        targets: list[int | None] = [None]
+        if not rules.one_group_per_rank:
+            targets += self._pile_targets(team, top)
+        nat: list[int] = []
+        twos: list[int] = []
+        jokers = False
+        for f in hand:
+            if f == JOKER:
+                jokers = True
+            elif f % 13 == rank:
+                nat.append(f)
+            elif f % 13 == 1:
+                twos.append(f)
+        nat.sort()
+        alone = not frozen and not (
+            rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
+        )
+        for target in targets:
+            if target is not None and self.melds[team][target].kind is SEQUENCE_KIND:
+                out.append((TakePile((), target), CHECK_ALL))  # the top card alone goes on it
+                continue
+            if target is not None or (rules.one_group_per_rank and alone):
+                out.append((TakePile((), target), CHECK_ALL))
+            if len(nat) >= 2:
+                out.append((TakePile((nat[0], nat[1]), target), CHECK_ALL))
+            if nat and with_wild:
+                if jokers:
+                    out.append((TakePile((nat[0], JOKER), target), CHECK_ALL))
+                if twos:
+                    out.append((TakePile((nat[0], min(twos)), target), CHECK_ALL))
+        if rules.take_top_to_sequence:
+            for i, m in enumerate(self.melds[team]):
+                if m.kind is SEQUENCE_KIND:
+                    out.append((TakeTop(i), CHECK_ALL))
+        return out
+
+    def _lay_candidates(self, hand: list[int]) -> tuple[list[_Lay], list[tuple[Action, int]]]:
+        """Candidate lays from ``hand`` (the faces of the hand of the player to move), each with
+        how far it must still be checked: additions and new melds as ``_Lay`` (built only when
+        needed), then merges (the discards follow them: see ``_candidates``).
+
+        Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
+        refuse them (the team has opened, no answer binds the player, two or more cards stay in
+        the hand) they are LEGAL without a check, which is what makes listing cheap in the common
+        case.
+        """
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        opened = self.opened[team]
+        size = len(hand)
+        naturals_by_rank: dict[int, list[int]] = {}
+        twos_sorted: list[int] = []
+        jokers = 0
+        for f in sorted(hand):
+            if f == JOKER:
+                jokers += 1
+            elif f % 13 == 1:
+                twos_sorted.append(f)
+            else:
+                same = naturals_by_rank.get(f % 13)
+                if same is None:
+                    naturals_by_rank[f % 13] = [f]
+                else:
+                    same.append(f)
+        wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
+        has_wilds = len(wild_choices) > 1
+        cap = rules.max_meld_size or 1 << 20
+        simple = (
+            opened
+            and self.t.permission is None
+            and not self.t.black_threes
+            and self.phase is PLAY_PHASE
+        )
+        most_legal = size - 2 if simple else -1  # lays of at most this many cards are legal
+        out: list[_Lay] = []
+        merges: list[tuple[Action, int]] = []
+        runs: list[dict[int, int]] | None = None  # the hand by suit and run position, once needed
+        # additions to the team's melds
+        for i, m in enumerate(self.melds[team]):
+            nat = naturals_by_rank.get(m.rank, []) if m.kind is GROUP_KIND else []
+            if (
+                (m.kind is GROUP_KIND and not nat and not has_wilds)
+                or m.is_closed(rules)
+                or (not opened and m.laid_turn != self.turn_no)
+            ):
+                continue
+            room = cap - len(m.cards)
+            if m.kind is GROUP_KIND:
+                wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
+                if not has_wilds or not wilds_allowed:  # naturals only, keeping the balance
+                    for n in range(1, min(len(nat), room) + 1):
+                        if not wilds_allowed or rules.max_wilds(m.naturals + n) >= m.wilds:
+                            check = LEGAL if n <= most_legal else CHECK_LAY
+                            out.append((i, tuple(nat[:n]), check))
+                    continue
+                for n in range(min(len(nat), room) + 1):
+                    wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
+                    limit = min(wild_room, room - n)
+                    naturals = tuple(nat[:n])
+                    for wilds, wild_faces in wild_choices:
+                        if wilds <= limit and n + wilds:
+                            check = LEGAL if n + wilds <= most_legal else CHECK_LAY
+                            out.append((i, naturals + wild_faces, check))
+            elif m.kind is SEQUENCE_KIND:
+                if runs is None:
+                    runs = self._runs_in_hand(hand)
+                for faces in self._sequence_extensions(m, runs[m.suit]):
+                    out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
+            elif m.kind is WILDS_KIND:
+                for faces in self._wild_sets(twos_sorted, jokers, 1, room):
+                    out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
+        # new groups
+        melded = (
+            {m.rank for m in self.melds[team] if m.kind is GROUP_KIND}
+            if rules.one_group_per_rank
+            else set()
+        )
+        for r, nat in naturals_by_rank.items():
+            if len(nat) < 2 or r == THREE or r in melded:
+                continue
+            if not has_wilds:  # three naturals or more
+                for n in range(max(3, rules.min_naturals_in_group), min(len(nat), cap) + 1):
+                    if rules.max_wilds(n) >= 0:
+                        check = LEGAL if n <= most_legal else CHECK_GROUP
+                        out.append((NEW_MELD, tuple(nat[:n]), check))
+                continue
+            for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
+                limit = min(rules.max_wilds(n), cap - n)
+                naturals = tuple(nat[:n])
+                for wilds, wild_faces in wild_choices:
+                    if wilds <= limit and n + wilds >= 3:
+                        check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
+                        out.append((NEW_MELD, naturals + wild_faces, check))
+        if rules.sequences:
+            for faces in self._new_sequences(self._runs_in_hand(hand) if runs is None else runs):
+                out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
+        if rules.wild_melds:
+            for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
+                out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
+        threes = naturals_by_rank.get(THREE, [])
+        b3 = [f for f in threes if is_black_three(f)] if len(threes) >= 3 else []
+        for n in range(3, min(len(b3), 4) + 1):
+            out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
+        if self.phase is PLAY_PHASE and rules.merge_groups and opened and not self._must_go_out:
+            groups = [
+                (i, m.rank)
+                for i, m in enumerate(self.melds[team])
+                if m.kind is GROUP_KIND and not m.is_closed(rules)
+            ]
+            for i, rank in groups:
+                for j, other in groups:
+                    if other == rank and i != j:
+                        merges.append((MergeMelds(i, j), CHECK_ALL))
+        return out, merges
+
+    @staticmethod
+    def _wild_sets(
+        twos_sorted: list[int], jokers: int, least: int, most: int
+    ) -> Iterator[tuple[int, ...]]:
+        for j in range(jokers + 1):
+            for t in range(len(twos_sorted) + 1):
+                if least <= j + t <= most:
+                    yield (*twos_sorted[:t], *([JOKER] * j))
+
+    def _runs_in_hand(self, hand: Sequence[int]) -> list[dict[int, int]]:
+        """For each suit, the hand's natural cards by run position (4 .. ace)."""
+        runs: list[dict[int, int]] = [{}, {}, {}, {}]
+        for f in hand:
+            if f == JOKER:
+                continue
+            position = run_position(f % 13)
+            if position >= 0:
+                runs[f // 13][position] = f
+        return runs
+
+    def _new_sequences(self, runs: list[dict[int, int]]) -> Iterator[tuple[int, ...]]:
+        """New sequences from the hand's ``runs`` (see ``_runs_in_hand``)."""
+        rules = self.rules
+        for suit_runs in runs:
+            for low in range(11):
+                if low not in suit_runs:
+                    continue
+                high = low
+                while high + 1 in suit_runs and high + 1 - low < rules.sequence_max:
+                    high += 1
+                    if high - low + 1 >= rules.sequence_min:
+                        yield tuple(suit_runs[p] for p in range(low, high + 1))
+
+    def _sequence_extensions(
+        self, meld: TableMeld, suit_runs: dict[int, int]
+    ) -> Iterator[tuple[int, ...]]:
+        """Additions to the sequence ``meld`` from the hand's cards of its suit by run position
+        (``suit_runs``)."""
+        rules = self.rules
+        below: list[int] = []
+        p = meld.low - 1
+        while p >= 0 and p in suit_runs:
+            below.append(suit_runs[p])
+            p -= 1
+        above: list[int] = []
+        p = meld.high + 1
+        while p <= 10 and p in suit_runs:
+            above.append(suit_runs[p])
+            p += 1
+        room = rules.sequence_max - meld.size
+        if rules.max_meld_size:
+            room = min(room, rules.max_meld_size - meld.size)
+        for a in range(len(below) + 1):
+            for b in range(len(above) + 1):
+                if 0 < a + b <= room:
+                    yield (*below[:a][::-1], *above[:b])
+
+    def normalize(self, action: Action) -> Action:
+        """The listed representative of ``action`` (same rank and counts of naturals, jokers
+        and twos). Actions that are not groups are returned unchanged."""
+        if (
+            isinstance(action, TakePile)
+            and not action.cards
+            and action.meld is None
+            and not self.rules.one_group_per_rank
+            and self.pile_top is not None
+        ):  # a plain take-pile means the one meld the top card could go on, if there is one
+            fitting = self._pile_targets(self.team_of(self.turn), self.pile_top)
+            return TakePile((), fitting[0]) if len(fitting) == 1 else action
+        if not isinstance(action, Meld | AddToMeld | TakePile) or not action.cards:
+            return action
+        if isinstance(action, Meld):
+            action = self._as_addition(action)
+        faces = action.cards
+        hand = self.hand_faces(self.turn)
+        if Counter(faces) - Counter(hand):
+            return action  # not in the hand: no representative
+        if isinstance(action, Meld) and all(is_black_three(f) for f in faces):
+            return Meld(tuple(sorted(f for f in hand if is_black_three(f))[: len(faces)]))
+        if (
+            isinstance(action, Meld)
+            and all(not is_wild(f) for f in faces)
+            and len({rank_of(f) for f in faces}) > 1
+        ):  # a sequence: its cards in order
+            return Meld(tuple(sorted(faces, key=lambda f: run_position(rank_of(f)))))
+        if any(is_black_three(f) or is_red_three(f) for f in faces):
+            return action
+        if isinstance(action, AddToMeld):
+            team_melds = self.melds[self.team_of(self.turn)]
+            if not 0 <= action.meld < len(team_melds):
+                return action
+            if team_melds[action.meld].kind is SEQUENCE_KIND:
+                return action  # suits matter on a sequence: every choice is its own action
+        naturals = [f for f in faces if not is_wild(f)]
+        if len({rank_of(f) for f in naturals}) > 1 or not (
+            naturals or isinstance(action, AddToMeld) or self.rules.wild_melds
+        ):
+            return action
+        j = sum(1 for f in faces if f == JOKER)
+        t = len(faces) - len(naturals) - j
+        if isinstance(action, TakePile):
+            if not naturals:
+                return action
+            rank = rank_of(naturals[0])
+            nat = sorted(f for f in hand if f != JOKER and rank_of(f) == rank)[: len(naturals)]
+            if len(nat) < len(naturals):
+                return action
+            wild = (
+                (JOKER,) if j else tuple(sorted(f for f in hand if f != JOKER and f % 13 == 1)[:t])
+            )
+            return TakePile((*nat, *wild), action.meld)
+        rank = rank_of(naturals[0]) if naturals else 0
+        canonical = _canonical_faces(hand, rank, len(naturals), j, t)
+        if len(canonical) != len(faces):
+            return action
+        if isinstance(action, Meld):
+            return Meld(canonical)
+        return AddToMeld(action.meld, canonical)
+
+    # ------------------------------------------------------------------ copying
+    def copy(self) -> HandState:
+        """An independent copy (rules and deck are immutable and shared)."""
+        other = HandState.__new__(HandState)
+        other.rules, other.deck = self.rules, self.deck
+        other.dealer, other.minimums = self.dealer, list(self.minimums)
+        other.hands = [list(h) for h in self.hands]
+        other.melds = [[copy.copy(m) for m in team] for team in self.melds]
+        for team in other.melds:
+            for m in team:
+                m.cards, m.faces = list(m.cards), list(m.faces)
+        other.red_threes = [list(r) for r in self.red_threes]
+        other.opened, other.has_melded = list(self.opened), list(self.has_melded)
+        other.pile, other.stock = list(self.pile), list(self.stock)
+        other.turn_no, other.turn, other.phase = self.turn_no, self.turn, self.phase
+        other.t = copy.copy(self.t)
+        other.t.pending_pile = list(self.t.pending_pile)
+        other.end = self.end
+        other.canasta_bonus_given = self.canasta_bonus_given
+        other.team_map, other.lone = list(self.team_map), self.lone
+        other.hidden_hands, other.prefer_cards = self.hidden_hands, self.prefer_cards
+        return other

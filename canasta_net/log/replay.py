@@ -1,0 +1,325 @@
+"""Replay a game log through the rules engine, checking every game-level claim on the way.
+
+The container verifier (``log.LogVerifier``) checks bytes, signatures and the chain; the
+:class:`Replayer` checks what the records *say*: that each hand's deck comes from seeds matching
+the seats' commitments, that the deal and every drawn card are the deck's, that every action was
+the turn of its author and legal, and that every score and total is the engine's. The host, the
+auditor (``canasta-replay audit``) and a resuming host all use this one replayer.
+
+Replaying streams: a hand is replayed as soon as its deck is known, which in the host's own log
+is at the deal (the seeds are in the reveal payloads) and in a seat's log at the hand's end (the
+published seeds); records of a hand whose deck is not known yet are held until then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from ..canasta.match import MatchResult as ForfeitResult
+from ..games import CANASTA, GameMatch, UnknownGame, game_from_header
+from ..hand import HAND_PROTOCOLS, Applied, HandFault, HandProtocol, HandSetup, Violation, new_hand
+from . import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
+from . import records as R
+
+
+class ReplayError(ValueError):
+    """A record's game content is wrong: ``seat`` is the seat to blame where one can be named
+    (the author of an illegal action, a seat whose seed does not match; otherwise the host)."""
+
+    def __init__(self, record_no: int, code: str, reason: str, seat: int | None = None) -> None:
+        super().__init__(f"record {record_no}: {reason}")
+        self.record_no = record_no
+        self.code = code
+        self.reason = reason
+        self.seat = seat
+
+
+@dataclass
+class HandReplay:
+    """One hand as replayed."""
+
+    hand_no: int
+    dealer: int
+    state: Any = None  # the game's hand state (a HandState for the Canasta family)
+    scores: list[Any] = field(default_factory=list)  # per team: ``total`` and ``to_dict()``
+    actions: int = 0
+    checkpoint_signers: frozenset[int] = frozenset()
+
+
+@dataclass
+class ReplayResult:
+    header: Header
+    rules: Any  # the game's rule set (a RuleSet for the Canasta family)
+    match: GameMatch
+    hands: list[HandReplay]
+    records: int
+    truncated: Truncation | None
+    result: Any  # the match's result (from a match-end record, checked against the engine)
+    forfeit: tuple[int, str] | None
+    pending: int  # records of an unfinished hand that could not be replayed (no seeds)
+
+    @property
+    def state(self) -> Any:
+        """The state of the last hand replayed (the final position)."""
+        for hand in reversed(self.hands):
+            if hand.state is not None:
+                return hand.state
+        return None
+
+
+class Replayer:
+    """Feed verified records in order; raises :class:`ReplayError` at the first false claim.
+
+    Each hand is followed by the hand protocol of the log's deal mode (``canasta_net.hand``), the
+    same object the host drove when it wrote the log; the replayer itself checks what belongs to
+    the match (scores, checkpoints, forfeits, the match's end). Tools observe the game through
+    :meth:`observe`: each hand record once its content is checked, with the table after it.
+    """
+
+    def __init__(self, header: Header) -> None:
+        self.header = header
+        kind = header.fields.get("game", CANASTA)
+        try:
+            self.game = game_from_header(kind if isinstance(kind, str) else "", header.rules)
+        except UnknownGame as e:
+            raise ReplayError(0, "bad-rules", f"the header's game is unusable: {e}") from None
+        self.rules: Any = self.game.rules
+        if self.rules.players != len(header.seats):
+            raise ReplayError(0, "bad-rules", "the rule set and the seats disagree")
+        if header.deal not in HAND_PROTOCOLS:
+            raise ReplayError(0, "bad-rules", f"unknown deal mode {header.deal!r}")
+        match_info = header.fields.get("match") or {}
+        first_dealer = match_info.get("first_dealer", 0) if isinstance(match_info, dict) else 0
+        if not isinstance(first_dealer, int) or not 0 <= first_dealer < self.rules.players:
+            raise ReplayError(0, "bad-rules", "the header's first dealer is not a seat")
+        self.table = header.table
+        self.match: GameMatch = self.game.new_match(first_dealer)
+        self.hands: list[HandReplay] = []
+        self.result: Any = None
+        self.forfeit: tuple[int, str] | None = None
+        self.over = False
+        self.keys = [s.key for s in header.seats]  # each seat's key now (a stand-in's, a while)
+        self._observers: list[Applied] = []
+        try:
+            self._start_hand(0)
+        except ValueError as e:
+            raise ReplayError(0, "bad-rules", str(e)) from None
+
+    def observe(self, observer: Applied) -> None:
+        """Call ``observer(record, state)`` for each deal, action and hand-end record once its
+        content is checked, with the hand's state just after it. The state is the replayer's
+        own: copy it to keep it. A seat's copy of a hand is checked when the hand's seeds are
+        published, so its records are reported then, in order."""
+        self._observers.append(observer)
+
+    # ------------------------------------------------------------------ per-hand state
+    def _start_hand(self, hand_no: int) -> None:
+        self.hand_no = hand_no
+        self.hand: HandProtocol = new_hand(
+            self.header.deal,
+            HandSetup(self.game, self.match, self.table, hand_no, list(self.keys)),
+        )
+        self.current: HandReplay | None = None
+        self.hand_end_hash: bytes | None = None
+        self.seeds_hash: bytes | None = None
+
+    @property
+    def pending(self) -> int:
+        """Records of an unfinished hand that could not be checked yet (no seeds)."""
+        return self.hand.pending()
+
+    @property
+    def seeds_published(self) -> bool:
+        return self.seeds_hash is not None
+
+    @property
+    def hand_over(self) -> bool:
+        return self.hand_end_hash is not None
+
+    def _fail(
+        self, record: StoredRecord, code: str, reason: str, seat: int | None = None
+    ) -> NoReturn:
+        raise ReplayError(record.index, code, reason, self.header.host if seat is None else seat)
+
+    # ------------------------------------------------------------------ feeding
+    def feed(self, record: StoredRecord) -> None:
+        if record.index == 0:
+            return
+        if self.over:
+            self._fail(record, "after-end", "a record after the end of the match")
+        kind = record.kind
+        if kind in self.hand.kinds:
+            self._follow_hand(record)
+            return
+        handler = {
+            R.CHECKPOINT: self._on_checkpoint,
+            R.FORFEIT: self._on_forfeit,
+            R.MATCH_END: self._on_match_end,
+            R.CHAT: self._on_chat,
+            SEAT_KEY_KIND: self._on_seat_key,
+        }.get(kind)
+        if handler is None:
+            self._fail(record, "unknown-kind", f"unknown record kind {kind!r}")
+        handler(record)
+
+    def _follow_hand(self, record: StoredRecord) -> None:
+        hand = self.hand
+        try:
+            hand.follow(record, self._applied)
+        except HandFault as f:
+            index = record.index if f.index is None else f.index
+            raise ReplayError(
+                index, f.code, f.reason, self.header.host if f.seat is None else f.seat
+            ) from None
+        if self.current is None and hand.begun:
+            self.current = HandReplay(self.hand_no, hand.dealer)
+            self.hands.append(self.current)
+        if record.kind == R.SEEDS:
+            self.seeds_hash = record.hash
+
+    def _applied(self, record: StoredRecord, state: Any) -> None:
+        """A hand record is checked (now, or when its hand's seeds came): score a hand's end."""
+        current = self.current
+        if current is None:
+            current = self.current = HandReplay(self.hand_no, self.hand.dealer)
+            self.hands.append(current)
+        current.state = state
+        if record.kind == R.ACTION:
+            current.actions += 1
+        elif record.kind == R.HAND_END:
+            self._check_hand_end(record, state)
+        for observer in self._observers:
+            observer(record, state)
+
+    def _check_hand_end(self, record: StoredRecord, state: Any) -> None:
+        assert self.current is not None and state.end is not None
+        scores = self.match.record_hand(state)
+        self.current.scores = scores
+        self.hand_end_hash = record.hash
+        f = record.fields
+        if (
+            f.get("hand") != self.hand_no
+            or f.get("reason") != state.end.reason.value
+            or f.get("went_out") != state.end.went_out
+        ):
+            self._fail(record, "bad-hand-end", "the hand's end is not the engine's")
+        if f.get("scores") != [s.to_dict() for s in scores]:
+            self._fail(record, "wrong-score", "the hand's scores are not the engine's")
+        if f.get("totals") != self.match.scores:
+            self._fail(record, "wrong-score", "the running totals are not the engine's")
+
+    def _on_seat_key(self, record: StoredRecord) -> None:
+        """A stand-in took over a seat, or its player reclaimed it: the verifier switched keys
+        (and the hand under way takes the new key for the seat's messages from now on)."""
+        rekey = record.fields.get("rekey")
+        if isinstance(rekey, dict):
+            seat, key = rekey.get("seat"), rekey.get("key")
+            if isinstance(seat, int) and isinstance(key, bytes) and 0 <= seat < len(self.keys):
+                self.keys[seat] = key
+                if not self.hand_over:
+                    self.hand.rekey(seat, key)
+
+    def _on_chat(self, record: StoredRecord) -> None:
+        act = record.action
+        if act is None or act.get("type") != "chat" or not isinstance(act.get("text"), str):
+            self._fail(record, "bad-record", "a chat record needs a signed chat message")
+
+    def violation(self) -> Violation | None:
+        """For a forfeit record after a hand: the violation the hand's end check finds."""
+        return self.hand.violation()
+
+    def _on_checkpoint(self, record: StoredRecord) -> None:
+        cp = record.checkpoint
+        assert cp is not None
+        if self.seeds_hash is None or cp["hand"] != self.hand_no:
+            self._fail(record, "bad-checkpoint", "a checkpoint out of place")
+        result = cp.get("result")
+        if (
+            cp["head"] != self.seeds_hash
+            or not isinstance(result, dict)
+            or result.get("hand_end") != self.hand_end_hash
+            or result.get("totals") != self.match.scores
+        ):
+            self._fail(record, "bad-checkpoint", "the checkpoint's result is not the engine's")
+        assert self.current is not None
+        self.current.checkpoint_signers = frozenset(record.fields["sigs"])
+        self._start_hand(self.hand_no + 1)
+
+    def _on_forfeit(self, record: StoredRecord) -> None:
+        f = record.fields
+        seat = f.get("seat")
+        if (
+            f.get("hand") != self.hand_no
+            or not isinstance(seat, int)
+            or (self.current is not None and self.current.state is not None)
+        ):
+            self._fail(record, "bad-forfeit", "a forfeit out of place")
+        reason = str(f.get("reason", ""))
+        if reason.startswith("violation"):
+            found = self.hand.violation()
+            if found is None or found.seat != seat:
+                self._fail(record, "bad-forfeit", "the hand's replay finds no such violation")
+        self.forfeit = (seat, reason)
+
+    def _on_match_end(self, record: StoredRecord) -> None:
+        f = record.fields
+        result = self.match.result
+        if self.forfeit is None:
+            if result is None or self.hand_over:
+                self._fail(record, "bad-match-end", "the match is not over")
+            assert result is not None
+            if f.get("winner") != result.winner or f.get("totals") != list(result.scores):
+                self._fail(record, "bad-match-end", "the match result is not the engine's")
+            self.result = result
+        else:
+            self.result = ForfeitResult(
+                f.get("winner"), tuple(self.match.scores), self.match.hands_played
+            )
+        self.over = True
+
+
+def replay_records(source: LogSource) -> Iterator[tuple[StoredRecord, Replayer]]:
+    """Verify and replay a log record by record (for tools that show progress or step)."""
+    replayer: Replayer | None = None
+    for record, verifier in iter_verified(source):
+        if replayer is None:
+            assert verifier.header is not None
+            replayer = Replayer(verifier.header)
+        replayer.feed(record)
+        yield record, replayer
+
+
+def replay_log(source: LogSource) -> ReplayResult:
+    """Verify and replay a whole log; return the match and the final position.
+
+    Raises ``log.LogError`` for a container failure and :class:`ReplayError` for a false
+    game claim, each with the record number.
+    """
+    from . import LogVerifier, RecordStream
+
+    stream = RecordStream(source)
+    verifier = LogVerifier()
+    replayer: Replayer | None = None
+    for record in stream:
+        if verifier.header is None:
+            assert stream.header is not None
+            verifier.set_header(stream.header)
+        verifier.feed(record)
+        if replayer is None:  # only once the header's signature has verified
+            assert verifier.header is not None
+            replayer = Replayer(verifier.header)
+        replayer.feed(record)
+    assert replayer is not None and verifier.header is not None
+    return ReplayResult(
+        header=verifier.header,
+        rules=replayer.rules,
+        match=replayer.match,
+        hands=replayer.hands,
+        records=verifier.records,
+        truncated=stream.truncated,
+        result=replayer.result,
+        forfeit=replayer.forfeit,
+        pending=replayer.pending,
+    )

@@ -1,0 +1,522 @@
+"""A seat's network side: keep an own verified copy of the log, answer the host's prompts.
+
+``PeerSession`` is sans-io: it takes host messages and returns the messages to send. It checks
+every record the host sends (host signature, chain, and the game itself through the replayer as
+each hand's seeds are published), journals it to the seat's own ``.cnlog``, reveals its seed only
+after seeing its commitment in the host's signed list, and signs a hand's checkpoint only if its
+own replay of the hand agrees. ``PeerProtocol`` and ``PeerClient`` are the thin Twisted layer:
+framing, and reconnection with backoff through ``ClientService``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, BinaryIO, Protocol
+
+from twisted.application.internet import ClientService, backoffPolicy
+from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.protocol import Factory, connectionDone
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from ..errors import IllegalAction
+from ..games import CANASTA, Game, UnknownGame, game_from_header
+from ..hand import HandContext
+from ..identity import Identity
+from ..log import Header, LogError, LogVerifier, StoredRecord, parse_header, parse_stored_record
+from ..log import records as R
+from ..log.replay import Replayer, ReplayError
+from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
+from ..table.seat import Decision, SeatAgent, SeatProblem
+from ..table.signer import SeatSigner
+from . import wire
+from .framing import FrameProtocol
+from .tls import TLSIdentityError
+
+log = Logger()
+
+
+class Player(Protocol):
+    """Who sits at the seat: a person at a terminal, or a bot."""
+
+    def show(self, view: dict[str, Any]) -> None: ...
+
+    def event(self, text: str) -> None: ...
+
+    def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str] | str: ...
+
+    def finished(self, reason: str) -> None: ...
+
+
+def describe_record(record: StoredRecord, names: list[str]) -> str | None:
+    """A line for people: what a record says happened (None for bookkeeping records)."""
+    f = record.fields
+    act = record.action
+
+    def who(s: int) -> str:
+        return f"{names[s]} (seat {s})" if 0 <= s < len(names) else f"seat {s}"
+
+    kind = record.kind
+    if kind == R.ACTION and act is not None:
+        return f"{who(act['seat'])}: {act.get('action')}"
+    if kind == R.CHAT and act is not None:
+        return f"{who(act['seat'])} says: {act.get('text')}"
+    if kind == R.DEAL:
+        return f"hand {R.shown_number(f.get('hand', 0))} is dealt"
+    if kind == R.HAND_END:
+        went = f.get("went_out")
+        how = f"{who(went)} went out" if isinstance(went, int) else str(f.get("reason"))
+        return f"hand {R.shown_number(f.get('hand', 0))} over: {how}; totals {f.get('totals')}"
+    if kind == R.MATCH_END:
+        return f"match over: winner team {f.get('winner')}, totals {f.get('totals')}"
+    if kind == R.FORFEIT:
+        return f"{who(f.get('seat', -1))} forfeits: {f.get('reason')}"
+    if kind == "seat-key":
+        return f"seat {f['rekey']['seat']} changes hands (stand-in or reclaim)"
+    return None
+
+
+def comings_and_goings(
+    before: list[dict[str, Any]], after: list[dict[str, Any]], own_seat: int | None
+) -> list[str]:
+    """Lines for people: which other seats' players left (and why) or came back, between two of
+    the host's seat summaries (``docs/wire-protocol.md``, ``seats``)."""
+    lines = []
+    for index, entry in enumerate(after):
+        if index == own_seat or not isinstance(entry, dict):
+            continue
+        old = before[index] if index < len(before) and isinstance(before[index], dict) else {}
+        left, was_left = entry.get("left"), old.get("left")
+        who = f"{entry.get('name')} (seat {index})"
+        if isinstance(left, str) and not isinstance(was_left, str):
+            line = f"{who} left ({left})"
+            wait = entry.get("stand_in_in")
+            if isinstance(wait, int) and not isinstance(wait, bool):
+                line += f"; a bot stands in after {wait} s unless they return"
+            lines.append(line)
+        elif left is None and isinstance(was_left, str):
+            lines.append(f"{who} is back")
+    return lines
+
+
+class PeerSession:
+    """One seat's side of the table protocol (no I/O)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        player: Player,
+        *,
+        name: str = "",
+        bot: bool = False,
+        password: str | None = None,
+        log_file: BinaryIO | None = None,
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        insecure_seed: int | None = None,
+        seed_store: SeedStore | None = None,
+    ) -> None:
+        self.identity = identity
+        self.player = player
+        self.name = name
+        self.bot = bot
+        self.password = password
+        self.log_file = log_file
+        self.random_bytes = random_bytes
+        self.insecure_seed = insecure_seed
+        self.seed_store = seed_store  # keeps committed seeds until revealed, across a restart
+        self.table_seeds: TableSeeds | None = None
+        self.seat: int | None = None
+        self.agent: SeatAgent | None = None  # the seat's own driver, once seated
+        self.header: Header | None = None
+        self.verifier = LogVerifier()
+        self.replayer: Replayer | None = None
+        self.game: Game | None = None
+        self.last_seq = -1
+        self.view: dict[str, Any] = {}
+        self.names: list[str] = []
+        self.done = False
+        self.problem: str | None = None  # set when the host was caught misbehaving
+        self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
+        self.stored: list[bytes] = []  # this seat's copy of the log, record by record
+        self.hashes: list[bytes] = []  # and each record's hash: a fork is caught against them
+        self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
+
+    # ------------------------------------------------------------------ outgoing
+    @property
+    def signer(self) -> SeatSigner | None:
+        """The seat's signer (its key and message numbering), once seated."""
+        return None if self.agent is None else self.agent.signer
+
+    def chat(self, text: str) -> dict[str, Any] | None:
+        """A chat message to send the host (None before the seat is taken)."""
+        if self.agent is None:
+            return None
+        hand = self.view.get("hand_no", 0)
+        return self.agent.chat(
+            max(0, hand if isinstance(hand, int) else 0), text[: R.MAX_CHAT_LENGTH]
+        )
+
+    @property
+    def rules(self) -> Any:
+        """The game's rule set, once seated."""
+        return None if self.game is None else self.game.rules
+
+    def hello(self) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "t": "hello",
+            "min": wire.PROTOCOL_MIN,
+            "max": wire.PROTOCOL_MAX,
+            "name": self.name[: wire.MAX_NAME],
+            "bot": self.bot,
+            "resume": self.last_seq,
+        }
+        if self.password is not None:
+            message["password"] = self.password
+        return message
+
+    def quit(self, reason: str) -> dict[str, Any] | None:
+        """The player leaves the table: the ``bye`` to send the host (None if the session had
+        already ended). The host holds the seat, then a stand-in plays it; the others are told.
+        """
+        if self.done:
+            return None
+        self.done = True
+        return {"t": "bye", "reason": reason[: wire.MAX_TEXT]}
+
+    # ------------------------------------------------------------------ incoming
+    def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        if self.problem is not None:
+            return  # the seat has left: nothing the host says is taken any more
+        try:
+            wire.validate(message)
+        except wire.WireError as e:
+            self._misbehaving(f"a malformed message: {e}")
+            return
+        t = message["t"]
+        if t not in wire.HOST_TO_PEER:
+            self._misbehaving(f"it sent a seat's message ({t!r})")
+            return
+        if t == "welcome":
+            self._welcome(message, send)
+        elif t == "record":
+            self._record(message, send)
+        elif t == "view":
+            self.view = message["view"]
+            own = None if self.agent is None else self.agent.view()
+            if own is not None:  # the host cannot see this seat's cards: show our own view
+                self.view = {**self.view, "state": own}
+            self.player.show(self.view)
+        elif t == "turn":
+            self._turn(message, send)
+        elif t == "seats":
+            self.names = [s["name"] for s in message["seats"]]
+            taken = sum(1 for s in message["seats"] if s["taken"])
+            self.player.event(f"seats taken: {taken} of {len(message['seats'])}")
+            for line in comings_and_goings(self.seats, message["seats"], self.seat):
+                self.player.event(line)
+            self.seats = message["seats"]
+        elif t == "error":
+            self.player.event(f"refused ({message['code']}): {message['message']}")
+        elif t == "bye":
+            self.done = True
+            self.player.finished(message["reason"])
+
+    def _welcome(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        if self.hashes and message["head"] != self.hashes[-1] and message["head"] in self.hashes:
+            # the host's log ends at a record this seat holds, short of this seat's last one
+            ends = self.hashes.index(message["head"])
+            self._fork(ends + 1, send)
+            return
+        table = message["table"]
+        try:
+            self.game = game_from_header(str(table.get("game", CANASTA)), table["rules"])
+        except (UnknownGame, KeyError) as e:
+            self._misbehaving(f"the host's rules are unusable: {e}")
+            return
+        seat = message["seat"]
+        self.names = [s.get("name", "") for s in table.get("seats", [])]
+        if self.agent is None or self.seat != seat:
+            self.seat = seat
+            try:
+                self.agent = SeatAgent(
+                    self.identity,
+                    seat,
+                    self.game,
+                    table["table_id"],
+                    message["head"],
+                    table["deal"],
+                    self._hand_context,
+                    aseq=message["aseq"],
+                    random_bytes=self.random_bytes,
+                    insecure_seed_value=self.insecure_seed,
+                    seed_keeper=self._table_seeds(table["table_id"]),
+                    checkpoint_check=self._checkpoint_problem,
+                    warn=self._seed_store_failed,
+                )
+            except ValueError as e:
+                self._misbehaving(f"the host's table is unusable: {e}")
+                return
+        else:
+            self.agent.aseq = message["aseq"]  # a stand-in may have acted for this seat
+        self.player.event(
+            f"seated at {table.get('name')!r} as seat {seat} ({table.get('variant')})"
+        )
+
+    def _hand_context(self) -> HandContext:
+        """The hand about to start, as this seat's verified log says: the dealer, the minimums,
+        each seat's key now (a stand-in may hold a seat)."""
+        replayer = self.replayer
+        if replayer is None:
+            raise SeatProblem("prompted for a hand before the log's header", host_fault=True)
+        return HandContext(replayer.match.dealer, replayer.match.minimums(), list(replayer.keys))
+
+    def _table_seeds(self, table_id: bytes) -> TableSeeds | None:
+        if self.seed_store is not None:
+            self.table_seeds = self.seed_store.for_table(table_id)
+        return self.table_seeds
+
+    def _seed_store_failed(self, text: str) -> None:
+        """The seed store failed: say so; the seat plays on with seeds held in memory only."""
+        self.player.event(text)
+        self.table_seeds = None
+
+    def _misbehaving(self, text: str) -> None:
+        """The host broke the protocol: say what, and leave (nothing it sends can be trusted)."""
+        self._leave(f"the host misbehaved: {text}")
+
+    def _leave(self, text: str) -> None:
+        """Stop playing for a reason the player must hear; the seat's process exits with an
+        error, and the host, seeing the seat gone, lets a stand-in take it or records a
+        forfeit."""
+        if self.problem is None:
+            self.problem = text
+        if self.done:
+            return
+        self.done = True
+        self.player.event(text)
+        self.player.finished(f"leaving the table: {text}")
+
+    def _forget_public_seeds(self, record: StoredRecord) -> None:
+        """Seeds the log has just published need no keeping any more."""
+        seeds = self.table_seeds
+        if seeds is None or record.kind not in (R.SEEDS, R.MATCH_END):
+            return
+        try:
+            if record.kind == R.MATCH_END:
+                seeds.forget_all()
+            else:
+                seeds.forget_through(int(record.fields.get("hand", -1)))
+        except SeedStoreError as e:
+            self.player.event(f"warning: {e}")
+
+    def _fork(self, seq: int, send: Callable[[dict[str, Any]], None]) -> None:
+        """The host's log lost (or contradicts) record ``seq`` of this seat's copy, which the
+        host signed and sent: show the host the record, and leave. The match cannot go on from
+        a log that rewrites what was played; this seat's copy keeps it."""
+        send({"t": "fork", "record": self.stored[seq]})
+        self._leave(
+            f"the host's log has lost record {seq}, which the host signed and sent this seat "
+            f"(this seat's copy holds records 0 to {self.last_seq}): a crash cut its log back, "
+            "or an older copy replaced it. The match cannot go on from that log; keep this "
+            "seat's copy of it"
+        )
+
+    def _record(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        seq, data = message["seq"], message["data"]
+        if seq <= self.last_seq:
+            if seq >= 0 and data != self.stored[seq]:
+                self._fork(seq, send)  # the host now says something else was record ``seq``
+            return  # already have it (a resend after reconnecting)
+        if seq != self.last_seq + 1:
+            self._misbehaving(f"record {seq} arrived after {self.last_seq}")
+            return
+        try:
+            record = parse_stored_record(data, seq, self.header)
+            if seq == 0:
+                self.header = parse_header(record)
+                if self.agent is not None and self.header.deal != self.agent.deal_mode:
+                    self._misbehaving("the log's header and the welcome name other deal modes")
+                    return
+                self.verifier.set_header(self.header)
+                self.replayer = Replayer(self.header)
+                self.names = [s.name for s in self.header.seats]
+            self.verifier.feed(record)
+        except (LogError, ReplayError) as e:
+            self._misbehaving(f"record {seq} fails verification: {e}")
+            return
+        if self.log_file is not None:
+            self.log_file.write(data)
+            self.log_file.flush()
+        self.last_seq = seq
+        self.stored.append(data)
+        self.hashes.append(record.hash)
+        if record.kind == R.SEEDS:
+            self.seeds_hash = record.hash
+        self._forget_public_seeds(record)
+        if self.replayer is not None and self.problem is None:
+            try:
+                self.replayer.feed(record)
+            except ReplayError as e:
+                self._misbehaving(f"record {seq}: {e.reason}")
+        if self.agent is not None and self.problem is None:
+            try:
+                self.agent.observe(record.kind, record.fields, record.action, record.hash)
+            except SeatProblem as e:
+                self._misbehaving(f"record {record.index}: {e.text}")
+        line = describe_record(record, self.names)
+        if line:
+            self.player.event(line)
+
+    def _turn(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        agent = self.agent
+        if agent is None or self.problem is not None:
+            return
+        agent.aseq = message["aseq"]  # the host numbers what it has taken from this seat
+        try:
+            reply = agent.reply(message["need"], message["hand"], message)
+        except SeatProblem as e:
+            (self._misbehaving if e.host_fault else self._leave)(e.text)
+            return
+        if reply is None:
+            return  # the seat's view waits for a record still on its way; the host asks again
+        if not isinstance(reply, Decision):
+            send(reply)
+            return
+        view = self.view if reply.view is None else {**self.view, "state": reply.view}
+        d = maybeDeferred(self.player.choose, reply.legal, view)
+
+        def chosen(text: str) -> None:
+            if self.agent is not agent or self.done:
+                return
+            try:
+                answer = agent.act(reply.hand, text)
+            except (ValueError, IllegalAction) as e:
+                self.player.event(f"refused: {e}")
+                self._turn(message, send)  # ask again
+                return
+            send(answer)
+
+        def failed(failure: Failure) -> None:
+            log.failure("choosing an action failed", failure)
+
+        d.addCallbacks(chosen, failed)
+
+    def _checkpoint_problem(self, msg: bytes, hand: int) -> str | None:
+        """Why this seat will not sign the checkpoint, or None: its own replay must agree."""
+        replayer = self.replayer
+        if replayer is None:
+            return "no log yet"
+        try:
+            fields = R.unpack_map(msg, "checkpoint")
+        except R.MessageError as e:
+            return str(e)
+        result = fields.get("result")
+        if fields.get("hand") != hand or not replayer.seeds_published:
+            return "the hand is not finished in my log"
+        if fields.get("head") != self.seeds_hash:  # a chat or seat-key record may follow it
+            return "it names another log head"
+        if not isinstance(result, dict) or result.get("totals") != replayer.match.scores:
+            return "its totals differ from my replay"
+        return None
+
+
+class PeerProtocol(FrameProtocol):
+    def __init__(self, session: PeerSession, factory: PeerFactory | None = None) -> None:
+        self.session = session
+        self.peer_factory = factory
+
+    def connectionMade(self) -> None:  # Twisted's name
+        super().connectionMade()
+        if self.peer_factory is not None:
+            self.peer_factory.current = self
+        self.send(self.session.hello())
+
+    def message_received(self, message: dict[str, Any]) -> None:
+        self.session.handle(message, self.send)
+        if self.session.done:
+            self.drop()
+            self._session_over()
+
+    def connectionLost(self, reason: Failure = connectionDone) -> None:  # Twisted's name
+        if self.peer_factory is not None and self.peer_factory.current is self:
+            self.peer_factory.current = None
+        if reason.check(TLSIdentityError) and not self.session.done:
+            # not the host we meant: retrying cannot help, so stop and say why
+            self.session.done = True
+            self.session.problem = str(reason.value)
+            self.session.player.event(f"refusing the host: {reason.value}")
+            self.session.player.finished(f"connection refused: {reason.value}")
+        elif not self.session.done:
+            self.session.player.event("connection to the host lost; reconnecting")
+        if self.session.done:
+            self._session_over()
+
+    def _session_over(self) -> None:
+        if self.peer_factory is not None and self.peer_factory.over is not None:
+            self.peer_factory.over()
+
+
+class PeerFactory(Factory):
+    def __init__(self, session: PeerSession, over: Callable[[], object] | None = None) -> None:
+        self.session = session
+        self.over = over  # called once the session has ended: no reconnecting after that
+        self.current: PeerProtocol | None = None  # the open connection, if any
+
+    def buildProtocol(self, addr: Any) -> PeerProtocol:  # Twisted's name
+        protocol = PeerProtocol(self.session, self)
+        protocol.factory = self
+        return protocol
+
+
+class SeatClient(ClientService):
+    """A seat's connection to its host: reconnects with backoff until the session ends (the
+    host's ``bye``, the match over, the seat leaving or refusing the host), then stops for good.
+    """
+
+    def __init__(
+        self, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0, clock: Any = None
+    ) -> None:
+        self.session = session
+        self.peer_factory = PeerFactory(session, self._session_over)
+        super().__init__(
+            endpoint,
+            self.peer_factory,
+            retryPolicy=backoffPolicy(initialDelay=0.3, maxDelay=max_delay),
+            clock=clock,
+        )
+
+    def _session_over(self) -> None:
+        if self.running:
+            self.stopService()
+
+    def leave(self, reason: str) -> Deferred[None]:
+        """The player leaves: say ``bye`` to the host if connected, then close the connection
+        once that is written. Fires when the connection is closed. A seat whose session already
+        ended (the host said bye first) just stops."""
+        message = self.session.quit(reason)
+        protocol = self.peer_factory.current
+        if message is not None and protocol is not None and not protocol.dropped:
+            protocol.send(message)
+        return self.stopService()
+
+
+def connect_with_retry(
+    reactor: Any, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0
+) -> SeatClient:
+    """Connect, and reconnect with exponential backoff until the session ends."""
+    service = SeatClient(endpoint, session, max_delay=max_delay, clock=reactor)
+    service.startService()
+    return service
+
+
+__all__ = [
+    "PeerFactory",
+    "PeerProtocol",
+    "PeerSession",
+    "Player",
+    "SeatClient",
+    "comings_and_goings",
+    "connect_with_retry",
+    "describe_record",
+]

@@ -1,0 +1,188 @@
+"""A seat's side of blind-dealt hands (``docs/blind-deal.md``), sans-io.
+
+:class:`BlindSeat` holds the seat's secrets for the current hand and its own
+:class:`~canasta_net.blind.hand.BlindHand` (which opens the positions dealt to it), follows the
+table's signed messages as they arrive in the log, and answers what the hand needs from the seat.
+The remote peer (``net_peer``) and the host's own seats (``net_host``) both use it, so a seat
+played inside the host process holds its own cards and nothing more.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ..canasta.actions import Action
+from ..canasta.rules import RuleSet
+from ..deal.blind.hand import BlindHand
+from ..deal.blind.keys import SEED_SIZE, SeatSecrets
+from ..deal.blind.points import card_points
+from ..deal.blind.schedule import labels_for_rules
+from ..hand.blind import feed_message, message_of
+from ..hand.protocol import HandContext
+from ..identity import Identity
+from ..log import records as R
+from .signer import SeedKeeper
+
+
+def act_of_body(body: bytes) -> dict[str, Any] | None:
+    """The signed message inside a record body written by this process's own host, if any."""
+    fields = R.unpack_map(body, "record", limit=1 << 20)
+    act = fields.get("act")
+    return R.unpack_map(act, "signed message") if isinstance(act, bytes) else None
+
+
+class BlindSeat:
+    """One seat's secrets and view of the current blind-dealt hand."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seat: int,
+        game: Any,
+        table_id: bytes,
+        context: Callable[[], HandContext],
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        seed_keeper: SeedKeeper | None = None,
+        seed_source: Callable[[int], bytes] | None = None,
+    ) -> None:
+        self.identity = identity
+        self.seat = seat
+        self.game = game
+        self.rules: RuleSet = game.rules
+        self.table_id = table_id
+        self.context = context
+        self.random_bytes = random_bytes
+        self.seed_keeper = seed_keeper  # keeps the hand's seed on disk until it is published
+        # a seat inside the host: seeds derived from its key, the same again after a restart
+        self.seed_source = seed_source
+        self.hand: BlindHand | None = None
+        self.not_ours: set[int] = set()  # hands a stand-in played for this seat
+        self._seen: list[tuple[int, str, dict[str, Any]]] = []  # the current hand's messages
+        self._seed_kept = False  # the current hand's seed is fresh and written to the keeper
+        self._seed_read_back = False  # the current hand's seed came from the keeper
+        card_points(labels_for_rules(self.rules))  # computed once per process, before any hand
+
+    def _hand(self, hand_no: int) -> BlindHand:
+        """The seat's view of the hand. A restarted seat takes up a hand it had announced
+        itself in with the seed it kept; its own announcement in the log tells if it is that."""
+        if self.hand is None or self.hand.hand_no != hand_no:
+            if self.seed_source is not None:
+                self._seed_read_back, self._seed_kept, self._seen = False, True, []
+                self.hand = self._new_hand(hand_no, self.seed_source(hand_no))
+                return self.hand
+            kept = self.seed_keeper.get(hand_no) if self.seed_keeper is not None else None
+            self._seed_read_back = kept is not None
+            self._seed_kept = False
+            self._seen = []
+            self.hand = self._new_hand(hand_no, kept or self.random_bytes(SEED_SIZE))
+        return self.hand
+
+    def _new_hand(self, hand_no: int, seed: bytes) -> BlindHand:
+        ctx = self.context()
+        secrets = SeatSecrets.derive(self.table_id, hand_no, self.seat, seed, self.rules.deck_size)
+        return BlindHand(
+            self.rules,
+            self.table_id,
+            hand_no,
+            ctx.dealer,
+            ctx.minimums,
+            ctx.keys,
+            viewer=self.seat,
+            secrets=secrets,
+            identity=self.identity,
+            trusted=True,  # its owner verified the log (or wrote it) before showing it
+        )
+
+    def _announcing(self, hand_no: int) -> BlindHand:
+        """The hand, about to announce this seat's commitment: always with a fresh seed, kept
+        before it is used. A seed read back from the keeper is never announced again (the host
+        may never have logged it, or may replay an old table id to learn it a second time)."""
+        hand = self._hand(hand_no)
+        if self._seed_kept:
+            return hand
+        if self._seed_read_back:
+            hand = self._new_hand(hand_no, self.random_bytes(SEED_SIZE))
+            for seat, type_, fields in self._seen:  # the others' announcements so far
+                feed_message(hand, seat, type_, fields, self.game)
+            self.hand, self._seed_read_back = hand, False
+        assert hand.secrets is not None
+        if self.seed_keeper is not None:
+            self.seed_keeper.put(hand_no, hand.secrets.seed)
+        self._seed_kept = True
+        return hand
+
+    def lost_secrets(self, hand_no: int) -> bool:
+        """Whether the host asks this seat for a hand whose announcement is not its own: a
+        restarted seat whose seed for the hand is gone (a stand-in's hands never prompt it)."""
+        return hand_no in self.not_ours
+
+    def observe(self, kind: str, act: dict[str, Any] | None) -> None:
+        """A record the host wrote (its signed message, if any): follow the hand."""
+        found = message_of(kind, act)
+        if found is None:
+            return
+        seat, type_, fields = found
+        hand_no = int(fields["hand"])
+        if hand_no in self.not_ours:
+            return
+        hand = self._hand(hand_no)
+        if type_ == "announce" and seat == self.seat:
+            assert hand.secrets is not None
+            if fields.get("commitment") != hand.secrets.commitment:
+                # another key (a stand-in) held the seat for this hand: not ours to follow
+                self.not_ours.add(hand_no)
+                self.hand = None
+                return
+        if self._seed_read_back:
+            if type_ == "announce" and seat == self.seat:  # the kept seed is the one in the log
+                self._seed_read_back, self._seed_kept, self._seen = False, True, []
+            else:  # kept to rebuild the hand if the kept seed turns out not to be in the log
+                self._seen.append((seat, type_, fields))
+        feed_message(hand, seat, type_, fields, self.game)
+        if type_ in ("announce", "stage") and hand.needs(self.seat).kind == "wait":
+            hand.prepare()  # while another seat computes its stage
+
+    def answer(self, hand_no: int, need: str) -> tuple[str, dict[str, Any]] | None:
+        """The message (type, fields) for a deal step the hand waits for, or None if this seat's
+        own view of the hand waits for nothing of that kind."""
+        hand = self._announcing(hand_no) if need == "announce" else self._hand(hand_no)
+        wanted = hand.needs(self.seat)
+        if wanted.kind != need or need == "act":
+            return None
+        return need, hand.respond(wanted)
+
+    def prepare(self) -> None:
+        """Work ahead while the seat waits (its stage-2 keys, its sealed deal keys)."""
+        if self.hand is not None:
+            self.hand.prepare()
+
+    def legal_actions(self, hand_no: int) -> list[Action]:
+        hand = self._hand(hand_no)
+        if hand.state is None or hand.needs(self.seat).kind != "act":
+            return []
+        return hand.state.legal_actions()
+
+    def resolve(self, text: str) -> Action:
+        """A person's action text as the legal action it means (any suit order, any form the
+        engine normalizes); raises ValueError or IllegalAction (with the engine's reason)."""
+        assert self.hand is not None and self.hand.state is not None
+        state = self.hand.state
+        action = state.normalize(self.game.parse_action(text))
+        state.check(action, self.seat)
+        return action
+
+    def action_fields(self, action: Action) -> dict[str, Any]:
+        assert self.hand is not None
+        return {"action": str(action), "proofs": self.hand.proofs_for(action)}
+
+    def view(self) -> dict[str, Any] | None:
+        """The seat's own view of the hand (its cards, the public ones, counts of the rest)."""
+        if self.hand is None or self.hand.state is None:
+            return None
+        view: dict[str, Any] = self.game.seat_view(self.hand.state, self.seat)
+        return view
+
+
+__all__ = ["BlindSeat", "act_of_body"]

@@ -1,0 +1,139 @@
+"""A whole recorded match in one process: a HostTable and its seats wired directly.
+
+This is the table protocol without a network: every seat is a
+:class:`~canasta_net.seat_agent.SeatAgent` that follows the host's records and answers what the
+table needs from it, through the same :class:`~canasta_net.host_table.HostTable` the LAN host
+runs, and the host journals everything to a real ``.cnlog``. ``canasta simulate --log`` and the
+tests use it to produce logs the replayer and the auditor check.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from ..canasta.bots import Bot, choose_for
+from ..cards import parse_face
+from ..games import game_of_rules
+from ..hand import HandContext
+from ..identity import Identity
+from ..log import LogWriter, RecordInfo
+from .host import HostTable, SeatEntry, TablePhase
+from .seat import Decision, SeatAgent
+
+
+def bot_identity(seed: int | str, seat: int) -> Identity:
+    return Identity.from_seed(f"canasta-net bot {seed} seat {seat}".encode())
+
+
+def bot_move(bot: Bot, decision: Decision, game: Any) -> str:
+    """A bot's choice for a decision: from the seat's own state where it has one, else from
+    the legal list and the hand in the seat's view."""
+    if decision.state is not None:
+        return str(choose_for(bot, decision.state))
+    view = decision.view or {}
+    hand = [parse_face(card) for card in view.get("hand", [])]
+    legal = [game.parse_action(text) for text in decision.legal]
+    return str(bot.choose(legal, hand, game.rules))
+
+
+@dataclass
+class LocalMatch:
+    host: HostTable
+    seats: list[SeatAgent]
+    bots: list[Bot]
+    records: int = 0
+
+    def _broadcast(self, infos: Sequence[RecordInfo]) -> None:
+        for info in infos:
+            self.records += 1
+            for agent in self.seats:
+                agent.observe_stored(info.kind, info.body, info.hash)
+
+    def step(self) -> None:
+        """Advance the table by one message: the first seat the table waits for answers."""
+        host = self.host
+        for agent in self.seats:
+            need = host.needs(agent.seat)
+            reply = agent.reply(need, host.hand_no, host.prompt_fields(agent.seat, need))
+            if reply is None:
+                continue
+            if isinstance(reply, Decision):
+                text = bot_move(self.bots[agent.seat], reply, host.game)
+                reply = agent.act(reply.hand, text)
+            self._broadcast(host.take_message(agent.seat, reply))
+            return
+        raise RuntimeError(f"the table ({host.phase.value}) waits for no seat that can answer")
+
+    def play(self, max_hands: int | None = None, on_step: Callable[[], None] | None = None) -> None:
+        """Play until the match ends (or ``max_hands`` hands have been checkpointed)."""
+        while self.host.phase is not TablePhase.OVER:
+            if (
+                max_hands is not None
+                and self.host.match.hands_played >= max_hands
+                and (self.host.phase is TablePhase.COMMITTING)
+            ):
+                return
+            self.step()
+            if on_step is not None:
+                on_step()
+
+
+def recorded_match(
+    rules: Any,
+    log_file: BinaryIO,
+    *,
+    seed: int = 0,
+    bot_kinds: Sequence[str] = ("greedy",),
+    fsync: bool = False,
+    table_id: bytes | None = None,
+    deal: str = "commit-reveal",
+) -> LocalMatch:
+    """Set up an all-bot table journaling to ``log_file``; deterministic for a given seed.
+
+    Seeds are derived with ``insecure_seed`` (the header says ``insecure``): a simulation's log
+    must be reproducible, and nobody plays for stakes against bots.
+    """
+    game = game_of_rules(rules)
+    rng = random.Random(seed)
+    identities = [bot_identity(seed, s) for s in range(rules.players)]
+    table = table_id or rng.randbytes(16)
+    entries = [SeatEntry(f"bot-{s}", identities[s].public_key, True) for s in range(rules.players)]
+    writer = LogWriter(log_file, identities[0], fsync=fsync)
+    host = HostTable(
+        game,
+        table,
+        entries,
+        writer,
+        host_seat=0,
+        deal_mode=deal,
+        insecure=True,
+        created=0,
+        random_bytes=rng.randbytes,
+    )
+
+    def context() -> HandContext:
+        return HandContext(host.match.dealer, host.match.minimums(), [e.key for e in host.seats])
+
+    seats = [
+        SeatAgent(
+            identities[s],
+            s,
+            game,
+            table,
+            host.head,
+            deal,
+            context,
+            random_bytes=rng.randbytes,
+            insecure_seed_value=seed,
+            state=lambda: host.state,
+        )
+        for s in range(rules.players)
+    ]
+    bots = [
+        game.make_bot(bot_kinds[s % len(bot_kinds)], random.Random(rng.getrandbits(64)))
+        for s in range(rules.players)
+    ]
+    return LocalMatch(host, seats, bots)

@@ -1,0 +1,324 @@
+"""One seat's driver, sans-io: the same for a remote peer, the host's own seats and bots, and
+the local table.
+
+A :class:`SeatAgent` holds what only the seat holds: its key and message numbering
+(:class:`~canasta_net.seat.SeatSigner`), its secrets for each hand and where they are kept, and
+its own view of the hand. It follows every record of the log as it comes (:meth:`observe`) and
+answers what the table needs from it (:meth:`reply`): a signed message ready to send, or a
+:class:`Decision` for whoever plays the seat (a person, a bot), which :meth:`act` then signs.
+
+The part of a seat that depends on the deal mode is one :class:`SeatPart` per mode:
+:class:`CommitRevealPart` (commit to a seed, reveal it once the host's signed list holds the
+commitment) and :class:`BlindPart` (the host-blind deal, ``docs/blind-deal.md``: the seat's own
+secrets and cards). Nobody outside this module branches on the deal mode.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..deal.blind.errors import BlindError
+from ..deal.blind.hand import BlindRefused
+from ..hand import HandContext
+from ..identity import Identity
+from ..log import records as R
+from ..log.seed_store import SeedStoreError
+from .blind_seat import BlindSeat
+from .signer import SeatSigner, SeedKeeper, SeedLost
+
+Message = dict[str, Any]  # a wire message from the seat to the host (``docs/wire-protocol.md``)
+
+
+class SeatProblem(Exception):
+    """The seat cannot go on at this table: ``host_fault`` when the host broke the protocol
+    (nothing it sends can be trusted), otherwise the seat itself cannot play (a lost secret)."""
+
+    def __init__(self, text: str, *, host_fault: bool) -> None:
+        super().__init__(text)
+        self.text = text
+        self.host_fault = host_fault
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The seat must choose an action: the legal ones in canonical text, the seat's own view of
+    the table where it has one (else the host's view applies), and the engine's state as the seat
+    sees it, for a bot that reads it directly (None where the seat has none)."""
+
+    hand: int
+    legal: list[str]
+    view: dict[str, Any] | None
+    state: Any
+
+
+class SeatPart(Protocol):
+    """What a seat does that depends on the deal mode."""
+
+    def observe(self, kind: str, fields: Mapping[str, Any], act: dict[str, Any] | None) -> None:
+        """A record of the log (its public fields, its signed message if any)."""
+        ...
+
+    def answer(self, need: str, hand: int) -> tuple[str, dict[str, Any], bytes | None] | None:
+        """The message (type, fields, secret sent beside it) for a deal step, or None if the
+        seat's view of the hand is not there yet (the host prompts again). Raises SeatProblem."""
+        ...
+
+    def decision(self, hand: int, prompt: Mapping[str, Any]) -> Decision | None: ...
+
+    def action_fields(self, hand: int, text: str) -> dict[str, Any]:
+        """The signed fields of the action ``text`` (raises ValueError or IllegalAction where the
+        seat itself can tell that the action is not legal)."""
+        ...
+
+    def view(self) -> dict[str, Any] | None:
+        """The seat's own view of the hand, where the host cannot give it."""
+        ...
+
+    def prepare(self) -> None:
+        """Work ahead while the seat waits."""
+        ...
+
+    def stop_keeping_seeds(self) -> None:
+        """The seed store failed: keep this hand's secret in memory only."""
+        ...
+
+
+class CommitRevealPart:
+    """A seat at a commit-reveal table: its seed per hand, committed to, revealed to the host once
+    the host's signed list of commitments holds it. The host knows the cards and lists the legal
+    actions; ``state`` gives a bot inside the host the engine's state to read its own hand."""
+
+    def __init__(self, signer: SeatSigner, state: Callable[[], Any] | None = None) -> None:
+        self.signer = signer
+        self.state = state
+        self.listed: dict[int, list[bytes]] = {}  # each hand's signed list of commitments
+
+    def observe(self, kind: str, fields: Mapping[str, Any], act: dict[str, Any] | None) -> None:
+        if kind == R.COMMITMENTS:
+            hand, listed = fields.get("hand"), fields.get("commitments")
+            if isinstance(hand, int) and isinstance(listed, list):
+                self.listed = {hand: listed}
+
+    def answer(self, need: str, hand: int) -> tuple[str, dict[str, Any], bytes | None] | None:
+        if need == "commit":
+            return "commit", {"commitment": self.signer.secret(hand).commitment}, None
+        if need != "reveal":
+            return None
+        try:
+            secret = self.signer.known_secret(hand)
+        except SeedStoreError:
+            secret = None
+        if secret is None:
+            raise SeatProblem(
+                f"cannot reveal: {SeedLost(hand)}; the table records a forfeit", host_fault=False
+            )
+        if not secret.is_published_in(self.listed.get(hand, [])):
+            raise SeatProblem(
+                "asked to reveal before the signed list holds my commitment", host_fault=True
+            )
+        return "reveal", {"commitment": secret.commitment}, secret.seed
+
+    def decision(self, hand: int, prompt: Mapping[str, Any]) -> Decision:
+        legal = [str(text) for text in prompt.get("legal", [])]
+        return Decision(hand, legal, None, None if self.state is None else self.state())
+
+    def action_fields(self, hand: int, text: str) -> dict[str, Any]:
+        return {"action": text}  # the host checks it against the engine
+
+    def view(self) -> dict[str, Any] | None:
+        return None
+
+    def prepare(self) -> None:
+        """Nothing to work ahead on."""
+
+    def stop_keeping_seeds(self) -> None:
+        self.signer.seed_keeper = None
+
+
+class BlindPart:
+    """A seat at a blind-dealt table: its own secrets and cards (:class:`BlindSeat`)."""
+
+    def __init__(self, seat: BlindSeat) -> None:
+        self.seat = seat
+
+    def observe(self, kind: str, fields: Mapping[str, Any], act: dict[str, Any] | None) -> None:
+        try:
+            self.seat.observe(kind, act)
+        except (BlindRefused, BlindError) as e:
+            raise SeatProblem(str(e), host_fault=True) from None
+
+    def _require_secrets(self, hand: int) -> None:
+        if self.seat.lost_secrets(hand):
+            raise SeatProblem(
+                f"cannot play hand {R.shown_number(hand)}: this seat's secrets for it are lost "
+                "(the process that drew them ended and no seed store kept them); the table "
+                "records a forfeit",
+                host_fault=False,
+            )
+
+    def answer(self, need: str, hand: int) -> tuple[str, dict[str, Any], bytes | None] | None:
+        self._require_secrets(hand)
+        answer = self.seat.answer(hand, need)
+        return None if answer is None else (answer[0], answer[1], None)
+
+    def decision(self, hand: int, prompt: Mapping[str, Any]) -> Decision | None:
+        self._require_secrets(hand)
+        legal = self.seat.legal_actions(hand)
+        if not legal:
+            return None  # the seat's view of the hand is not there yet: the host prompts again
+        state = self.seat.hand.state if self.seat.hand is not None else None
+        return Decision(hand, [str(a) for a in legal], self.seat.view(), state)
+
+    def action_fields(self, hand: int, text: str) -> dict[str, Any]:
+        return self.seat.action_fields(self.seat.resolve(text))
+
+    def view(self) -> dict[str, Any] | None:
+        return self.seat.view()
+
+    def prepare(self) -> None:
+        self.seat.prepare()
+
+    def stop_keeping_seeds(self) -> None:
+        self.seat.seed_keeper = None
+
+
+class SeatAgent:
+    """One seat's side of the table protocol: follows the log, answers the table's needs."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seat: int,
+        game: Any,
+        table_id: bytes,
+        head: bytes,
+        deal_mode: str,
+        context: Callable[[], HandContext],
+        *,
+        aseq: int = 0,
+        random_bytes: Callable[[int], bytes] = os.urandom,
+        insecure_seed_value: int | str | None = None,
+        seed_source: Callable[[int], bytes] | None = None,
+        seed_keeper: SeedKeeper | None = None,
+        state: Callable[[], Any] | None = None,
+        checkpoint_check: Callable[[bytes, int], str | None] | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.seat = seat
+        self.deal_mode = deal_mode
+        self.signer = SeatSigner(
+            identity,
+            seat,
+            table_id,
+            head,
+            random_bytes=random_bytes,
+            insecure_seed_value=insecure_seed_value,
+            aseq=aseq,
+            seed_source=seed_source,
+            seed_keeper=seed_keeper,
+        )
+        self.checkpoint_check = checkpoint_check  # why not to sign a checkpoint, or None
+        self.warn = warn or (lambda text: None)
+        self.part: SeatPart
+        if deal_mode == "blind":
+            self.part = BlindPart(
+                BlindSeat(
+                    identity,
+                    seat,
+                    game,
+                    table_id,
+                    context,
+                    random_bytes,
+                    seed_keeper=seed_keeper,
+                    seed_source=seed_source,
+                )
+            )
+        elif deal_mode == "commit-reveal":
+            self.part = CommitRevealPart(self.signer, state)
+        else:
+            raise ValueError(f"unknown deal mode {deal_mode!r}")
+
+    @property
+    def aseq(self) -> int:
+        return self.signer.aseq
+
+    @aseq.setter
+    def aseq(self, value: int) -> None:
+        self.signer.aseq = value  # the host numbers what it has taken from this seat
+
+    def observe(
+        self,
+        kind: str,
+        fields: Mapping[str, Any],
+        act: dict[str, Any] | None,
+        record_hash: bytes,
+    ) -> None:
+        """A record of the log, verified by the seat's owner (or written by its own host).
+        Raises SeatProblem if the record contradicts the seat's own view of the hand."""
+        self.signer.observe(record_hash)
+        self.part.observe(kind, fields, act)
+
+    def observe_stored(self, kind: str, body: bytes, record_hash: bytes) -> None:
+        """A record as the host's writer wrote it (its body bytes)."""
+        fields = R.unpack_map(body, "record", limit=1 << 20)
+        raw = fields.get("act")
+        act = R.unpack_map(raw, "signed message") if isinstance(raw, bytes) else None
+        self.observe(kind, fields, act, record_hash)
+
+    def reply(self, need: str, hand: int, prompt: Mapping[str, Any]) -> Message | Decision | None:
+        """What the seat answers to the table's need: a message to send, a decision for whoever
+        plays the seat, or None when the seat's view is not there yet. Raises SeatProblem."""
+        if need == "wait":
+            return None
+        if need == "checkpoint":
+            msg = prompt.get("msg", b"")
+            problem = self.checkpoint_check(msg, hand) if self.checkpoint_check else None
+            if problem:
+                raise SeatProblem(
+                    f"refusing to sign hand {R.shown_number(hand)}: {problem}", host_fault=True
+                )
+            return {"t": "checkpoint", "hand": hand, "sig": self.signer.sign_checkpoint(msg)}
+        if need == "act":
+            return self.part.decision(hand, prompt)
+        try:
+            answer = self.part.answer(need, hand)
+        except SeedStoreError as e:
+            self.warn(f"warning: {e}; this hand's seed is kept in memory only")
+            self.part.stop_keeping_seeds()
+            answer = self.part.answer(need, hand)
+        if answer is None:
+            return None
+        type_, fields, secret = answer
+        act, asig = self.signer.sign(hand, type_, **fields)
+        if type_ in ("commit", "reveal") and self.deal_mode == "commit-reveal":
+            message: Message = {"t": type_, "act": act, "asig": asig}
+            if secret is not None:
+                message["seed"] = secret
+            return message
+        return {"t": "act", "act": act, "asig": asig}
+
+    def act(self, hand: int, text: str) -> Message:
+        """Sign the action chosen for a decision (raises ValueError or IllegalAction where the
+        seat can tell it is not legal: the chooser is asked again)."""
+        act, asig = self.signer.sign(hand, "action", **self.part.action_fields(hand, text))
+        return {"t": "act", "act": act, "asig": asig}
+
+    def chat(self, hand: int, text: str) -> Message:
+        act, asig = self.signer.chat(hand, text)
+        return {"t": "act", "act": act, "asig": asig}
+
+    def view(self) -> dict[str, Any] | None:
+        return self.part.view()
+
+    def prepare(self) -> None:
+        self.part.prepare()
+
+    def stop_keeping_seeds(self) -> None:
+        self.signer.seed_keeper = None
+        self.part.stop_keeping_seeds()
+
+
+__all__ = ["BlindPart", "CommitRevealPart", "Decision", "SeatAgent", "SeatPart", "SeatProblem"]

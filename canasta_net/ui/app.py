@@ -1,0 +1,153 @@
+"""Wiring for the commands: a hosted table on a TLS port, and a seat that joins one."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.endpoints import SSL4ClientEndpoint, SSL4ServerEndpoint
+from twisted.internet.interfaces import IListeningPort
+from twisted.logger import Logger
+
+from ..identity import Identity
+from ..log import open_log_for_writing
+from ..net.host import HostConnection, HostFactory, ServiceEvents, TableConfig, TableService
+from ..net.peer import PeerSession, Player, SeatClient, connect_with_retry
+from ..net.tls import client_context_factory, server_context_factory, verified_peer_key
+from ..table.host import HostTable
+from .players import BotPlayer
+
+log = Logger()
+
+
+def default_log_path(kind: str, name: str) -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:40]
+    return Path(base) / "canasta-net" / "games" / f"{stamp}-{safe}-{kind}.cnlog"
+
+
+def open_new_log(path: Path) -> BinaryIO:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return open_log_for_writing(path)
+
+
+# Seconds the host waits for its seats to take their ``bye`` before it stops regardless.
+BYE_TIMEOUT = 3.0
+
+
+@dataclass
+class HostedTable:
+    service: TableService
+    port: IListeningPort
+    log_path: Path
+    log_file: BinaryIO
+    reactor: Any
+    _closing: Deferred[None] | None = field(default=None, init=False)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        addr: Any = self.port.getHost()
+        return str(addr.host), int(addr.port)
+
+    def close(self, reason: str) -> Deferred[None]:
+        """The host leaves: stop listening, send every seat ``bye`` with ``reason`` and wait
+        (at most ``BYE_TIMEOUT`` seconds) until each connection has closed, so that the byes are
+        on the wire before the reactor stops. A later call waits for the first one."""
+        if self._closing is None:
+            self._closing = ensureDeferred(self._close(reason))
+            self._closing.addErrback(lambda failure: log.failure("closing the table", failure))
+        waiting: Deferred[None] = Deferred()
+
+        def done(result: object) -> object:
+            waiting.callback(None)
+            return result
+
+        self._closing.addBoth(done)
+        return waiting
+
+    async def _close(self, reason: str) -> None:
+        stopping = self.port.stopListening()
+        self.service.close(reason)
+        open_connections = set(self.service.connections)
+        if open_connections:
+            all_gone: Deferred[None] = Deferred()
+
+            def gone(_: object, conn: HostConnection) -> None:
+                open_connections.discard(conn)
+                if not open_connections and not all_gone.called:
+                    all_gone.callback(None)
+
+            def timed_out() -> None:
+                if not all_gone.called:
+                    all_gone.callback(None)
+
+            for conn in list(open_connections):
+                conn.lost.addCallback(gone, conn)
+            timer = self.reactor.callLater(BYE_TIMEOUT, timed_out)
+            await all_gone
+            if timer.active():
+                timer.cancel()
+            for conn in open_connections:  # a seat that does not read is not waited for
+                transport: Any = conn.transport
+                if transport is not None:
+                    transport.abortConnection()
+        if stopping is not None:
+            await stopping
+
+
+async def start_host(
+    reactor: Any,
+    config: TableConfig,
+    identity: Identity,
+    *,
+    bind: str,
+    port: int,
+    log_path: Path,
+    resume: bool = False,
+    events: ServiceEvents | None = None,
+    fsync: bool = True,
+) -> HostedTable:
+    """Open (or resume) the log, then listen with TLS on ``bind:port``."""
+    table: HostTable | None = None
+    if resume:
+        log_file = open_log_for_writing(log_path, resume=True)
+        table = HostTable.resume(log_file, identity, fsync=fsync)
+        config.rules = table.rules
+    else:
+        log_file = open_new_log(log_path)
+    service = TableService(
+        config, identity, reactor, log_file, table=table, fsync=fsync, events=events
+    )
+    endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
+    listening = await endpoint.listen(HostFactory(service, verified_peer_key))
+    return HostedTable(service, listening, log_path, log_file, reactor)
+
+
+def join_table(
+    reactor: Any,
+    host: str,
+    port: int,
+    session: PeerSession,
+    identity: Identity,
+    *,
+    fingerprint: str | None,
+    decide: Callable[[str], bool] | None = None,
+) -> SeatClient:
+    """Connect a seat (reconnecting with backoff) to a host, checking its fingerprint."""
+    creator = client_context_factory(identity, fingerprint, decide=decide)
+    endpoint = SSL4ClientEndpoint(reactor, host, port, creator)
+    return connect_with_retry(reactor, endpoint, session)
+
+
+def bot_player(session_holder: list[PeerSession], kind: str, seed: int | None) -> Player:
+    """A bot for a joining seat; it learns the game from the host's welcome."""
+    return BotPlayer(
+        kind, random.Random(seed), lambda: session_holder[0].game if session_holder else None
+    )

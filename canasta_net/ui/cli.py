@@ -1,0 +1,844 @@
+"""The ``canasta`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from click.core import ParameterSource
+from twisted.internet.defer import Deferred
+
+from .. import __version__
+from ..canasta.rules import RuleSet
+from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header
+from ..identity import Identity, IdentityError, default_identity_path
+from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
+from ..log.seed_store import SeedStore
+from ..net.host import ServiceEvents
+from ..net.known_hosts import KnownHosts
+from ..net.peer import PeerSession, describe_record
+from ..simulate import simulate
+from ..table.config import MAX_SECONDS, TableConfig, TableConfigError
+from ..table.host import HostTable
+from ..table.local import recorded_match
+from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
+from .players import TerminalPlayer
+
+DEFAULT_PORT = 47475
+DISCOVERY_PORT = 47474
+
+
+def _rules_or_fail(variant: str) -> Any:
+    """The rule set of a preset of any game (a RuleSet, or MayIRules for "May I?")."""
+    try:
+        return game_for(variant).rules
+    except UnknownGame as e:
+        raise click.BadParameter(str(e), param_hint="--variant") from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="canasta")
+def main() -> None:
+    """canasta-net: Canasta across a LAN, dealt fairly, every move recorded."""
+
+
+@main.command()
+def variants() -> None:
+    """List the rule presets, with a line each."""
+    for name, description in all_variants():
+        click.echo(f"{name:12} {description}")
+
+
+@main.command(name="simulate")
+@click.option("--variant", default="classic", show_default=True, help="Rule preset.")
+@click.option("--hands", default=200, show_default=True, type=click.IntRange(1), help="Hands.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
+@click.option(
+    "--bots",
+    "bot_kinds",
+    default="random",
+    show_default=True,
+    help="Bot kinds by seat, comma-separated (random, greedy); repeated over the seats.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record one match (at most HANDS hands) through the table protocol into this .cnlog.",
+)
+def simulate_command(
+    variant: str, hands: int, seed: int, bot_kinds: str, as_json: bool, log_path: Path | None
+) -> None:
+    """Engine-only self-play: play HANDS hands between bots and report speed and problems.
+
+    With --log, one match is played through the host's table protocol (commit-reveal deal,
+    signed actions, checkpoints) and journaled to FILE, which canasta-replay can then audit.
+    """
+    rules = _rules_or_fail(variant)
+    kinds = [k.strip() for k in bot_kinds.split(",") if k.strip()]
+    if log_path is not None:
+        _simulate_to_log(rules, hands, seed, kinds, log_path, as_json)
+        return
+    try:
+        if not as_json and sys.stderr.isatty():
+            with click.progressbar(length=hands, label="hands", file=sys.stderr) as bar:
+                report = simulate(rules, hands, seed, kinds, lambda done: bar.update(1))
+        else:
+            report = simulate(rules, hands, seed, kinds)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    data = report.to_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(
+            f"{data['variant']}: {data['hands']} hands ({data['matches']} matches) in "
+            f"{data['seconds']} s: {data['hands_per_second']} hands/s, "
+            f"{data['actions_per_second']} actions/s; stalls {data['stalls']}, "
+            f"errors {data['errors']}"
+        )
+        for sample in data["error_samples"]:
+            click.echo(f"  {sample}")
+    if report.stalls or report.errors:
+        sys.exit(1)
+
+
+def _simulate_to_log(
+    rules: Any, hands: int, seed: int, kinds: list[str], path: Path, as_json: bool
+) -> None:
+    try:
+        log_file = open_log_for_writing(path)
+    except FileExistsError:
+        raise click.UsageError(f"{path} exists: choose a new file for the log") from None
+    start = time.perf_counter()
+    with log_file:
+        local = recorded_match(rules, log_file, seed=seed, bot_kinds=kinds or ["greedy"])
+        local.play(max_hands=hands)
+    seconds = time.perf_counter() - start
+    result = local.host.match.result
+    outcome = (
+        result.describe()
+        if result is not None
+        else f"match not finished, scores {local.host.match.scores}"
+    )
+    data: dict[str, object] = {
+        "log": str(path),
+        "variant": rules.name,
+        "hands": local.host.match.hands_played,
+        "records": local.records + 1,
+        "bytes": path.stat().st_size,
+        "seconds": round(seconds, 3),
+        "scores": local.host.match.scores,
+        "result": None if result is None else result.describe(),
+    }
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(
+            f"{path}: {data['hands']} hands of {rules.name}, {data['records']} records, "
+            f"{data['bytes']} bytes in {data['seconds']} s; " + outcome
+        )
+
+
+# --------------------------------------------------------------------------- the table commands
+def _identity(path: Path | None) -> Identity:
+    target = path or default_identity_path()
+    try:
+        return Identity.load_or_create(target)
+    except IdentityError as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _seed_store(identity_path: Path | None) -> SeedStore:
+    """Seeds a seat committed to are kept beside its identity file until they are revealed."""
+    return SeedStore.beside(identity_path or default_identity_path())
+
+
+def _run(main_coroutine: Callable[[Any], Coroutine[Any, Any, int]]) -> None:
+    """Run an async main under the Twisted reactor and exit with its status."""
+    from twisted.internet import defer, task
+
+    def exit_with(code: int) -> None:
+        if code:
+            raise SystemExit(code)  # react() exits with a SystemExit's code
+
+    def runner(reactor: Any) -> Deferred[None]:
+        return defer.ensureDeferred(main_coroutine(reactor)).addCallback(exit_with)
+
+    task.react(runner)
+
+
+_identity_option = click.option(
+    "--identity",
+    "identity_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Identity key file (created on first use). Default: ~/.config/canasta-net/identity.pem",
+)
+
+
+def _watch_events(service: Callable[[], Any]) -> ServiceEvents:
+    """Print what happens at the table (for a host whose seat a bot plays)."""
+    from ..log import parse_stored_record
+
+    def on_record(info: Any) -> None:
+        svc = service()
+        if svc is None or svc.table is None or info.seq == 0:
+            return
+        record = parse_stored_record(info.stored, info.seq, svc.table.writer.header)
+        line = describe_record(record, [slot.name for slot in svc.slots])
+        if line:
+            click.echo(line)
+
+    return ServiceEvents(on_record=on_record)
+
+
+async def _serve(
+    reactor: Any,
+    config: TableConfig,
+    identity: Identity,
+    *,
+    seed_store: SeedStore,
+    bind: str,
+    port: int,
+    log_path: Path,
+    resume: bool,
+    play_locally: bool,
+    watch: bool,
+    name: str,
+    announce_to: tuple[str, int] | None,
+) -> int:
+    from twisted.internet.defer import Deferred
+
+    done: Deferred[None] = Deferred()
+    service_box: list[Any] = []
+    events = (
+        _watch_events(lambda: service_box[0] if service_box else None) if watch else ServiceEvents()
+    )
+    previous_finished = events.on_finished
+
+    def finished(table: HostTable) -> None:
+        if previous_finished:
+            previous_finished(table)
+        result = table.match.result
+        click.echo(f"match over: {result.describe() if result else 'stopped'}")
+        click.echo(f"log: {log_path}")
+        if not done.called:
+            reactor.callLater(0.2, done.callback, None)
+
+    events.on_finished = finished
+    table_stopped: list[str] = []  # why the match could not go on, if it could not
+
+    def on_stopped(reason: str) -> None:
+        table_stopped.append(reason)
+        click.echo(f"the table stops: {reason}", err=True)
+        click.echo(f"log: {log_path}", err=True)
+        _fire(done)
+
+    events.on_stopped = on_stopped
+    try:
+        hosted = await start_host(
+            reactor,
+            config,
+            identity,
+            bind=bind,
+            port=port,
+            log_path=log_path,
+            resume=resume,
+            events=events,
+        )
+    except (OSError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    service_box.append(hosted.service)
+    # Ctrl-C, SIGTERM or any other stop of the reactor: the seats are told before it stops
+    reactor.addSystemEventTrigger("before", "shutdown", hosted.close, "the host was stopped")
+    host, actual_port = hosted.address
+    click.echo(
+        f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
+        f"host fingerprint {identity.fingerprint}"
+    )
+    click.echo(f"log: {log_path}", err=True)
+    announcer = None
+    if announce_to is not None:
+        announcer = _start_announcer(reactor, hosted, identity, announce_to)
+    if play_locally:
+        session_box: list[PeerSession] = []
+        terminal = TerminalPlayer(
+            on_chat=lambda text: _send_chat(session_box, connection_box, text),
+            on_quit=lambda: _fire(done),
+            game=lambda: session_box[0].game if session_box else None,
+        )
+        session = PeerSession(identity, terminal, name=name, seed_store=seed_store)
+        session_box.append(session)
+        connection_box: list[Any] = []
+        from twisted.internet import stdio
+
+        stdio.StandardIO(terminal)
+        local_host = "127.0.0.1" if bind in ("0.0.0.0", "") else bind
+        connection_box.append(
+            join_table(
+                reactor,
+                local_host,
+                actual_port,
+                session,
+                identity,
+                fingerprint=identity.fingerprint,
+            )
+        )
+    await done
+    # the host's `quit` (or the match's end): every seat hears why before the connections close
+    await hosted.close("the match is over" if hosted.service.finished else "the host quit")
+    if announcer is not None:
+        stopped = announcer.stopListening()
+        if stopped is not None:
+            await stopped
+    hosted.log_file.close()
+    return 1 if table_stopped else 0
+
+
+def _fire(done: Deferred[None]) -> None:
+    if not done.called:
+        done.callback(None)
+
+
+def _send_chat(sessions: list[PeerSession], connections: list[Any], text: str) -> None:
+    message = sessions[0].chat(text) if sessions and connections else None
+    if message is None:
+        return
+    d = connections[0].whenConnected()
+    d.addCallback(lambda proto: proto.send(message))
+
+
+def _start_announcer(
+    reactor: Any, hosted: HostedTable, identity: Identity, target: tuple[str, int]
+) -> Any:
+    from ..net.discovery import Beacon, start_announcing
+
+    service = hosted.service
+
+    def beacon() -> Beacon | None:
+        if service.finished:
+            return None
+        return Beacon(
+            table_name=service.config.name[:40] or "canasta",
+            variant=service.config.rules.name,
+            seats=service.config.rules.players,
+            free_seats=service.free_seats,
+            port=hosted.address[1],
+            host_fingerprint=identity.fingerprint,
+            table_id=service.table_id.hex(),
+            deal_mode=service.config.deal,
+        )
+
+    return start_announcing(reactor, beacon, target=target)
+
+
+def _check_deal(deal: str, rules: Any) -> None:
+    if deal == "blind" and not isinstance(rules, RuleSet):
+        raise click.UsageError("--deal blind is for the Canasta games (not May I?)")
+
+
+@main.command()
+@click.option("--variant", default="classic", show_default=True)
+@click.option(
+    "--bots",
+    type=click.IntRange(0),
+    default=None,
+    help="Bot seats (default: every seat but yours). As many bots as seats: watch a bot match.",
+)
+@click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--name", default="you", show_default=True, help="Your name at the table.")
+@click.option(
+    "--deal",
+    type=click.Choice(["commit-reveal", "blind"]),
+    default="commit-reveal",
+    show_default=True,
+    help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
+    "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
+)
+@click.option("--delay", default=None, type=float, help="Seconds between bot moves.")
+@_identity_option
+def play(
+    variant: str,
+    bots: int | None,
+    hands: int | None,
+    log_path: Path | None,
+    name: str,
+    delay: float | None,
+    identity_path: Path | None,
+    deal: str = "commit-reveal",
+) -> None:
+    """Play at a local table on 127.0.0.1: you against bots (no LAN announcement)."""
+    rules = _rules_or_fail(variant)
+    _check_deal(deal, rules)
+    bot_count = rules.players - 1 if bots is None else min(bots, rules.players)
+    watch = bot_count >= rules.players
+    identity = _identity(identity_path)
+    config = TableConfig.simple(
+        "local table",
+        rules,
+        rules.players - bot_count if not watch else 1,
+        host_plays=not watch,
+        bot_delay=(0.0 if watch else 0.3) if delay is None else delay,
+        max_hands=hands,
+        deal=deal,
+    )
+    if not watch:
+        config.seats[0].name = name
+    path = log_path or default_log_path("host", "local")
+
+    async def main_(reactor: Any) -> int:
+        return await _serve(
+            reactor,
+            config,
+            identity,
+            seed_store=_seed_store(identity_path),
+            bind="127.0.0.1",
+            port=0,
+            log_path=path,
+            resume=False,
+            play_locally=not watch,
+            watch=watch,
+            name=name,
+            announce_to=None,
+        )
+
+    _run(main_)
+
+
+def _address(text: str, default_port: int) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host:
+        return text, default_port
+    try:
+        return host.strip("[]"), int(port)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not HOST:PORT") from None
+
+
+@main.command()
+@click.option("--bind", default="0.0.0.0", show_default=True, help="Address to listen on.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--name", "table_name", default="canasta", show_default=True, help="Table name.")
+@click.option("--variant", default="classic", show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(1),
+    default=None,
+    help="People at the table, you included (default: every seat); bots take the other seats.",
+)
+@click.option(
+    "--bots",
+    "bot_seats",
+    type=click.IntRange(0),
+    default=None,
+    help="Bot seats (the other way to say --players: people = seats - bots).",
+)
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--resume",
+    "resume_path",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Resume a crashed table from its host log. The log keeps the table's whole setup: "
+    "only --bind, --port, --announce/--no-announce, --announce-to and --identity may be given "
+    "with it (other flags are refused when they contradict the log).",
+)
+@click.option("--announce/--no-announce", default=True, show_default=True)
+@click.option(
+    "--announce-to",
+    default=f"255.255.255.255:{DISCOVERY_PORT}",
+    show_default=True,
+    help="Where beacons go (HOST:PORT).",
+)
+@click.option("--password", default=None, help="Table password.")
+@click.option(
+    "--hold",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(0, MAX_SECONDS),
+    help="Seconds a dropped seat is held.",
+)
+@click.option("--host-bot", is_flag=True, help="A bot plays the host's seat (a headless host).")
+@click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option(
+    "--delay",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(0, MAX_SECONDS),
+    help="Seconds between bot moves.",
+)
+@click.option("--player-name", default="host", show_default=True, help="Your name at the table.")
+@click.option("--insecure-seed", type=int, default=None, hidden=True)
+# a shorter match than the preset's (tests); the log's rules keep it
+@click.option("--target", type=click.IntRange(1), default=None, hidden=True)
+@click.option(
+    "--deal",
+    type=click.Choice(["commit-reveal", "blind"]),
+    default="commit-reveal",
+    show_default=True,
+    help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
+    "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
+)
+@_identity_option
+@click.pass_context
+def host(
+    ctx: click.Context,
+    bind: str,
+    port: int,
+    table_name: str,
+    variant: str,
+    players: int | None,
+    bot_seats: int | None,
+    log_path: Path | None,
+    resume_path: Path | None,
+    announce: bool,
+    announce_to: str,
+    password: str | None,
+    hold: float,
+    host_bot: bool,
+    hands: int | None,
+    delay: float,
+    player_name: str,
+    insecure_seed: int | None,
+    identity_path: Path | None,
+    target: int | None = None,
+    deal: str = "commit-reveal",
+) -> None:
+    """Host a table on the LAN: you play seat 0, others join, bots fill the rest.
+
+    With --resume LOG, a table that stopped (a crash, kill -9) starts again from its log, seats,
+    bots, names and options included; its seats reconnect by themselves."""
+    if players is not None and bot_seats is not None:
+        raise click.UsageError("give --players or --bots, not both")
+    given = {
+        name
+        for name in ctx.params
+        if ctx.get_parameter_source(name)
+        not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    }
+    if resume_path is not None:
+        config = _config_for_resume(resume_path, ctx.params, given)
+        path = resume_path
+    else:
+        config = _config_from_flags(ctx.params)
+        path = log_path or default_log_path("host", table_name)
+    identity = _identity(identity_path)
+    target_address = _address(announce_to, DISCOVERY_PORT) if announce else None
+
+    async def main_(reactor: Any) -> int:
+        return await _serve(
+            reactor,
+            config,
+            identity,
+            seed_store=_seed_store(identity_path),
+            bind=bind,
+            port=port,
+            log_path=path,
+            resume=resume_path is not None,
+            play_locally=config.host_plays,
+            watch=not config.host_plays,
+            name=config.seats[0].name,
+            announce_to=target_address,
+        )
+
+    _run(main_)
+
+
+def _table_rules(variant: str, target: int | None) -> Any:
+    rules = _rules_or_fail(variant)
+    if target is not None:
+        if not isinstance(rules, RuleSet):
+            raise click.BadParameter(
+                "a target score is for the Canasta games", param_hint="--target"
+            )
+        rules = rules.with_changes(target=target)
+    return rules
+
+
+def _config_from_flags(
+    flags: Mapping[str, Any], rules: Any = None, deal: str | None = None
+) -> TableConfig:
+    """The table the ``host`` flags describe (``rules`` and ``deal``: a log's, over the flags')."""
+    rules = rules if rules is not None else _table_rules(flags["variant"], flags["target"])
+    deal = deal or flags["deal"]
+    _check_deal(deal, rules)
+    players = flags["players"]
+    if flags["bot_seats"] is not None:
+        players = max(1, rules.players - flags["bot_seats"])
+    people = rules.players if players is None else min(players, rules.players)
+    config = TableConfig.simple(
+        flags["table_name"],
+        rules,
+        max(1, people),
+        host_plays=not flags["host_bot"],
+        password=flags["password"],
+        hold_seconds=flags["hold"],
+        bot_delay=flags["delay"],
+        max_hands=flags["hands"],
+        insecure_seed=flags["insecure_seed"],
+        deal=deal,
+    )
+    config.seats[0].name = flags["player_name"]
+    return config
+
+
+class ContradictsLog(click.ClickException):
+    """A flag given with --resume says otherwise than the log: one line, exit status 2."""
+
+    exit_code = 2
+
+
+def _read_log_header(path: Path) -> Header:
+    """The header of the log at ``path``, read (and nothing written) before anything starts."""
+    try:
+        with path.open("rb") as file:
+            first = next(iter_records(file), None)
+            if first is None:
+                raise click.ClickException(f"{path} is empty: there is no table to resume")
+            return parse_header(first)
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror or e}") from None
+    except LogError as e:
+        raise click.ClickException(f"{path} is not a table's log: {e}") from None
+
+
+def _config_for_resume(path: Path, flags: Mapping[str, Any], given: set[str]) -> TableConfig:
+    """The table as its log describes it; refuses a flag that contradicts the log.
+
+    A log written before headers kept the table's setup (``table_config``) gives its rules and
+    deal mode; the flags give the rest, as they did then."""
+    header = _read_log_header(path)
+    try:
+        game = game_from_header(str(header.fields.get("game", CANASTA)), header.rules)
+        config = TableConfig.from_log_header(header.fields)
+    except (UnknownGame, TableConfigError) as e:
+        raise click.ClickException(f"{path} cannot be resumed: {e}") from None
+    _refuse_contradictions(path, header, config, flags, given)
+    if config is None:
+        return _config_from_flags(flags, game.rules, header.deal)
+    _check_deal(config.deal, config.rules)
+    return config
+
+
+def _refuse_contradictions(
+    path: Path,
+    header: Header,
+    config: TableConfig | None,
+    flags: Mapping[str, Any],
+    given: set[str],
+) -> None:
+    def refuse(flag: str, says: str) -> NoReturn:
+        raise ContradictsLog(f"{flag} contradicts the log (which says {says})")
+
+    if "log_path" in given and flags["log_path"].resolve() != path.resolve():
+        raise ContradictsLog(
+            f"--log {flags['log_path']} contradicts --resume {path}: a resumed table writes on "
+            "in the log it resumes"
+        )
+    if "variant" in given and _rules_or_fail(flags["variant"]).name != header.variant:
+        refuse(f"--variant {flags['variant']}", header.variant)
+    if "target" in given and flags["target"] != header.rules.get("target"):
+        refuse(f"--target {flags['target']}", f"target {header.rules.get('target')}")
+    if "deal" in given and flags["deal"] != header.deal:
+        refuse(f"--deal {flags['deal']}", f"--deal {header.deal}")
+    if config is None:
+        return  # an older log: the flags give the rest
+    seats = len(config.seats)
+    bots = seats - config.people
+    if "players" in given and min(flags["players"], seats) != config.people:
+        refuse(f"--players {flags['players']}", f"{config.people} people and {bots} bots")
+    if "bot_seats" in given and max(1, seats - flags["bot_seats"]) != config.people:
+        refuse(f"--bots {flags['bot_seats']}", f"{config.people} people and {bots} bots")
+    if "table_name" in given and flags["table_name"] != config.name:
+        refuse(f"--name {flags['table_name']!r}", f"the table is {config.name!r}")
+    if "player_name" in given and flags["player_name"] != config.seats[0].name:
+        refuse(f"--player-name {flags['player_name']!r}", f"seat 0 is {config.seats[0].name!r}")
+    if "host_bot" in given and flags["host_bot"] == config.host_plays:
+        refuse("--host-bot", "the host's person plays seat 0")
+    if "password" in given:
+        if config.password is None:
+            refuse("--password", "the table has no password")
+        if not config.password.matches(flags["password"]):
+            refuse("--password", "the table has another password")
+    if "hold" in given and flags["hold"] != config.hold_seconds:
+        refuse(f"--hold {flags['hold']:g}", f"--hold {config.hold_seconds:g}")
+    if "delay" in given and flags["delay"] != config.bot_delay:
+        refuse(f"--delay {flags['delay']:g}", f"--delay {config.bot_delay:g}")
+    if "hands" in given and flags["hands"] != config.max_hands:
+        says = "no limit" if config.max_hands is None else f"--hands {config.max_hands}"
+        refuse(f"--hands {flags['hands']}", says)
+    if "insecure_seed" in given and flags["insecure_seed"] != config.insecure_seed:
+        says = "no test seed" if config.insecure_seed is None else "another test seed"
+        refuse("--insecure-seed", says)
+
+
+@main.command()
+@click.argument("address", required=False)
+@click.option("--fingerprint", default=None, help="The host's fingerprint, as the host shows it.")
+@click.option("--name", default="", help="Your name at the table.")
+@click.option("--bot", "bot_kind", default=None, help="Let a bot play this seat (random, greedy).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--password", default=None)
+@click.option("--listen-port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
+@click.option("--listen-interface", default="", help="Address to hear beacons on (default: all).")
+@click.option(
+    "--known-hosts",
+    "known_hosts_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Pinned host fingerprints (default: ~/.config/canasta-net/known_hosts).",
+)
+@_identity_option
+def join(
+    address: str | None,
+    fingerprint: str | None,
+    name: str,
+    bot_kind: str | None,
+    log_path: Path | None,
+    password: str | None,
+    listen_port: int,
+    listen_interface: str,
+    known_hosts_path: Path | None,
+    identity_path: Path | None,
+) -> None:
+    """Join a table: ADDRESS is HOST:PORT, or a name from 'canasta tables' (listens for beacons)."""
+    identity = _identity(identity_path)
+    known = KnownHosts(known_hosts_path) if known_hosts_path else KnownHosts()
+
+    async def main_(reactor: Any) -> int:
+        nonlocal fingerprint
+        if address is None or ":" not in address:
+            entry = await _pick_from_beacons(reactor, listen_port, listen_interface, address)
+            host_, port_ = entry.endpoint
+            where = f"{host_}:{port_}"
+            pinned = known.lookup(where)
+            if fingerprint is None and pinned is None:
+                # a beacon is a hint anyone on the LAN could send: a person confirms the key
+                fingerprint = entry.fingerprint
+                if sys.stdin.isatty():
+                    if not click.confirm(
+                        f"Table {entry.beacon.table_name!r} at {where} announces fingerprint\n"
+                        f"  {fingerprint}\nIs that what the host's screen shows?",
+                        default=False,
+                    ):
+                        raise click.ClickException("not joining: the fingerprint was not confirmed")
+                    known.pin(where, fingerprint)
+                else:
+                    click.echo(f"trusting the beacon's fingerprint {fingerprint}", err=True)
+        else:
+            host_, port_ = _address(address, DEFAULT_PORT)
+        where = f"{host_}:{port_}"
+        pinned = known.lookup(where)
+        if fingerprint is not None and pinned is not None and pinned != fingerprint:
+            raise click.ClickException(
+                f"{where} was pinned with fingerprint {pinned}, but {fingerprint} was given: "
+                "refusing to connect (edit the known_hosts file if the host's key changed)"
+            )
+        expected = fingerprint or pinned
+
+        def decide(seen: str) -> bool:
+            if not sys.stdin.isatty():
+                click.echo(
+                    f"unknown host {where} with fingerprint {seen}: pass --fingerprint", err=True
+                )
+                return False
+            ok = click.confirm(
+                f"The host at {where} has fingerprint\n  {seen}\nIs that what the host shows?",
+                default=False,
+            )
+            if ok:
+                known.pin(where, seen)
+            return ok
+
+        done: Deferred[None] = Deferred()
+        box: list[PeerSession] = []
+        path = log_path or default_log_path("seat", where.replace(":", "-"))
+        log_file = open_new_log(path)
+        if bot_kind:
+            player: Any = bot_player(box, bot_kind, None)
+            player.out = sys.stdout
+        else:
+            player = TerminalPlayer(
+                on_chat=lambda text: _send_chat(box, conn_box, text),
+                on_quit=lambda: _fire(done),
+                game=lambda: box[0].game if box else None,
+            )
+        original_finished = player.finished
+
+        def finished(reason: str) -> None:
+            original_finished(reason)
+            if not done.called:
+                reactor.callLater(0.1, done.callback, None)
+
+        player.finished = finished
+        session = PeerSession(
+            identity,
+            player,
+            name=name or ("bot" if bot_kind else "player"),
+            bot=bool(bot_kind),
+            password=password,
+            log_file=log_file,
+            seed_store=_seed_store(identity_path),
+        )
+        box.append(session)
+        if not bot_kind:
+            from twisted.internet import stdio
+
+            stdio.StandardIO(player)
+        conn_box: list[Any] = []
+        service = join_table(
+            reactor,
+            host_,
+            port_,
+            session,
+            identity,
+            fingerprint=expected,
+            decide=None if expected else decide,
+        )
+        conn_box.append(service)
+        # Ctrl-C or SIGTERM: the host hears that this seat left, as for `quit`
+        reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
+        click.echo(f"connecting to {where} (host fingerprint {expected or 'to be confirmed'})")
+        await done
+        await service.leave("quit")  # says bye only if the session is still on (the `quit`)
+        log_file.close()
+        click.echo(f"log: {path}", err=True)
+        return 0 if session.problem is None else 1
+
+    _run(main_)
+
+
+async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: str | None) -> Any:
+    from ..net.discovery import TableChoiceError, format_tables, listen_for_tables, pick_table
+
+    entries = await listen_for_tables(reactor, port, 3.0, interface=interface)
+    if not entries:
+        raise click.ClickException("no tables heard; give HOST:PORT")
+    if choice is None and len(entries) > 1:
+        click.echo(format_tables(entries))
+        choice = click.prompt("Which table (number or name)?")
+    try:
+        return pick_table(entries, choice or "1")
+    except TableChoiceError as e:
+        raise click.ClickException(str(e)) from None
+
+
+@main.command()
+@click.option("--port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
+@click.option("--seconds", default=3.0, show_default=True, help="How long to listen.")
+@click.option("--interface", default="", help="Address to listen on (default: all).")
+def tables(port: int, seconds: float, interface: str) -> None:
+    """List the tables announcing themselves on the LAN."""
+    from ..net.discovery import format_tables, listen_for_tables
+
+    async def main_(reactor: Any) -> int:
+        entries = await listen_for_tables(reactor, port, seconds, interface=interface)
+        click.echo(format_tables(entries) if entries else "no tables heard")
+        return 0
+
+    _run(main_)

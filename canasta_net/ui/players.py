@@ -1,0 +1,140 @@
+"""Players at a seat across the network: a bot, and a person at a terminal."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from twisted.internet.defer import Deferred
+from twisted.protocols.basic import LineReceiver
+
+from ..canasta.actions import VERBS, parse_action
+from ..cards import parse_face
+from ..games import Game
+from ..mayi.actions import VERBS as MAY_I_VERBS
+from .terminal_view import HELP, MAY_I_HELP, render_view
+
+
+class BotPlayer:
+    """A bot at a remote seat: chooses from the legal list the host sends with each prompt.
+
+    The bot is made once the seat knows which game it plays (the host's welcome says).
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        rng: random.Random,
+        game: Callable[[], Game | None],
+        out: TextIO | None = None,
+    ) -> None:
+        self.kind = kind
+        self.rng = rng
+        self.game = game
+        self.out = out
+        self.bot: Any = None
+        self.finished_reason: str | None = None
+
+    def show(self, view: dict[str, Any]) -> None:
+        pass
+
+    def event(self, text: str) -> None:
+        if self.out is not None:
+            print(text, file=self.out, flush=True)
+
+    def choose(self, legal: list[str], view: dict[str, Any]) -> str:
+        game = self.game()
+        assert game is not None, "prompted before the welcome"
+        if self.bot is None:
+            self.bot = game.make_bot(self.kind, self.rng)
+        hand = [parse_face(c) for c in (view.get("state") or {}).get("hand", [])]
+        actions = [game.parse_action(t) for t in legal]
+        return str(self.bot.choose(actions, hand, game.rules))
+
+    def finished(self, reason: str) -> None:
+        self.finished_reason = reason
+        self.event(f"finished: {reason}")
+
+
+class TerminalPlayer(LineReceiver):
+    """A person typing actions in their canonical text form (``help`` lists them)."""
+
+    delimiter = b"\n"
+
+    def __init__(
+        self,
+        out: TextIO = sys.stdout,
+        on_chat: Callable[[str], None] | None = None,
+        on_quit: Callable[[], None] | None = None,
+        game: Callable[[], Game | None] = lambda: None,
+    ) -> None:
+        self.out = out
+        self.game = game
+        self.on_chat = on_chat
+        self.on_quit = on_quit
+        self.view: dict[str, Any] = {}
+        self.pending: Deferred[str] | None = None
+        self.legal: list[str] = []
+        self.finished_reason: str | None = None
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    # Player
+    def show(self, view: dict[str, Any]) -> None:
+        self.view = view
+
+    def event(self, text: str) -> None:
+        self.say(f"* {text}")
+
+    def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str]:
+        self.legal = legal
+        self.view = view
+        self.say(render_view(view))
+        self.say(f"Your move ({len(legal)} legal; 'hint' lists them, 'help' explains) >")
+        self.pending = Deferred()
+        return self.pending
+
+    def finished(self, reason: str) -> None:
+        self.finished_reason = reason
+        self.say(f"* {reason}")
+        if self.on_quit is not None:
+            self.on_quit()
+
+    # LineReceiver
+    def lineReceived(self, line: bytes) -> None:  # Twisted's name
+        self.handle_line(line.decode("utf-8", "replace").strip())
+
+    def handle_line(self, text: str) -> None:
+        if not text:
+            return
+        word = text.split()[0].lower()
+        if word in ("help", "?"):
+            game = self.game()
+            self.say(MAY_I_HELP if game is not None and game.kind == "may-i" else HELP)
+        elif word == "hint":
+            self.say("legal: " + (", ".join(self.legal) if self.pending else "(not your turn)"))
+        elif word in ("view", "table"):
+            self.say(render_view(self.view))
+        elif word == "say":
+            if self.on_chat is not None:
+                self.on_chat(text[3:].strip())
+        elif word in ("quit", "exit"):
+            if self.on_quit is not None:
+                self.on_quit()
+        elif word in VERBS or word in MAY_I_VERBS:
+            if self.pending is None:
+                self.say("It is not your turn.")
+                return
+            game = self.game()
+            try:
+                action = game.parse_action(text) if game is not None else parse_action(text)
+            except ValueError as e:
+                self.say(f"? {e}")
+                return
+            pending, self.pending = self.pending, None
+            pending.callback(str(action))
+        else:
+            self.say(f"? unknown command {word!r}; type 'help'")
