@@ -6,6 +6,8 @@ table, the seats, the replayer) drives the hand it returns through :class:`HandP
 
 from __future__ import annotations
 
+from typing import Any
+
 from .blind import BlindHandProtocol
 from .commit_reveal import CommitRevealHand
 from .protocol import (
@@ -24,6 +26,16 @@ HAND_PROTOCOLS: dict[str, type[CommitRevealHand] | type[BlindHandProtocol]] = {
     CommitRevealHand.mode: CommitRevealHand,
     BlindHandProtocol.mode: BlindHandProtocol,
 }
+
+
+def check_deal_mode(deal_mode: str, game: Any) -> None:
+    """Refuse (ValueError, one sentence) a deal mode that does not exist or cannot deal
+    ``game``."""
+    try:
+        protocol = HAND_PROTOCOLS[deal_mode]
+    except KeyError:
+        raise ValueError(f"unknown deal mode {deal_mode!r}") from None
+    protocol.check_game(game)
 
 
 def new_hand(deal_mode: str, setup: HandSetup) -> HandProtocol:
@@ -48,5 +60,6 @@ __all__ = [
     "HandSetup",
     "Step",
     "Violation",
+    "check_deal_mode",
     "new_hand",
 ]

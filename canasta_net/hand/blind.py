@@ -53,10 +53,15 @@ class BlindHandProtocol:
     kinds: ClassVar[frozenset[str]] = _KINDS
     host_sees_cards: ClassVar[bool] = False
 
+    @staticmethod
+    def check_game(game: Any) -> None:
+        """The blind deal's schedule and card points are the Canasta family's."""
+        if not isinstance(game.rules, RuleSet):
+            raise ValueError(f"{game.name} cannot be dealt blind (the Canasta games only)")
+
     def __init__(self, setup: HandSetup) -> None:
+        self.check_game(setup.game)
         rules = setup.game.rules
-        if not isinstance(rules, RuleSet):
-            raise ValueError(f"{setup.game.name} cannot be dealt blind (Canasta games only)")
         self.game = setup.game
         self.hand_no = setup.hand_no
         self.dealer: int = setup.match.dealer

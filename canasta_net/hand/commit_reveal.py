@@ -36,6 +36,10 @@ class CommitRevealHand:
     kinds: ClassVar[frozenset[str]] = _KINDS
     host_sees_cards: ClassVar[bool] = True
 
+    @staticmethod
+    def check_game(game: Any) -> None:
+        """Every game can be dealt by commit-reveal."""
+
     def __init__(self, setup: HandSetup) -> None:
         self.game = setup.game
         self.match = setup.match

@@ -88,6 +88,11 @@ class HandProtocol(Protocol):
     hand_no: int
     dealer: int
 
+    @staticmethod
+    def check_game(game: Any) -> None:
+        """Raise ValueError (one sentence) if this deal mode cannot deal ``game``."""
+        ...
+
     @property
     def state(self) -> Any:
         """The engine's state the host validates plays with (None before the deal)."""

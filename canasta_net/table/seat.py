@@ -68,6 +68,11 @@ class SeatPart(Protocol):
 
     def decision(self, hand: int, prompt: Mapping[str, Any]) -> Decision | None: ...
 
+    def wire_type(self, type_: str) -> str:
+        """The wire message (``docs/wire-protocol.md``) that carries a signed message of
+        ``type_``."""
+        ...
+
     def action_fields(self, hand: int, text: str) -> dict[str, Any]:
         """The signed fields of the action ``text`` (raises ValueError or IllegalAction where the
         seat itself can tell that the action is not legal)."""
@@ -121,6 +126,13 @@ class CommitRevealPart:
             )
         return "reveal", {"commitment": secret.commitment}, secret.seed
 
+    def wire_type(self, type_: str) -> str:
+        return type_  # ``commit`` and ``reveal`` have wire messages of their own
+
+    @classmethod
+    def for_seat(cls, setup: SeatSetup) -> CommitRevealPart:
+        return cls(setup.signer, setup.state)
+
     def decision(self, hand: int, prompt: Mapping[str, Any]) -> Decision:
         legal = [str(text) for text in prompt.get("legal", [])]
         return Decision(hand, legal, None, None if self.state is None else self.state())
@@ -143,6 +155,25 @@ class BlindPart:
 
     def __init__(self, seat: BlindSeat) -> None:
         self.seat = seat
+
+    @classmethod
+    def for_seat(cls, setup: SeatSetup) -> BlindPart:
+        signer = setup.signer
+        return cls(
+            BlindSeat(
+                setup.identity,
+                setup.seat,
+                setup.game,
+                setup.table_id,
+                setup.context,
+                setup.random_bytes,
+                seed_keeper=signer.seed_keeper,
+                seed_source=signer.seed_source,
+            )
+        )
+
+    def wire_type(self, type_: str) -> str:
+        return "act"  # every blind-deal message travels as a signed ``act``
 
     def observe(self, kind: str, fields: Mapping[str, Any], act: dict[str, Any] | None) -> None:
         try:
@@ -185,6 +216,26 @@ class BlindPart:
         self.seat.seed_keeper = None
 
 
+@dataclass(frozen=True)
+class SeatSetup:
+    """What a seat part is made from."""
+
+    identity: Identity
+    seat: int
+    game: Any
+    table_id: bytes
+    context: Callable[[], HandContext]
+    random_bytes: Callable[[int], bytes]
+    signer: SeatSigner
+    state: Callable[[], Any] | None
+
+
+SEAT_PARTS: dict[str, Callable[[SeatSetup], SeatPart]] = {
+    "commit-reveal": CommitRevealPart.for_seat,
+    "blind": BlindPart.for_seat,
+}
+
+
 class SeatAgent:
     """One seat's side of the table protocol: follows the log, answers the table's needs."""
 
@@ -222,24 +273,13 @@ class SeatAgent:
         )
         self.checkpoint_check = checkpoint_check  # why not to sign a checkpoint, or None
         self.warn = warn or (lambda text: None)
-        self.part: SeatPart
-        if deal_mode == "blind":
-            self.part = BlindPart(
-                BlindSeat(
-                    identity,
-                    seat,
-                    game,
-                    table_id,
-                    context,
-                    random_bytes,
-                    seed_keeper=seed_keeper,
-                    seed_source=seed_source,
-                )
-            )
-        elif deal_mode == "commit-reveal":
-            self.part = CommitRevealPart(self.signer, state)
-        else:
-            raise ValueError(f"unknown deal mode {deal_mode!r}")
+        try:
+            make_part = SEAT_PARTS[deal_mode]
+        except KeyError:
+            raise ValueError(f"unknown deal mode {deal_mode!r}") from None
+        self.part: SeatPart = make_part(
+            SeatSetup(identity, seat, game, table_id, context, random_bytes, self.signer, state)
+        )
 
     @property
     def aseq(self) -> int:
@@ -293,12 +333,10 @@ class SeatAgent:
             return None
         type_, fields, secret = answer
         act, asig = self.signer.sign(hand, type_, **fields)
-        if type_ in ("commit", "reveal") and self.deal_mode == "commit-reveal":
-            message: Message = {"t": type_, "act": act, "asig": asig}
-            if secret is not None:
-                message["seed"] = secret
-            return message
-        return {"t": "act", "act": act, "asig": asig}
+        message: Message = {"t": self.part.wire_type(type_), "act": act, "asig": asig}
+        if secret is not None:
+            message["seed"] = secret  # the commit-reveal deal's seed, beside its reveal
+        return message
 
     def act(self, hand: int, text: str) -> Message:
         """Sign the action chosen for a decision (raises ValueError or IllegalAction where the

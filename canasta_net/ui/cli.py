@@ -15,7 +15,8 @@ from twisted.internet.defer import Deferred
 
 from .. import __version__
 from ..canasta.rules import RuleSet
-from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header
+from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
+from ..hand import check_deal_mode
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
 from ..log.seed_store import SeedStore
@@ -339,8 +340,10 @@ def _start_announcer(
 
 
 def _check_deal(deal: str, rules: Any) -> None:
-    if deal == "blind" and not isinstance(rules, RuleSet):
-        raise click.UsageError("--deal blind is for the Canasta games (not May I?)")
+    try:
+        check_deal_mode(deal, game_of_rules(rules))
+    except ValueError as e:
+        raise click.UsageError(f"--deal {deal}: {e}") from None
 
 
 @main.command()
