@@ -209,7 +209,7 @@ class BlindHandProtocol:
             _fault("bad-record", f"a {kind} record needs a signed {kind} message")
         seat, type_, fields = found
         if fields.get("hand") != self.hand_no:
-            _fault("wrong-hand", f"signed for hand {fields.get('hand')}", seat)
+            _fault("wrong-hand", f"signed for {_hand_name(fields.get('hand'))}", seat)
         try:
             feed_message(hand, seat, type_, fields, self.game)
         except BlindRefused as e:
@@ -235,6 +235,10 @@ class BlindHandProtocol:
         for replayed, state in positions:
             applied(replayed, state)
         applied(record, final)
+
+
+def _hand_name(hand: Any) -> str:
+    return f"hand {R.shown_number(hand)}" if isinstance(hand, int) else f"hand {hand!r}"
 
 
 def _fault(code: str, reason: str, seat: int | None = None) -> NoReturn:

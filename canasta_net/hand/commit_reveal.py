@@ -191,7 +191,7 @@ class CommitRevealHand:
             raise HandRefused(e.code, str(e)) from None
         raise HandRefused("bad-message", f"{type_!r} is not used at a {self.mode} table")
 
-    def _stage_is(self, need: str, seat: int) -> None:
+    def _stage_is(self, need: str) -> None:
         stage = (
             "playing"
             if self._state is not None
@@ -204,7 +204,7 @@ class CommitRevealHand:
             raise HandRefused("wrong-phase", f"the table is {stage}, not {wanted}")
 
     def _take_commit(self, seat: int, fields: dict[str, Any]) -> Step:
-        self._stage_is("commit", seat)
+        self._stage_is("commit")
         self.round.add_commitment(seat, R.typed(fields, "commitment", bytes, "commit"))
         step = Step()
         if self.round.commitments_complete:
@@ -213,7 +213,7 @@ class CommitRevealHand:
         return step
 
     def _take_reveal(self, seat: int, fields: dict[str, Any], seed: bytes | None) -> Step:
-        self._stage_is("reveal", seat)
+        self._stage_is("reveal")
         if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
             raise HandRefused("seed-size", "a reveal carries the 32-byte seed")
         if R.typed(fields, "commitment", bytes, "reveal") != make_commitment(
@@ -229,7 +229,7 @@ class CommitRevealHand:
         return step
 
     def _take_action(self, seat: int, fields: dict[str, Any]) -> Step:
-        self._stage_is("act", seat)
+        self._stage_is("act")
         text = R.typed(fields, "action", str, "action")
         try:
             self.game.parse_action(text)
@@ -270,7 +270,7 @@ class CommitRevealHand:
         if act is None or act.get("type") != type_:
             _fault("bad-record", f"a {record.kind} record needs a signed {type_}")
         if act["hand"] != self.hand_no:
-            _fault("wrong-hand", f"signed for hand {act['hand']}", act["seat"])
+            _fault("wrong-hand", f"signed for hand {R.shown_number(act['hand'])}", act["seat"])
         return act
 
     def _follow_commit(self, record: StoredRecord) -> None:

@@ -257,7 +257,7 @@ class HostTable:
                 raise TableError("bad-message", f"unknown message type {type_!r}", seat)
             if type_ != "chat" and fields.get("hand") != self.hand_no:
                 raise TableError(
-                    "wrong-hand", f"the message is for hand {fields.get('hand')!r}", seat
+                    "wrong-hand", f"the message is for hand {R.shown_number(fields['hand'])}", seat
                 )
             try:
                 verify(self.seats[seat].key, ACTION_KIND, act, asig)
