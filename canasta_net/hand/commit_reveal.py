@@ -308,7 +308,7 @@ class CommitRevealHand:
         try:
             self.round.add_reveal(seat, seed)
         except DealError as e:
-            _fault("wrong-phase", str(e), seat)
+            _fault("wrong-phase", str(e))  # the host took a second reveal: its doing
         self.seeds[seat] = seed
 
     def _matches(self, seat: int, seed: bytes) -> bool:
