@@ -9,7 +9,7 @@ set (``rules``); :func:`game_from_header` rebuilds the game from them.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, Self, TypeAlias, TypeVar
@@ -502,16 +502,23 @@ def game_for(variant: str, players: int | None = None) -> Game:
     return Game(CanastaEngine(rules))
 
 
+_ENGINES_FROM_DICT: dict[str, Callable[[dict[str, Any]], GameEngine]] = {
+    CANASTA: lambda rules: CanastaEngine(RuleSet.from_dict(rules)),
+    MAY_I: lambda rules: MayIEngine(mayi.MayIRules.from_dict(rules)),
+}
+"""Each game's engine from a log header's rule set, by the header's ``game``."""
+
+
 def game_from_header(kind: str, rules: dict[str, Any]) -> Game:
     """Rebuild a game from a log header's ``game`` and ``rules``."""
+    # a header's value is checked, but a kind that is not a str must not raise TypeError here
+    engine_from_dict = _ENGINES_FROM_DICT.get(kind) if isinstance(kind, str) else None
+    if engine_from_dict is None:
+        raise UnknownGame(f"unknown game {kind!r}")
     try:
-        if kind == MAY_I:
-            return Game(MayIEngine(mayi.MayIRules.from_dict(rules)))
-        if kind == CANASTA:
-            return Game(CanastaEngine(RuleSet.from_dict(rules)))
+        return Game(engine_from_dict(rules))
     except (ValueError, TypeError) as e:  # the rule sets' own errors are ValueErrors too
         raise UnknownGame(f"unusable rule set: {e}") from None
-    raise UnknownGame(f"unknown game {kind!r}")
 
 
 def all_variants() -> list[tuple[str, str]]:
