@@ -6,8 +6,7 @@ table, the seats, the replayer) drives the hand it returns through :class:`HandP
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..games import Game
 from .blind import BlindHandProtocol
 from .commit_reveal import CommitRevealHand
 from .protocol import (
@@ -28,7 +27,7 @@ HAND_PROTOCOLS: dict[str, type[CommitRevealHand] | type[BlindHandProtocol]] = {
 }
 
 
-def check_deal_mode(deal_mode: str, game: Any) -> None:
+def check_deal_mode(deal_mode: str, game: Game) -> None:
     """Refuse (ValueError, one sentence) a deal mode that does not exist or cannot deal
     ``game``."""
     try:

@@ -14,6 +14,7 @@ from ..canasta.rules import RuleSet
 from ..deal.blind.hand import BlindHand, BlindRefused, HandPhase
 from ..deal.blind.hand import Violation as BlindViolation
 from ..effects import public_deal_fields
+from ..games import Game
 from ..log import StoredRecord
 from ..log import records as R
 from .protocol import Applied, Entry, HandFault, HandRefused, HandSetup, Step, Violation
@@ -54,14 +55,12 @@ class BlindHandProtocol:
     host_sees_cards: ClassVar[bool] = False
 
     @staticmethod
-    def check_game(game: Any) -> None:
+    def check_game(game: Game) -> None:
         """The blind deal's schedule and card points are the Canasta family's."""
-        if not isinstance(game.rules, RuleSet):
-            raise ValueError(f"{game.name} cannot be dealt blind (the Canasta games only)")
+        _canasta_rules(game)
 
     def __init__(self, setup: HandSetup) -> None:
-        self.check_game(setup.game)
-        rules = setup.game.rules
+        rules = _canasta_rules(setup.game)
         self.game = setup.game
         self.hand_no = setup.hand_no
         self.dealer: int = setup.match.dealer
@@ -235,6 +234,12 @@ class BlindHandProtocol:
         for replayed, state in positions:
             applied(replayed, state)
         applied(record, final)
+
+
+def _canasta_rules(game: Game) -> RuleSet:
+    if not isinstance(game.rules, RuleSet):
+        raise ValueError(f"{game.name} cannot be dealt blind (the Canasta games only)")
+    return game.rules
 
 
 def _hand_name(hand: Any) -> str:

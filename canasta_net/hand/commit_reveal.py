@@ -22,6 +22,7 @@ from ..deal.shuffle import SEED_SIZE
 from ..deal.shuffle import commitment as make_commitment
 from ..effects import Effects, action_effects, public_deal_fields, snapshot
 from ..errors import IllegalAction
+from ..games import Game
 from ..log import StoredRecord
 from ..log import records as R
 from .protocol import Applied, Entry, HandFault, HandRefused, HandSetup, Step, Violation
@@ -37,7 +38,7 @@ class CommitRevealHand:
     host_sees_cards: ClassVar[bool] = True
 
     @staticmethod
-    def check_game(game: Any) -> None:
+    def check_game(game: Game) -> None:
         """Every game can be dealt by commit-reveal."""
 
     def __init__(self, setup: HandSetup) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from ..games import AnyGameState, Game, GameMatch
 from ..log import StoredRecord
 
 
@@ -73,7 +74,7 @@ class Step:
     follow: list[Entry] = field(default_factory=list)
 
 
-Applied = Callable[[StoredRecord, Any], None]
+Applied = Callable[[StoredRecord, AnyGameState], None]
 """Told each hand record once its game content is checked, with the hand's state just after it
 (a deal, an action, the hand's end). A seat's copy of a hand may be checked only when the hand's
 secrets are published, so records can be reported late, but always in order."""
@@ -89,12 +90,12 @@ class HandProtocol(Protocol):
     dealer: int
 
     @staticmethod
-    def check_game(game: Any) -> None:
+    def check_game(game: Game) -> None:
         """Raise ValueError (one sentence) if this deal mode cannot deal ``game``."""
         ...
 
     @property
-    def state(self) -> Any:
+    def state(self) -> AnyGameState | None:
         """The engine's state the host validates plays with (None before the deal)."""
         ...
 
@@ -131,7 +132,7 @@ class HandProtocol(Protocol):
         """Take a seat's verified, in-sequence message, or raise :class:`HandRefused`."""
         ...
 
-    def finish(self) -> tuple[Any, Entry]:
+    def finish(self) -> tuple[AnyGameState, Entry]:
         """The final state to score and the record publishing the hand's secrets, or raise
         :class:`Violation` naming the seat that broke the protocol."""
         ...
@@ -179,8 +180,8 @@ class HandProtocol(Protocol):
 class HandSetup:
     """What every hand of a match starts from."""
 
-    game: Any  # games.Game
-    match: Any  # games.GameMatch: dealer, minimums, new_hand
+    game: Game
+    match: GameMatch
     table_id: bytes
     hand_no: int
     keys: Sequence[bytes]  # each seat's signing key now

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from ..canasta.match import MatchResult as ForfeitResult
-from ..games import CANASTA, GameMatch, UnknownGame, game_from_header
+from ..games import CANASTA, AnyGameState, GameMatch, HandScore, UnknownGame, game_from_header
 from ..hand import HAND_PROTOCOLS, Applied, HandFault, HandProtocol, HandSetup, Violation, new_hand
 from . import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
 from . import records as R
@@ -42,8 +42,8 @@ class HandReplay:
 
     hand_no: int
     dealer: int
-    state: Any = None  # the game's hand state (a HandState for the Canasta family)
-    scores: list[Any] = field(default_factory=list)  # per team: ``total`` and ``to_dict()``
+    state: AnyGameState | None = None  # the hand's state after the last record replayed
+    scores: list[HandScore] = field(default_factory=list)  # per team (May I?: per seat)
     actions: int = 0
     checkpoint_signers: frozenset[int] = frozenset()
 
@@ -61,7 +61,7 @@ class ReplayResult:
     pending: int  # records of an unfinished hand that could not be replayed (no seeds)
 
     @property
-    def state(self) -> Any:
+    def state(self) -> AnyGameState | None:
         """The state of the last hand replayed (the final position)."""
         for hand in reversed(self.hands):
             if hand.state is not None:
@@ -179,7 +179,7 @@ class Replayer:
         if record.kind == R.SEEDS:
             self.seeds_hash = record.hash
 
-    def _applied(self, record: StoredRecord, state: Any) -> None:
+    def _applied(self, record: StoredRecord, state: AnyGameState) -> None:
         """A hand record is checked (now, or when its hand's seeds came): score a hand's end."""
         current = self.current
         if current is None:
@@ -193,7 +193,7 @@ class Replayer:
         for observer in self._observers:
             observer(record, state)
 
-    def _check_hand_end(self, record: StoredRecord, state: Any) -> None:
+    def _check_hand_end(self, record: StoredRecord, state: AnyGameState) -> None:
         assert self.current is not None and state.end is not None
         scores = self.match.record_hand(state)
         self.current.scores = scores

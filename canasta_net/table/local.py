@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ..canasta.bots import Bot, choose_for
 from ..cards import parse_face
-from ..games import game_of_rules
+from ..games import GameBot, game_of_rules
 from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo
+from ..selfplay import choose_for
 from .host import HostTable, SeatEntry, TablePhase
 from .seat import Decision, SeatAgent
 
@@ -28,7 +28,7 @@ def bot_identity(seed: int | str, seat: int) -> Identity:
     return Identity.from_seed(f"canasta-net bot {seed} seat {seat}".encode())
 
 
-def bot_move(bot: Bot, decision: Decision, game: Any) -> str:
+def bot_move(bot: GameBot[Any], decision: Decision, game: Any) -> str:
     """A bot's choice for a decision: from the seat's own state where it has one, else from
     the legal list and the hand in the seat's view."""
     if decision.state is not None:
@@ -43,7 +43,7 @@ def bot_move(bot: Bot, decision: Decision, game: Any) -> str:
 class LocalMatch:
     host: HostTable
     seats: list[SeatAgent]
-    bots: list[Bot]
+    bots: list[GameBot[Any]]
     records: int = 0
 
     def _broadcast(self, infos: Sequence[RecordInfo]) -> None:
