@@ -40,12 +40,14 @@ the default: on, as the real host, then off):
   the socket) + ``seat_wait`` (loopback, then the seat's reactor). ``turn`` and the legs compare the
   two processes' ``time.perf_counter`` readings: on Linux that is CLOCK_MONOTONIC, one clock for
   the machine (``clock`` in the output).
-- ``host_ms``: host-side time per message, from wrappers put around library methods by this script
-  (the library is not changed): ``handle_act`` (the whole handling of a remote ``act``: submit,
-  journal and publish), ``submit`` (``HostTable.submit``: checks, engine, journal, every seat
-  incl. bots), ``journal_sync`` (``LogWriter._sync``: flush and fsync), ``publish``
-  (``TableService._publish``: redact, send, views), ``bot_turn`` (a host bot's whole turn).
-  ``peer_ms.record``: a remote seat's checking, replaying and journaling of one record.
+- ``host_ms``: host-side time per message, from the library's timing hook (``PassTiming``, a
+  ``canasta_net.timing.Timing`` given to the hosts and the seats): ``handle_act`` (``host.handle``
+  of a remote ``act``: submit, journal and publish), ``submit`` (``table.submit``: checks, engine,
+  journal, every seat incl. bots), ``journal_sync`` (``log.sync``: flush and fsync), ``publish``
+  (``host.publish``: redact, send, views), ``bot_turn`` (``host.bot-turn``: a host bot's whole
+  turn). ``peer_ms.record`` (``seat.record``): a remote seat's checking, replaying and journaling
+  of one record. The seats' sends and receipts (``seat.send``, ``seat.receive``) and the host's
+  prompts (``host.prompt``) time the round trips above.
 - ``reactor_ms``: how long each of the host process's reactor iterations spent in timed calls (the
   host bots' turns) and in I/O (``doIteration``, which includes waiting in epoll when there is
   nothing to do); ``gc_pause_ms``: its garbage collector's pauses. ``seats_process`` has the same
@@ -100,10 +102,10 @@ from twisted.protocols.basic import LineReceiver
 
 from canasta_net.games import UnknownGame, game_for
 from canasta_net.identity import Identity
-from canasta_net.log import LogWriter, RecordInfo, verify_log
+from canasta_net.log import RecordInfo, verify_log
 from canasta_net.net.framing import FrameProtocol
-from canasta_net.net.host import HostConnection, ServiceEvents, TableConfig, TableService
-from canasta_net.net.peer import PeerProtocol, PeerSession
+from canasta_net.net.host import ServiceEvents, TableConfig
+from canasta_net.net.peer import PeerSession
 from canasta_net.table.host import HostTable
 from canasta_net.ui.app import bot_player, join_table, open_new_log, start_host
 
@@ -162,7 +164,8 @@ def filesystem_of(path: Path) -> str:
 
 @dataclass
 class PassStats:
-    """Everything one process measures in a pass (filled in by the wrappers and the hooks)."""
+    """Everything one process measures in a pass (filled in by ``PassTiming`` and the reactor
+    wrappers)."""
 
     # the remote seats' side
     latency: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
@@ -272,7 +275,8 @@ def loop_figures(stats: PassStats) -> dict[str, Any]:
 
 
 class Patches:
-    """Wrap attributes of library classes (or of the reactor) for one pass, then put them back."""
+    """Wrap attributes of Twisted's classes, the reactor (or ``FrameProtocol`` for --nodelay) for
+    one pass, then put them back."""
 
     def __init__(self) -> None:
         self._undo: list[tuple[Any, str, Any, bool]] = []
@@ -302,132 +306,125 @@ class Patches:
         self._undo.clear()
 
 
-def instrument_seats(stats: PassStats, patches: Patches) -> None:
-    """Time the remote seats' round trips and their work on records (the library is unchanged)."""
-    clock = time.perf_counter
+class _Timed:
+    """A span whose start and end go to ``done`` (one per step: spans may nest)."""
 
-    # the remote seat: the moment its message is handed to the transport ...
-    frame_send: Callable[[Any, Mapping[str, Any]], None] = PeerProtocol.send
+    __slots__ = ("_clock", "_done", "_start")
 
-    def peer_send(self: PeerProtocol, message: Mapping[str, Any]) -> None:
-        t = message.get("t")
-        if t in TIMED:
-            stats.sent[t] += 1
-            stats.pending[self.session] = (t, message["act"], clock())
-        frame_send(self, message)
-        if t == "act":
-            sock = socket_of(self.transport)
+    def __init__(self, clock: Callable[[], float], done: Callable[[float, float], None]) -> None:
+        self._clock = clock
+        self._done = done
+        self._start = 0.0
+
+    def __enter__(self) -> _Timed:
+        self._start = self._clock()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done(self._start, self._clock())
+
+
+class _SeatSend:
+    """``seat.send``: a timed message's send time is noted before it goes to the transport; an
+    act's socket after, so that ``write_some_data`` can tell when it is written."""
+
+    __slots__ = ("_act", "_clock", "_kind", "_session", "_stats", "_transport")
+
+    def __init__(
+        self, stats: PassStats, clock: Callable[[], float], details: Mapping[str, Any]
+    ) -> None:
+        self._stats = stats
+        self._clock = clock
+        message = details["message"]
+        self._kind = message.get("t")
+        self._act = message.get("act")
+        self._session = details["session"]
+        self._transport = details["transport"]
+
+    def __enter__(self) -> _SeatSend:
+        if self._kind in TIMED:
+            self._stats.sent[self._kind] += 1
+            self._stats.pending[self._session] = (self._kind, self._act, self._clock())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._kind == "act":
+            sock = socket_of(self._transport)
             if sock is not None:
-                stats.seat_unwritten[sock] = message["act"]
+                self._stats.seat_unwritten[sock] = self._act
 
-    patches.set(PeerProtocol, "send", peer_send)
 
-    # ... until the same seat receives the record that carries those exact act bytes
-    peer_received = PeerProtocol.message_received
+class PassTiming:
+    """This script's ``canasta_net.timing.Timing``: the library's named steps, routed to the
+    pass's figures. Passed to the remote seats (``PeerSession(timing=...)``) and to the hosts
+    (``start_host(timing=...)``); in one process, one object serves both."""
 
-    def peer_message_received(self: PeerProtocol, message: dict[str, Any]) -> None:
-        now = clock()
-        t = message["t"]
+    def __init__(self, stats: PassStats) -> None:
+        self.stats = stats
+        self.clock = time.perf_counter
+
+    def span(self, name: str, **details: Any) -> contextlib.AbstractContextManager[object]:
+        stats, clock = self.stats, self.clock
+        # the remote seat: the moment its message is handed to the transport ...
+        if name == "seat.send":
+            return _SeatSend(stats, clock, details)
+        # the remote seat's own work on each record: checks, replay, its journal
+        if name == "seat.record":
+            return _Timed(clock, lambda start, end: stats.peer_record.append(end - start))
+        # the host's work per message
+        if name == "host.handle":
+            kind = details["t"]
+            if kind not in TIMED:
+                return _UNTIMED
+            act, conn = details["act"], details["conn"]
+
+            def handled(start: float, end: float) -> None:
+                stats.handle[kind].append(end - start)
+                stats.at_host[act] = (start, end)
+                sock = socket_of(conn.transport)
+                if sock is not None:
+                    stats.host_unwritten[sock] = act  # its record is queued on this socket
+
+            return _Timed(clock, handled)
+        samples = {
+            "table.submit": stats.submit,
+            "log.sync": stats.sync,
+            "host.publish": stats.publish,
+            "host.bot-turn": stats.bot_turn,
+        }.get(name)
+        if samples is None:
+            return _UNTIMED
+        return _Timed(clock, lambda start, end: samples.append(end - start))
+
+    def mark(self, name: str, **details: Any) -> None:
+        stats = self.stats
+        if name == "seat.receive":
+            self._received(details["message"], details["session"])
+        elif name == "host.prompt":
+            # handed to the transport (-> received by the seat, on its side)
+            stats.prompts.append((details["table"], details["seat"], self.clock()))
+
+    def _received(self, message: Mapping[str, Any], session: PeerSession) -> None:
+        """... until the same seat receives the record that carries those exact act bytes."""
+        now = self.clock()
+        stats = self.stats
+        t = message.get("t")
         if t == "record":
-            pending = stats.pending.get(self.session)
+            pending = stats.pending.get(session)
             if pending is not None and pending[1] in message["data"]:
-                del stats.pending[self.session]
+                del stats.pending[session]
                 kind, act, sent = pending
                 stats.latency[kind].append(now - sent)
                 if kind == "act":
                     stats.acts.append((act, sent, now))
         elif t == "turn":
-            session = self.session
             if session.signer is not None and session.seat is not None:
                 stats.turns.append((session.signer.table_id, session.seat, now))
-        elif t == "error" and stats.pending.pop(self.session, None) is not None:
+        elif t == "error" and stats.pending.pop(session, None) is not None:
             stats.refused += 1
-        peer_received(self, message)
-
-    patches.set(PeerProtocol, "message_received", peer_message_received)
-
-    # the remote seat's own work on each record: checks, replay, its journal
-    session_record = PeerSession._record
-
-    def peer_record(self: PeerSession, message: dict[str, Any]) -> None:
-        start = clock()
-        session_record(self, message)
-        stats.peer_record.append(clock() - start)
-
-    patches.set(PeerSession, "_record", peer_record)
 
 
-def instrument_host(stats: PassStats, patches: Patches) -> None:
-    """Time the host's work per message and note when it prompts a seat."""
-    clock = time.perf_counter
-
-    # the host's prompts: handed to the transport (-> received by the seat, on its side)
-    host_send: Callable[[Any, Mapping[str, Any]], None] = HostConnection.send
-
-    def host_connection_send(self: HostConnection, message: Mapping[str, Any]) -> None:
-        if message.get("t") == "turn" and self.seat is not None:
-            stats.prompts.append((self.service.table_id, self.seat, clock()))
-        host_send(self, message)
-
-    patches.set(HostConnection, "send", host_connection_send)
-
-    service_handle = TableService.handle
-
-    def handle(self: TableService, conn: Any, message: dict[str, Any]) -> None:
-        t = message["t"]
-        if t not in TIMED:
-            service_handle(self, conn, message)
-            return
-        start = clock()
-        service_handle(self, conn, message)
-        end = clock()
-        stats.handle[t].append(end - start)
-        stats.at_host[message["act"]] = (start, end)
-        sock = socket_of(conn.transport)
-        if sock is not None:
-            stats.host_unwritten[sock] = message["act"]  # its record is queued on this socket
-
-    patches.set(TableService, "handle", handle)
-
-    table_submit = HostTable.submit
-
-    def submit(
-        self: HostTable, seat: int, act: bytes, asig: bytes, seed: bytes | None = None
-    ) -> list[RecordInfo]:
-        start = clock()
-        try:
-            return table_submit(self, seat, act, asig, seed)
-        finally:
-            stats.submit.append(clock() - start)
-
-    patches.set(HostTable, "submit", submit)
-
-    writer_sync = LogWriter._sync
-
-    def sync(self: LogWriter) -> None:
-        start = clock()
-        writer_sync(self)
-        stats.sync.append(clock() - start)
-
-    patches.set(LogWriter, "_sync", sync)
-
-    service_publish = TableService._publish
-
-    def publish(self: TableService, infos: Any) -> None:
-        start = clock()
-        service_publish(self, infos)
-        stats.publish.append(clock() - start)
-
-    patches.set(TableService, "_publish", publish)
-
-    local_turn = TableService._local_turn
-
-    def bot_turn(self: TableService, slot: Any, need: str) -> None:
-        start = clock()
-        local_turn(self, slot, need)
-        stats.bot_turn.append(clock() - start)
-
-    patches.set(TableService, "_local_turn", bot_turn)
+_UNTIMED: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
 
 
 def instrument_loop(stats: PassStats, reactor: Any, patches: Patches) -> None:
@@ -526,6 +523,7 @@ def make_peer(
     rng: random.Random,
     where: Path,
     one_done: Callable[[], None],
+    timing: PassTiming,
 ) -> Peer:
     """One remote seat: a bot behind a PeerSession, with its own log (not connected yet)."""
     box: list[PeerSession] = []
@@ -533,7 +531,7 @@ def make_peer(
     original_finished = player.finished
     log_file = open_new_log(where / f"table-{table:03d}" / f"seat-{seat}.cnlog")
     session = PeerSession(
-        Identity.generate(), player, name=f"peer-{seat}", bot=True, log_file=log_file
+        Identity.generate(), player, name=f"peer-{seat}", bot=True, log_file=log_file, timing=timing
     )
     box.append(session)
     peer = Peer(session, log_file, table, seat, port, fingerprint)
@@ -645,8 +643,8 @@ async def seat_worker(reactor: Any, spec_path: Path) -> None:
     errors = [0]
     begin_logging(errors)
     stats = PassStats()
+    timing = PassTiming(stats)
     patches = Patches()
-    instrument_seats(stats, patches)
     instrument_loop(stats, reactor, patches)
     if spec["nodelay"]:
         no_nagle(patches)
@@ -664,7 +662,9 @@ async def seat_worker(reactor: Any, spec_path: Path) -> None:
             _fire(all_done)
 
     peers = [
-        make_peer(t["index"], seat, t["port"], t["fingerprint"], spec["bot"], rng, where, one_done)
+        make_peer(
+            t["index"], seat, t["port"], t["fingerprint"], spec["bot"], rng, where, one_done, timing
+        )
         for t in tables
         for seat in range(spec["remote_seats"])
     ]
@@ -875,11 +875,9 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
 
         return ServiceEvents(on_record=on_record, on_finished=on_finished, on_started=on_started)
 
+    timing = PassTiming(stats)  # the hosts' steps, and the seats' when they run here
     patches = Patches()
-    instrument_host(stats, patches)
     instrument_loop(stats, reactor, patches)
-    if not cfg.seats_process:
-        instrument_seats(stats, patches)
     if cfg.nodelay:
         no_nagle(patches)
     profiler = cProfile.Profile() if cfg.profile is not None else None
@@ -909,6 +907,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
                 log_path=directory / "host.cnlog",
                 events=host_events(table),
                 fsync=cfg.fsync,
+                timing=timing,
             )
             host, _ = table.hosted.address
             assert host == LOOPBACK
@@ -923,7 +922,15 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
                 for seat in range(cfg.remote_seats):
                     peers.append(
                         make_peer(
-                            table.index, seat, port, fingerprint, cfg.bot, rng, where, one_done
+                            table.index,
+                            seat,
+                            port,
+                            fingerprint,
+                            cfg.bot,
+                            rng,
+                            where,
+                            one_done,
+                            timing,
                         )
                     )
         clock_start = time.perf_counter()

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, BinaryIO, Final, cast
 
 from canasta_net.identity import Identity
+from canasta_net.timing import NO_TIMING, Timing
 
 from .format import (
     FORMAT_VERSION,
@@ -106,8 +107,10 @@ class LogWriter:
         *,
         fsync: bool = True,
         max_record_size: int = MAX_RECORD_SIZE,
+        timing: Timing = NO_TIMING,
     ) -> None:
         self._file = file
+        self._timing = timing
         self._identity = host_identity
         self._fsync = fsync
         self._max_record_size = max_record_size
@@ -140,6 +143,7 @@ class LogWriter:
         *,
         fsync: bool = True,
         max_record_size: int = MAX_RECORD_SIZE,
+        timing: Timing = NO_TIMING,
     ) -> LogWriter:
         """Continue an existing log (a host restarting after a crash).
 
@@ -152,7 +156,9 @@ class LogWriter:
         report = verify_log(file, max_record_size=max_record_size)
         if report.header.host_key != host_identity.public_key:
             raise ValueError("this identity is not the log's host: its key does not sign the log")
-        writer = cls(file, host_identity, fsync=fsync, max_record_size=max_record_size)
+        writer = cls(
+            file, host_identity, fsync=fsync, max_record_size=max_record_size, timing=timing
+        )
         if report.truncated is not None:
             file.truncate(report.valid_length)
             writer._sync()
@@ -237,6 +243,10 @@ class LogWriter:
         return RecordInfo(seq=seq, kind=kind, hash=digest, body=body, stored=stored)
 
     def _sync(self) -> None:
+        with self._timing.span("log.sync"):
+            self._flush_and_sync()
+
+    def _flush_and_sync(self) -> None:
         self._file.flush()
         if not self._fsync:
             return

@@ -38,6 +38,7 @@ from ..table.lobby import SeatLife, SeatState
 from ..table.local import bot_move
 from ..table.seat import Decision, SeatAgent, SeatProblem
 from ..table.signer import keyed_seeds
+from ..timing import NO_TIMING, Timing
 from . import wire
 from .framing import FrameProtocol
 
@@ -127,8 +128,10 @@ class TableService:
         random_bytes: Callable[[int], bytes] = os.urandom,
         events: ServiceEvents | None = None,
         table_id: bytes | None = None,
+        timing: Timing = NO_TIMING,
     ) -> None:
         self.config = config
+        self.timing = timing  # told of prompts, handling, publishing, bot turns (``..timing``)
         self.identity = identity
         self.reactor = reactor
         self.log_file = log_file
@@ -422,7 +425,7 @@ class TableService:
     def _start(self) -> None:
         keys = [s.key for s in self.slots]
         assert all(k is not None for k in keys)
-        writer = LogWriter(self.log_file, self.identity, fsync=self.fsync)
+        writer = LogWriter(self.log_file, self.identity, fsync=self.fsync, timing=self.timing)
         entries = [SeatEntry(s.name, s.key, s.is_bot) for s in self.slots if s.key is not None]
         self.table = HostTable(
             self.config.game,
@@ -435,6 +438,7 @@ class TableService:
             created=int(self.reactor.seconds()),
             random_bytes=self.random_bytes,
             table_fields=self.config.to_log_fields(),
+            timing=self.timing,
         )
         for slot in self.slots:
             if slot.local is not None:
@@ -446,6 +450,10 @@ class TableService:
     # ------------------------------------------------------------------ records out
     def _publish(self, infos: Sequence[RecordInfo]) -> None:
         """Send each seat its copy of records already on disk, then fresh views."""
+        with self.timing.span("host.publish", records=len(infos)):
+            self._send_records(infos)
+
+    def _send_records(self, infos: Sequence[RecordInfo]) -> None:
         for info in infos:
             if self.events.on_record:
                 self.events.on_record(info)
@@ -521,6 +529,7 @@ class TableService:
                 marker = (need, table.hand_no, table.next_aseq[slot.seat])
                 if slot.prompted != marker:
                     slot.prompted = marker
+                    self.timing.mark("host.prompt", table=self.table_id, seat=slot.seat)
                     slot.conn.send(self._prompt(slot.seat, need))
 
     def _prompt(self, seat: int, need: str) -> dict[str, Any]:
@@ -536,6 +545,10 @@ class TableService:
         return message
 
     def _local_turn(self, slot: Slot, need: str) -> None:
+        with self.timing.span("host.bot-turn", seat=slot.seat, need=need):
+            self._take_local_turn(slot, need)
+
+    def _take_local_turn(self, slot: Slot, need: str) -> None:
         table = self.table
         if self.closed:
             return  # queued before the host left: its log may be closed already
@@ -568,6 +581,11 @@ class TableService:
 
     # ------------------------------------------------------------------ messages from seats
     def handle(self, conn: HostConnection, message: dict[str, Any]) -> None:
+        """One message from a seat's connection, already checked against its schema."""
+        with self.timing.span("host.handle", t=message["t"], act=message.get("act"), conn=conn):
+            self._handle(conn, message)
+
+    def _handle(self, conn: HostConnection, message: dict[str, Any]) -> None:
         t = message["t"]
         if self.closed:
             conn.say_bye(self.closing_reason)

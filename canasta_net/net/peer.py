@@ -11,7 +11,7 @@ framing, and reconnection with backoff through ``ClientService``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO, Protocol
 
 from twisted.application.internet import ClientService, backoffPolicy
@@ -30,6 +30,7 @@ from ..log.replay import Replayer, ReplayError
 from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
 from ..table.seat import Decision, SeatAgent, SeatProblem
 from ..table.signer import SeatSigner
+from ..timing import NO_TIMING, Timing
 from . import wire
 from .framing import FrameProtocol
 from .tls import TLSIdentityError
@@ -115,8 +116,10 @@ class PeerSession:
         random_bytes: Callable[[int], bytes] = os.urandom,
         insecure_seed: int | None = None,
         seed_store: SeedStore | None = None,
+        timing: Timing = NO_TIMING,
     ) -> None:
         self.identity = identity
+        self.timing = timing  # told of sends, receipts and record checking (``..timing``)
         self.player = player
         self.name = name
         self.bot = bot
@@ -186,6 +189,7 @@ class PeerSession:
 
     # ------------------------------------------------------------------ incoming
     def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        self.timing.mark("seat.receive", message=message, session=self)
         if self.problem is not None:
             return  # the seat has left: nothing the host says is taken any more
         try:
@@ -200,7 +204,8 @@ class PeerSession:
         if t == "welcome":
             self._welcome(message, send)
         elif t == "record":
-            self._record(message, send)
+            with self.timing.span("seat.record", seq=message["seq"]):
+                self._record(message, send)
         elif t == "view":
             self.view = message["view"]
             own = None if self.agent is None else self.agent.view()
@@ -431,6 +436,13 @@ class PeerProtocol(FrameProtocol):
         if self.peer_factory is not None:
             self.peer_factory.current = self
         self.send(self.session.hello())
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        session = self.session
+        with session.timing.span(
+            "seat.send", message=message, session=session, transport=self.transport
+        ):
+            super().send(message)
 
     def message_received(self, message: dict[str, Any]) -> None:
         self.session.handle(message, self.send)

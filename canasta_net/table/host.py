@@ -40,6 +40,7 @@ from ..log import (
     record_hash,
 )
 from ..log import records as R
+from ..timing import NO_TIMING, Timing
 
 ACTION_KIND = "seat-action"
 CHECKPOINT_KIND = "checkpoint"
@@ -130,7 +131,9 @@ class HostTable:
         random_bytes: Callable[[int], bytes] = os.urandom,
         write_header: bool = True,
         table_fields: Mapping[str, Any] | None = None,
+        timing: Timing = NO_TIMING,
     ) -> None:
+        self.timing = timing
         self.game = game if isinstance(game, Game) else canasta_game(game)
         rules = self.game
         if len(seats) != rules.players:
@@ -234,6 +237,10 @@ class HostTable:
         self, seat: int, act: bytes, asig: bytes, seed: bytes | None = None
     ) -> list[RecordInfo]:
         """Accept one signed message from ``seat``; return the records written for it."""
+        with self.timing.span("table.submit", seat=seat):
+            return self._submit(seat, act, asig, seed)
+
+    def _submit(self, seat: int, act: bytes, asig: bytes, seed: bytes | None) -> list[RecordInfo]:
         if not 0 <= seat < len(self.seats):
             raise TableError("unknown-seat", f"no seat {seat}")
         try:
@@ -467,6 +474,7 @@ class HostTable:
         *,
         random_bytes: Callable[[int], bytes] = os.urandom,
         fsync: bool = True,
+        timing: Timing = NO_TIMING,
     ) -> HostTable:
         """Rebuild the table exactly from its own log and continue writing it.
 
@@ -477,7 +485,7 @@ class HostTable:
         """
         from ..log.replay import Replayer
 
-        writer = LogWriter.resume(file, host_identity, fsync=fsync)
+        writer = LogWriter.resume(file, host_identity, fsync=fsync, timing=timing)
         report = writer.resumed_from
         assert report is not None
         header = report.header
@@ -507,6 +515,7 @@ class HostTable:
             insecure=header.insecure,
             random_bytes=random_bytes,
             write_header=False,
+            timing=timing,
         )
         table.header_keys = [s.key for s in header.seats]
         table.match = replayer.match

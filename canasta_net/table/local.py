@@ -20,6 +20,7 @@ from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo
 from ..selfplay import choose_for
+from ..timing import NO_TIMING, Timing
 from .host import HostTable, SeatEntry, TablePhase
 from .seat import Decision, SeatAgent
 
@@ -90,18 +91,20 @@ def recorded_match(
     fsync: bool = False,
     table_id: bytes | None = None,
     deal: str = "commit-reveal",
+    timing: Timing = NO_TIMING,
 ) -> LocalMatch:
     """Set up an all-bot table journaling to ``log_file``; deterministic for a given seed.
 
     Seeds are derived with ``insecure_seed`` (the header says ``insecure``): a simulation's log
-    must be reproducible, and nobody plays for stakes against bots.
+    must be reproducible, and nobody plays for stakes against bots. ``timing`` is told of the
+    table's and its writer's steps (``canasta_net.timing``).
     """
     game = game_of_rules(rules)
     rng = random.Random(seed)
     identities = [bot_identity(seed, s) for s in range(rules.players)]
     table = table_id or rng.randbytes(16)
     entries = [SeatEntry(f"bot-{s}", identities[s].public_key, True) for s in range(rules.players)]
-    writer = LogWriter(log_file, identities[0], fsync=fsync)
+    writer = LogWriter(log_file, identities[0], fsync=fsync, timing=timing)
     host = HostTable(
         game,
         table,
@@ -112,6 +115,7 @@ def recorded_match(
         insecure=True,
         created=0,
         random_bytes=rng.randbytes,
+        timing=timing,
     )
 
     def context() -> HandContext:

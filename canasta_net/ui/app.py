@@ -21,6 +21,7 @@ from ..net.host import HostConnection, HostFactory, ServiceEvents, TableConfig, 
 from ..net.peer import PeerSession, Player, SeatClient, connect_with_retry
 from ..net.tls import client_context_factory, server_context_factory, verified_peer_key
 from ..table.host import HostTable
+from ..timing import NO_TIMING, Timing
 from .players import BotPlayer
 
 log = Logger()
@@ -113,17 +114,19 @@ async def start_host(
     resume: bool = False,
     events: ServiceEvents | None = None,
     fsync: bool = True,
+    timing: Timing = NO_TIMING,
 ) -> HostedTable:
-    """Open (or resume) the log, then listen with TLS on ``bind:port``."""
+    """Open (or resume) the log, then listen with TLS on ``bind:port``. ``timing`` is told of
+    the host's steps (``canasta_net.timing``)."""
     table: HostTable | None = None
     if resume:
         log_file = open_log_for_writing(log_path, resume=True)
-        table = HostTable.resume(log_file, identity, fsync=fsync)
+        table = HostTable.resume(log_file, identity, fsync=fsync, timing=timing)
         config.rules = table.rules
     else:
         log_file = open_new_log(log_path)
     service = TableService(
-        config, identity, reactor, log_file, table=table, fsync=fsync, events=events
+        config, identity, reactor, log_file, table=table, fsync=fsync, events=events, timing=timing
     )
     endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
     listening = await endpoint.listen(HostFactory(service, verified_peer_key))
