@@ -1680,8 +1680,9 @@ def test_blind_seat_that_leaves_mid_hand_forfeits() -> None:
 def test_blind_stand_in_between_hands_plays_on_and_the_player_reclaims() -> None:
     """A seat that leaves while a hand's result is being signed gets a stand-in bot (it holds no
     secret then); the stand-in plays whole hands, and the player reclaims the seat between
-    hands. Every copy of the log verifies."""
-    h = Harness(config(deal="blind", rules=classic(3000)))
+    hands. Every copy of the log verifies. (The deal is random: at a target of 3000 the first
+    hand alone could end the match, leaving no hand for the stand-in to play.)"""
+    h = Harness(config(deal="blind", rules=classic(4500)))
     alice, bob = h.remote("alice"), h.remote("bob")
     stopped(h.run(turn_for("checkpoint", bob)))
     bob.drop()

@@ -157,10 +157,9 @@ class CommitRevealHand:
             {seat: {"hand": sorted(state.hands[seat])} for seat in range(self.players)},
         )
 
-    def _play(self, seat: int, text: Any) -> Effects:
-        """Apply ``seat``'s action text to the state (raises ValueError or IllegalAction)."""
+    def _play(self, seat: int, action: Any) -> Effects:
+        """Apply ``seat``'s action to the state (raises IllegalAction, and changes nothing)."""
         state = self._state
-        action = self.game.parse_action(text if isinstance(text, str) else "")
         state.check(action, seat)
         before = snapshot(state)
         state.apply(action, seat)
@@ -233,11 +232,11 @@ class CommitRevealHand:
         self._stage_is("act")
         text = R.typed(fields, "action", str, "action")
         try:
-            self.game.parse_action(text)
+            action = self.game.parse_action(text)
         except ValueError as e:  # ActionParseError, or int() on a digit like "²" in parse_action
             raise HandRefused("bad-action", str(e)) from None
         try:
-            effects = self._play(seat, text)
+            effects = self._play(seat, action)
         except IllegalAction as e:
             raise HandRefused(e.code, e.message) from None
         return self._effects_step(effects)
@@ -363,7 +362,8 @@ class CommitRevealHand:
             _fault("out-of-turn", f"seat {seat} acted on seat {state.to_move}'s turn", seat)
         text = act.get("action")
         try:
-            effects = self._play(seat, text)
+            action = self.game.parse_action(text if isinstance(text, str) else "")
+            effects = self._play(seat, action)
         except (ValueError, IllegalAction) as e:  # a parse error, or a refused action
             code = getattr(e, "code", "bad-action")
             _fault("illegal-action", f"seat {seat}: {text!r}: {code}: {e}", seat)

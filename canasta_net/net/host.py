@@ -36,7 +36,7 @@ from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
 from ..table.local import bot_move
-from ..table.seat import Decision, SeatAgent, SeatProblem
+from ..table.seat import Decision, SeatAgent, SeatProblem, WrittenRecord
 from ..table.signer import keyed_seeds
 from ..timing import NO_TIMING, Timing
 from . import wire
@@ -238,7 +238,7 @@ class TableService:
             state=lambda: table.state,
         )
         for info in table.history[table.hand_start :]:
-            agent.observe_stored(info.kind, info.body, info.hash)
+            agent.observe_written(WrittenRecord.of(info))
         return agent
 
     def seat_summary(self) -> list[dict[str, Any]]:
@@ -453,13 +453,17 @@ class TableService:
         with self.timing.span("host.publish", records=len(infos)):
             self._send_records(infos)
 
+    def _plays_seats(self) -> bool:
+        return any(slot.local is not None for slot in self.slots)
+
     def _send_records(self, infos: Sequence[RecordInfo]) -> None:
         for info in infos:
             if self.events.on_record:
                 self.events.on_record(info)
+            written = WrittenRecord.of(info) if self._plays_seats() else None
             for slot in self.slots:
-                if slot.local is not None and slot.local.agent is not None:
-                    slot.local.agent.observe_stored(info.kind, info.body, info.hash)
+                if written is not None and slot.local is not None and slot.local.agent is not None:
+                    slot.local.agent.observe_written(written)
                 if slot.conn is not None:
                     data = redact_for_seat(info.stored, slot.seat)
                     slot.conn.send({"t": "record", "seq": info.seq, "data": data})
@@ -558,7 +562,7 @@ class TableService:
         agent = slot.local.agent
         assert agent is not None
         try:
-            reply = agent.reply(need, table.hand_no, table.prompt_fields(slot.seat, need))
+            reply = agent.reply(need, table.hand_no, table.local_prompt(need))
             if isinstance(reply, Decision):
                 reply = agent.act(reply.hand, bot_move(slot.local.bot, reply, self.config.game))
             if reply is None:

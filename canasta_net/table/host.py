@@ -457,6 +457,11 @@ class HostTable:
             return {"msg": self.checkpoint_msg}
         return {} if self.hand is None else self.hand.prompt_fields(seat, need)
 
+    def local_prompt(self, need: str) -> dict[str, Any]:
+        """A prompt's fields for a seat the host plays itself: it reads the host's state (or its
+        own view of a blind hand), so no legal list is made for it."""
+        return {"msg": self.checkpoint_msg} if need == "checkpoint" else {}
+
     def seat_state(self) -> Any:
         """The state seats' views are drawn from, or None where the host cannot see the cards
         (each seat then shows its own view of the hand)."""

@@ -22,7 +22,7 @@ from ..log import LogWriter, RecordInfo
 from ..selfplay import choose_for
 from ..timing import NO_TIMING, Timing
 from .host import HostTable, SeatEntry, TablePhase
-from .seat import Decision, SeatAgent
+from .seat import Decision, SeatAgent, WrittenRecord
 
 
 def bot_identity(seed: int | str, seat: int) -> Identity:
@@ -50,15 +50,16 @@ class LocalMatch:
     def _broadcast(self, infos: Sequence[RecordInfo]) -> None:
         for info in infos:
             self.records += 1
+            written = WrittenRecord.of(info)
             for agent in self.seats:
-                agent.observe_stored(info.kind, info.body, info.hash)
+                agent.observe_written(written)
 
     def step(self) -> None:
         """Advance the table by one message: the first seat the table waits for answers."""
         host = self.host
         for agent in self.seats:
             need = host.needs(agent.seat)
-            reply = agent.reply(need, host.hand_no, host.prompt_fields(agent.seat, need))
+            reply = agent.reply(need, host.hand_no, host.local_prompt(need))
             if reply is None:
                 continue
             if isinstance(reply, Decision):

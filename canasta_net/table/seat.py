@@ -24,6 +24,7 @@ from ..deal.blind.errors import BlindError
 from ..deal.blind.hand import BlindRefused
 from ..hand import HandContext
 from ..identity import Identity
+from ..log import RecordInfo
 from ..log import records as R
 from ..log.seed_store import SeedStoreError
 from .blind_seat import BlindSeat
@@ -217,6 +218,23 @@ class BlindPart:
 
 
 @dataclass(frozen=True)
+class WrittenRecord:
+    """A record as the host's writer wrote it, decoded once for every seat the host plays."""
+
+    kind: str
+    fields: dict[str, Any]
+    act: dict[str, Any] | None
+    hash: bytes
+
+    @classmethod
+    def of(cls, info: RecordInfo) -> WrittenRecord:
+        fields = R.unpack_map(info.body, "record", limit=1 << 20)
+        raw = fields.get("act")
+        act = R.unpack_map(raw, "signed message") if isinstance(raw, bytes) else None
+        return cls(info.kind, fields, act, info.hash)
+
+
+@dataclass(frozen=True)
 class SeatSetup:
     """What a seat part is made from."""
 
@@ -301,12 +319,9 @@ class SeatAgent:
         self.signer.observe(record_hash)
         self.part.observe(kind, fields, act)
 
-    def observe_stored(self, kind: str, body: bytes, record_hash: bytes) -> None:
-        """A record as the host's writer wrote it (its body bytes)."""
-        fields = R.unpack_map(body, "record", limit=1 << 20)
-        raw = fields.get("act")
-        act = R.unpack_map(raw, "signed message") if isinstance(raw, bytes) else None
-        self.observe(kind, fields, act, record_hash)
+    def observe_written(self, record: WrittenRecord) -> None:
+        """A record this process's own host wrote (decoded once for all its seats)."""
+        self.observe(record.kind, record.fields, record.act, record.hash)
 
     def reply(self, need: str, hand: int, prompt: Mapping[str, Any]) -> Message | Decision | None:
         """What the seat answers to the table's need: a message to send, a decision for whoever
@@ -359,4 +374,12 @@ class SeatAgent:
         self.part.stop_keeping_seeds()
 
 
-__all__ = ["BlindPart", "CommitRevealPart", "Decision", "SeatAgent", "SeatPart", "SeatProblem"]
+__all__ = [
+    "BlindPart",
+    "CommitRevealPart",
+    "Decision",
+    "SeatAgent",
+    "SeatPart",
+    "SeatProblem",
+    "WrittenRecord",
+]
