@@ -35,7 +35,7 @@ def test_a_seat_does_not_reveal_before_the_signed_list_holds_its_commitment() ->
     assert isinstance(reply, dict) and reply["t"] == "commit"
     for info in host.take_message(1, reply):
         for seat in match.seats:
-            seat.observe_written(WrittenRecord.of(info))
+            seat.observe(WrittenRecord(info))
     # a host that asks for the seed before it has published the list of commitments
     with pytest.raises(SeatProblem) as info:
         agent.reply("reveal", host.hand_no, {})

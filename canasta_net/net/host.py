@@ -238,7 +238,7 @@ class TableService:
             state=lambda: table.state,
         )
         for info in table.history[table.hand_start :]:
-            agent.observe_written(WrittenRecord.of(info))
+            agent.observe(WrittenRecord(info))
         return agent
 
     def seat_summary(self) -> list[dict[str, Any]]:
@@ -453,17 +453,14 @@ class TableService:
         with self.timing.span("host.publish", records=len(infos)):
             self._send_records(infos)
 
-    def _plays_seats(self) -> bool:
-        return any(slot.local is not None for slot in self.slots)
-
     def _send_records(self, infos: Sequence[RecordInfo]) -> None:
         for info in infos:
             if self.events.on_record:
                 self.events.on_record(info)
-            written = WrittenRecord.of(info) if self._plays_seats() else None
+            written = WrittenRecord(info)  # decoded only if a seat the host plays looks inside
             for slot in self.slots:
-                if written is not None and slot.local is not None and slot.local.agent is not None:
-                    slot.local.agent.observe_written(written)
+                if slot.local is not None and slot.local.agent is not None:
+                    slot.local.agent.observe(written)
                 if slot.conn is not None:
                     data = redact_for_seat(info.stored, slot.seat)
                     slot.conn.send({"t": "record", "seq": info.seq, "data": data})

@@ -366,7 +366,7 @@ class PeerSession:
                 self._misbehaving(f"record {seq}: {e.reason}")
         if self.agent is not None and self.problem is None:
             try:
-                self.agent.observe(record.kind, record.fields, record.action, record.hash)
+                self.agent.observe(record)
             except SeatProblem as e:
                 self._misbehaving(f"record {record.index}: {e.text}")
         line = describe_record(record, self.names)

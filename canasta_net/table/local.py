@@ -50,9 +50,9 @@ class LocalMatch:
     def _broadcast(self, infos: Sequence[RecordInfo]) -> None:
         for info in infos:
             self.records += 1
-            written = WrittenRecord.of(info)
+            written = WrittenRecord(info)
             for agent in self.seats:
-                agent.observe_written(written)
+                agent.observe(written)
 
     def step(self) -> None:
         """Advance the table by one message: the first seat the table waits for answers."""

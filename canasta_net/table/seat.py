@@ -15,6 +15,7 @@ secrets and cards). Nobody outside this module branches on the deal mode.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 from ..deal.blind.errors import BlindError
 from ..deal.blind.hand import BlindRefused
 from ..hand import HandContext
+from ..hand.blind import MESSAGE_TYPES
 from ..identity import Identity
 from ..log import RecordInfo
 from ..log import records as R
@@ -55,10 +57,27 @@ class Decision:
     state: Any
 
 
+class ObservedRecord(Protocol):
+    """A record a seat follows: a verified ``StoredRecord`` at a remote seat, a
+    :class:`WrittenRecord` at a seat the host plays (decoded only if a seat looks inside)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def fields(self) -> dict[str, Any]: ...
+
+    @property
+    def action(self) -> dict[str, Any] | None: ...
+
+    @property
+    def hash(self) -> bytes: ...
+
+
 class SeatPart(Protocol):
     """What a seat does that depends on the deal mode."""
 
-    def observe(self, kind: str, fields: Mapping[str, Any], act: dict[str, Any] | None) -> None:
+    def observe(self, record: ObservedRecord) -> None:
         """A record of the log (its public fields, its signed message if any)."""
         ...
 
@@ -102,9 +121,9 @@ class CommitRevealPart:
         self.state = state
         self.listed: dict[int, list[bytes]] = {}  # each hand's signed list of commitments
 
-    def observe(self, kind: str, fields: Mapping[str, Any], act: dict[str, Any] | None) -> None:
-        if kind == R.COMMITMENTS:
-            hand, listed = fields.get("hand"), fields.get("commitments")
+    def observe(self, record: ObservedRecord) -> None:
+        if record.kind == R.COMMITMENTS:
+            hand, listed = record.fields.get("hand"), record.fields.get("commitments")
             if isinstance(hand, int) and isinstance(listed, list):
                 self.listed = {hand: listed}
 
@@ -176,9 +195,11 @@ class BlindPart:
     def wire_type(self, type_: str) -> str:
         return "act"  # every blind-deal message travels as a signed ``act``
 
-    def observe(self, kind: str, fields: Mapping[str, Any], act: dict[str, Any] | None) -> None:
+    def observe(self, record: ObservedRecord) -> None:
+        if record.kind not in MESSAGE_TYPES:
+            return  # the seat follows the hand's signed messages only
         try:
-            self.seat.observe(kind, act)
+            self.seat.observe(record.kind, record.action)
         except (BlindRefused, BlindError) as e:
             raise SeatProblem(str(e), host_fault=True) from None
 
@@ -217,21 +238,23 @@ class BlindPart:
         self.seat.seed_keeper = None
 
 
-@dataclass(frozen=True)
 class WrittenRecord:
-    """A record as the host's writer wrote it, decoded once for every seat the host plays."""
+    """A record as the host's writer wrote it, for every seat the host plays: its body is decoded
+    once, and only when a seat looks inside it."""
 
-    kind: str
-    fields: dict[str, Any]
-    act: dict[str, Any] | None
-    hash: bytes
+    def __init__(self, info: RecordInfo) -> None:
+        self.kind = info.kind
+        self.hash = info.hash
+        self._body = info.body
 
-    @classmethod
-    def of(cls, info: RecordInfo) -> WrittenRecord:
-        fields = R.unpack_map(info.body, "record", limit=1 << 20)
-        raw = fields.get("act")
-        act = R.unpack_map(raw, "signed message") if isinstance(raw, bytes) else None
-        return cls(info.kind, fields, act, info.hash)
+    @functools.cached_property
+    def fields(self) -> dict[str, Any]:
+        return R.unpack_map(self._body, "record", limit=1 << 20)
+
+    @functools.cached_property
+    def action(self) -> dict[str, Any] | None:
+        raw = self.fields.get("act")
+        return R.unpack_map(raw, "signed message") if isinstance(raw, bytes) else None
 
 
 @dataclass(frozen=True)
@@ -307,21 +330,11 @@ class SeatAgent:
     def aseq(self, value: int) -> None:
         self.signer.aseq = value  # the host numbers what it has taken from this seat
 
-    def observe(
-        self,
-        kind: str,
-        fields: Mapping[str, Any],
-        act: dict[str, Any] | None,
-        record_hash: bytes,
-    ) -> None:
+    def observe(self, record: ObservedRecord) -> None:
         """A record of the log, verified by the seat's owner (or written by its own host).
         Raises SeatProblem if the record contradicts the seat's own view of the hand."""
-        self.signer.observe(record_hash)
-        self.part.observe(kind, fields, act)
-
-    def observe_written(self, record: WrittenRecord) -> None:
-        """A record this process's own host wrote (decoded once for all its seats)."""
-        self.observe(record.kind, record.fields, record.act, record.hash)
+        self.signer.observe(record.hash)
+        self.part.observe(record)
 
     def reply(self, need: str, hand: int, prompt: Mapping[str, Any]) -> Message | Decision | None:
         """What the seat answers to the table's need: a message to send, a decision for whoever
