@@ -1,7 +1,7 @@
 """A checked game as a list of steps, one per record, each with the table after it.
 
 ``load_timeline`` reads a log through :class:`~replay.checking.LogCheck` and keeps a copy of the
-hand's state after every record, as the engine's ``log_replay.Replayer`` reports it through its
+hand's state after every record, as the engine's ``log.replay.Replayer`` reports it through its
 public ``observe`` hook (no rule is repeated here): each deal, action and hand-end record, whether
 it is checked at once (the host's log) or when the hand's seeds arrive (a seat's copy, and every
 copy of a blind-dealt hand, whose cards are known only at its end).

@@ -1,7 +1,7 @@
 """The host's network side: seats, connections, stand-in bots, prompts (Twisted, thin).
 
 ``TableService`` owns the lobby and, once every seat is taken, the authoritative
-:class:`~canasta_net.host_table.HostTable`. Everything the table writes is on disk before this
+:class:`~canasta_net.table.host.HostTable`. Everything the table writes is on disk before this
 module sends it: ``HostTable.submit`` returns only records the writer has flushed. Each seat gets
 its own redacted copy of every record, its own view, and a prompt when the table waits for it.
 

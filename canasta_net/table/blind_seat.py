@@ -1,10 +1,10 @@
 """A seat's side of blind-dealt hands (``docs/blind-deal.md``), sans-io.
 
 :class:`BlindSeat` holds the seat's secrets for the current hand and its own
-:class:`~canasta_net.blind.hand.BlindHand` (which opens the positions dealt to it), follows the
+:class:`~canasta_net.deal.blind.hand.BlindHand` (which opens the positions dealt to it), follows the
 table's signed messages as they arrive in the log, and answers what the hand needs from the seat.
-The remote peer (``net_peer``) and the host's own seats (``net_host``) both use it, so a seat
-played inside the host process holds its own cards and nothing more.
+The seat agent (``table.seat.BlindPart``) holds one, at a remote peer and at the host's own seats
+alike, so a seat played inside the host process holds its own cards and nothing more.
 """
 
 from __future__ import annotations

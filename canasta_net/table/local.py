@@ -1,8 +1,8 @@
 """A whole recorded match in one process: a HostTable and its seats wired directly.
 
 This is the table protocol without a network: every seat is a
-:class:`~canasta_net.seat_agent.SeatAgent` that follows the host's records and answers what the
-table needs from it, through the same :class:`~canasta_net.host_table.HostTable` the LAN host
+:class:`~canasta_net.table.seat.SeatAgent` that follows the host's records and answers what the
+table needs from it, through the same :class:`~canasta_net.table.host.HostTable` the LAN host
 runs, and the host journals everything to a real ``.cnlog``. ``canasta simulate --log`` and the
 tests use it to produce logs the replayer and the auditor check.
 """
