@@ -518,7 +518,7 @@ def test_the_mayi_html_page_renders_the_table_in_headless_chromium(tmp_path: Pat
     table = dom[dom.index('<div id="table"') : dom.index('<div id="totals"')]
     state = tl.steps[record].state
     assert state is not None
-    assert f"Record {record} of {tl.last_record} · deal {tl.steps[record].hand}" in dom
+    assert f"Record {record} of {tl.last_record} · deal {tl.steps[record].hand + 1}" in dom
     assert "May I? (may-i)" in dom
     text = describe_step(tl, tl.steps[record], Perspective(SEAT, 2))
     assert f'<div id="description" aria-live="polite">{html.escape(text, quote=False)}<' in dom
