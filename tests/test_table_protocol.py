@@ -1532,7 +1532,8 @@ def test_a_record_that_proves_no_loss_is_refused() -> None:
     h = Harness(config(classic(3000)))
     alice, _ = h.remote("alice"), h.remote("bob")
     stopped(h.run(turn_for("act", alice)))
-    held = alice.session.stored
+    data = alice.log.getvalue()  # the seat's own copy of the log
+    held = [data[r.offset : r.offset + r.size] for r in iter_records(data)]
     for evidence in (held[3], held[0], b"\x93\xc4\x00", held[3][:-1]):
         answers = inject(h, alice, {"t": "fork", "record": evidence})
         assert [m["code"] for m in answers if m["t"] == "error"] == ["bad-evidence"]

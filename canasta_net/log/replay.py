@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 from ..canasta.match import MatchResult as ForfeitResult
 from ..games import CANASTA, AnyGameState, GameMatch, HandScore, UnknownGame, game_from_header
-from ..hand import HAND_PROTOCOLS, Applied, HandFault, HandProtocol, HandSetup, Violation, new_hand
+from ..hand import HAND_PROTOCOLS, Applied, HandFault, HandProtocol, HandSetup, new_hand
 from . import SEAT_KEY_KIND, Header, LogSource, StoredRecord, Truncation, iter_verified
 from . import records as R
 
@@ -225,10 +225,6 @@ class Replayer:
         act = record.action
         if act is None or act.get("type") != "chat" or not isinstance(act.get("text"), str):
             self._fail(record, "bad-record", "a chat record needs a signed chat message")
-
-    def violation(self) -> Violation | None:
-        """For a forfeit record after a hand: the violation the hand's end check finds."""
-        return self.hand.violation()
 
     def _on_checkpoint(self, record: StoredRecord) -> None:
         cp = record.checkpoint

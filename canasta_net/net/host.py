@@ -189,7 +189,7 @@ class TableService:
                     raise ValueError(f"cannot sign for seat {slot.seat} after resuming")
                 slot.local = LocalSeat(ident, slot.local.bot)
             elif entry.key != original:  # a stand-in held the seat when the host stopped
-                stand_in = self._stand_in_generation(slot.seat, entry.key)
+                stand_in = self._generation_of(slot.seat, entry.key)
                 if stand_in is not None:
                     ident = derived_identity(self.identity, self.table_id, slot.seat, stand_in)
                     slot.local = LocalSeat(ident, self._bot())
@@ -197,8 +197,10 @@ class TableService:
             if slot.local is not None:
                 slot.local.agent = self._agent_for(slot.seat, slot.local.identity)
 
-    def _stand_in_generation(self, seat: int, key: bytes) -> int | None:
-        for generation in range(1, 16):
+    def _generation_of(self, seat: int, key: bytes) -> int | None:
+        """Which of the keys the host derives for ``seat`` ``key`` is (0: the seat's bot; 1 on:
+        its stand-ins), or None."""
+        for generation in range(16):
             if derived_identity(self.identity, self.table_id, seat, generation).public_key == key:
                 return generation
         return None
@@ -206,11 +208,12 @@ class TableService:
     def _local_identity_for(self, seat: int, key: bytes) -> Identity | None:
         if key == self.identity.public_key:
             return self.identity
-        for generation in range(16):
-            ident = derived_identity(self.identity, self.table_id, seat, generation)
-            if ident.public_key == key:
-                return ident
-        return None
+        generation = self._generation_of(seat, key)
+        return (
+            None
+            if generation is None
+            else derived_identity(self.identity, self.table_id, seat, generation)
+        )
 
     def _agent_for(self, seat: int, identity: Identity) -> SeatAgent:
         """The agent of a seat the host plays, caught up with the hand under way: its seeds are

@@ -11,6 +11,7 @@ framing, and reconnection with backoff through ``ClientService``.
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO, Protocol
 
@@ -36,6 +37,9 @@ from .framing import FrameProtocol
 from .tls import TLSIdentityError
 
 log = Logger()
+
+# How many of its latest records a seat keeps in memory to show a host whose log lost them.
+RECENT_RECORDS = 256
 
 
 class Player(Protocol):
@@ -141,8 +145,10 @@ class PeerSession:
         self.done = False
         self.problem: str | None = None  # set when the host was caught misbehaving
         self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
-        self.stored: list[bytes] = []  # this seat's copy of the log, record by record
-        self.hashes: list[bytes] = []  # and each record's hash: a fork is caught against them
+        self.hashes: list[bytes] = []  # each record's hash: a fork is caught against them
+        # the latest records' bytes, to show a host whose log lost them (its unsynced tail);
+        # bounded, so that a host sending record after record cannot grow the seat's memory
+        self.recent: deque[bytes] = deque(maxlen=RECENT_RECORDS)
         self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
 
     # ------------------------------------------------------------------ outgoing
@@ -319,7 +325,9 @@ class PeerSession:
         """The host's log lost (or contradicts) record ``seq`` of this seat's copy, which the
         host signed and sent: show the host the record, and leave. The match cannot go on from
         a log that rewrites what was played; this seat's copy keeps it."""
-        send({"t": "fork", "record": self.stored[seq]})
+        kept = seq - (self.last_seq + 1 - len(self.recent))
+        if kept >= 0:
+            send({"t": "fork", "record": self.recent[kept]})
         self._leave(
             f"the host's log has lost record {seq}, which the host signed and sent this seat "
             f"(this seat's copy holds records 0 to {self.last_seq}): a crash cut its log back, "
@@ -330,9 +338,15 @@ class PeerSession:
     def _record(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         seq, data = message["seq"], message["data"]
         if seq <= self.last_seq:
-            if seq >= 0 and data != self.stored[seq]:
-                self._fork(seq, send)  # the host now says something else was record ``seq``
-            return  # already have it (a resend after reconnecting)
+            if seq >= 0:  # a resend after reconnecting: it must be the record this seat holds
+                try:
+                    resent = parse_stored_record(data, seq, self.header).hash
+                except LogError as e:
+                    self._misbehaving(f"record {seq} fails verification: {e}")
+                    return
+                if resent != self.hashes[seq]:
+                    self._fork(seq, send)  # the host now says something else was record seq
+            return
         if seq != self.last_seq + 1:
             self._misbehaving(f"record {seq} arrived after {self.last_seq}")
             return
@@ -354,7 +368,7 @@ class PeerSession:
             self.log_file.write(data)
             self.log_file.flush()
         self.last_seq = seq
-        self.stored.append(data)
+        self.recent.append(data)
         self.hashes.append(record.hash)
         if record.kind == R.SEEDS:
             self.seeds_hash = record.hash

@@ -102,10 +102,6 @@ class SeatPart(Protocol):
         """The seat's own view of the hand, where the host cannot give it."""
         ...
 
-    def prepare(self) -> None:
-        """Work ahead while the seat waits."""
-        ...
-
     def stop_keeping_seeds(self) -> None:
         """The seed store failed: keep this hand's secret in memory only."""
         ...
@@ -162,9 +158,6 @@ class CommitRevealPart:
 
     def view(self) -> dict[str, Any] | None:
         return None
-
-    def prepare(self) -> None:
-        """Nothing to work ahead on."""
 
     def stop_keeping_seeds(self) -> None:
         self.signer.seed_keeper = None
@@ -230,9 +223,6 @@ class BlindPart:
 
     def view(self) -> dict[str, Any] | None:
         return self.seat.view()
-
-    def prepare(self) -> None:
-        self.seat.prepare()
 
     def stop_keeping_seeds(self) -> None:
         self.seat.seed_keeper = None
@@ -378,13 +368,6 @@ class SeatAgent:
 
     def view(self) -> dict[str, Any] | None:
         return self.part.view()
-
-    def prepare(self) -> None:
-        self.part.prepare()
-
-    def stop_keeping_seeds(self) -> None:
-        self.signer.seed_keeper = None
-        self.part.stop_keeping_seeds()
 
 
 __all__ = [
