@@ -374,6 +374,54 @@ def test_initial_meld_by_pile_take_completed_from_hand_before_pickup() -> None:
     assert state.t.drew == "pile" and state.pile == []
 
 
+OTHER_HANDS = {1: ["4C", "4D"], 2: ["5C", "5D"], 3: ["6C", "6D"]}
+
+
+def test_pile_taken_for_an_initial_meld_that_only_going_out_reaches() -> None:
+    # minimum 120: the top ace and a pair make 60, four more aces kept a card back make 100,
+    # but laying all seven aces (a canasta) goes out with 140 (RULES.md: going out melds all)
+    six_aces = ["AC", "AD", "AS", "AC", "AD", "AS"]
+    state = pos(
+        phase="draw",
+        hands={0: six_aces, **OTHER_HANDS},
+        pile=["AH"],
+        stock=["7C", "7D", "8C", "8D"],
+        minimums=[120, 120],
+    )
+    act(state, "take-pile AC AD")
+    assert state.phase is Phase.PILE_PENDING
+    act(state, "add 0 AS AC AD AS")
+    assert state.end is not None and state.end.went_out == 0
+    assert state.end.reason is EndReason.WENT_OUT
+
+
+def test_pile_take_still_refused_when_going_out_falls_short_of_the_minimum() -> None:
+    # five aces and a king: going out is impossible (the king is stranded), 100 is the most
+    state = pos(
+        phase="draw",
+        hands={0: ["AC", "AD", "AS", "AC", "AD", "KS"], **OTHER_HANDS},
+        pile=["AH"],
+        stock=["7C", "7D", "8C", "8D"],
+        minimums=[150, 150],
+    )
+    rejects(state, "take-pile AC AD", "initial-meld-too-low")
+
+
+def test_asking_to_go_out_needs_two_cards_so_that_no_leaves_a_move() -> None:
+    # with one card after the draw, a "no" would leave no legal move at all
+    state = pos(
+        hands={0: ["QC"], **OTHER_HANDS},
+        melds={0: [k_canasta(0), ["QH", "QD", "QS"]]},
+        pile=["8H"],
+        stock=["7C", "7D", "8C"],
+        phase="play",
+        turn_state={"drew": "stock"},
+    )
+    rejects(state, "ask-go-out", "ask-not-allowed")
+    listed = [str(a) for a in state.legal_actions()]
+    assert "ask-go-out" not in listed and "add 1 QC" in listed
+
+
 def test_unopened_team_faces_a_frozen_pile() -> None:
     # no wild card in the pile, but the team has not melded: natural pair only
     state = pos(

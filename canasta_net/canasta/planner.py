@@ -368,6 +368,44 @@ def can_lay_out(
     )
 
 
+def lay_out_value(
+    rules: RuleSet,
+    hand: HandCounts,
+    melds: dict[int, MeldCounts],
+    canastas: int,
+    canastas_needed: int,
+) -> int | None:
+    """The most points a player lays in going out with ``hand``: every card laid, or all but one
+    that is then discarded, so that the team holds ``canastas_needed`` canastas (it holds
+    ``canastas`` now). None when the hand cannot be laid out so."""
+    total = _counts_value(rules, hand)
+    if can_lay_out(rules, hand, melds, 0, canastas, canastas_needed):
+        return total
+    best: int | None = None
+    for kind in hand.kinds():
+        if can_lay_out(rules, hand.without(kind), melds, 0, canastas, canastas_needed):
+            value = total - _kind_value(rules, hand, kind)
+            best = value if best is None else max(best, value)
+    return best
+
+
+def _kind_value(rules: RuleSet, hand: HandCounts, kind: int) -> int:
+    """One card's value: a rank index, or -1 joker, -2 two, -3 black three (as in ``without``)."""
+    if kind >= 0:
+        return hand.natural_value[kind]
+    return rules.card_value({-1: JOKER, -2: TWO, -3: THREE}[kind])  # clubs: the black three
+
+
+def _counts_value(rules: RuleSet, hand: HandCounts) -> int:
+    """The value of the cards of ``hand`` that can be laid (red threes are laid apart)."""
+    return (
+        sum(n * v for n, v in zip(hand.naturals, hand.natural_value, strict=True))
+        + hand.jokers * rules.card_value(JOKER)
+        + hand.twos * rules.card_value(TWO)
+        + hand.black_threes * rules.card_value(THREE)
+    )
+
+
 def _lays_out(
     rules: RuleSet,
     hand: HandCounts,

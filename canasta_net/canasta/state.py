@@ -57,7 +57,14 @@ from .melds import (
     rank_at,
     run_position,
 )
-from .planner import WILD_MELD, HandCounts, MeldCounts, best_lay_value, can_lay_out
+from .planner import (
+    WILD_MELD,
+    HandCounts,
+    MeldCounts,
+    best_lay_value,
+    can_lay_out,
+    lay_out_value,
+)
 from .rules import RuleSet
 
 
@@ -680,10 +687,25 @@ class HandState:
                 and can_lay_out(rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out)
             ):
                 return
+            if not extra_cards and self.t.permission is not False:
+                out = self._lay_out_value(counts, team_melds, canastas)
+                if out is not None and points_after + out >= self._minimum(team):
+                    return  # the minimum is reached by going out with the whole hand
             raise IllegalAction(
                 "initial-meld-unreachable",
                 f"After that lay the initial meld could no longer reach {self._minimum(team)}.",
             )
+
+    def _lay_out_value(
+        self, counts: HandCounts, team_melds: dict[int, MeldCounts], canastas: int
+    ) -> int | None:
+        """The most a player lays in going out with ``counts`` (None if going out is not
+        possible): what an initial meld may still reach when no card remains to be picked up."""
+        if not self.rules.going_out_allowed:
+            return None
+        return lay_out_value(
+            self.rules, counts, team_melds, canastas, self.rules.canastas_to_go_out
+        )
 
     def _check_after_hidden_lay(
         self, cards_after: int, canastas_after: int, opened: bool, extra_cards: int
@@ -860,6 +882,10 @@ class HandState:
             counts = HandCounts.of(rules, self.faces(hand_after))
             keep = max(0, 2 - rest_to_hand)
             reachable = points + best_lay_value(rules, counts, team_melds, keep)
+            if reachable < self._minimum(team) and not rest_to_hand:
+                # nothing else comes to the hand: going out may lay it all (RULES.md §Going out)
+                out = self._lay_out_value(counts, team_melds, canastas_after)
+                reachable = max(reachable, points + out) if out is not None else reachable
             if reachable < self._minimum(team):
                 raise IllegalAction(
                     "initial-meld-too-low",
@@ -1365,6 +1391,11 @@ class HandState:
             raise IllegalAction(
                 "ask-not-allowed",
                 "Ask only after drawing from the stock and before melding, once a turn.",
+            )
+        if len(self.hands[seat]) < 2:
+            raise IllegalAction(
+                "ask-not-allowed",
+                "With one card you go out or not by yourself: there is nothing to ask.",
             )
         if seat not in self.hidden_hands and not self.can_go_out():
             raise IllegalAction("ask-not-allowed", "You cannot go out this turn, so do not ask.")
