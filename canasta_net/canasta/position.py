@@ -108,6 +108,11 @@ def _per(data: Mapping[str, Any], key: str, count: int) -> list[Any]:
     return value
 
 
+def _first_seat(team_map: Sequence[int], team: int) -> int:
+    """The seat a meld is laid by when a position does not say: the team's first seat."""
+    return next((seat for seat, t in enumerate(team_map) if t == team), team)
+
+
 def position_from_dict(data: Mapping[str, Any]) -> HandState:
     """Build a state from a position dictionary; raise PositionError if it is malformed."""
     if data.get("schema", SCHEMA) != SCHEMA:
@@ -124,6 +129,14 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         state.hands = [alloc.take(h, f"hands[{i}]") for i, h in enumerate(_per(data, "hands", n))]
         state.stock = alloc.take(data.get("stock", []), "stock")
         state.pile = alloc.take(data.get("pile", []), "pile")
+        team_map = data.get("team_map", state.team_map)
+        if (
+            not isinstance(team_map, list)
+            or len(team_map) != n
+            or not all(isinstance(t, int) and 0 <= t < teams for t in team_map)
+        ):
+            raise PositionError(f"'team_map' must give each of the {n} seats a team")
+        state.team_map = list(team_map)
         melds = data.get("melds", [[] for _ in range(teams)])
         if not isinstance(melds, list) or len(melds) != teams:
             raise PositionError(f"'melds' must be a list of {teams} teams' melds")
@@ -143,7 +156,7 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
                         shape.naturals,
                         shape.wilds,
                         int(m.get("turn", -1)),
-                        int(m.get("seat", team)),
+                        int(m.get("seat", _first_seat(state.team_map, team))),
                         faces,
                         shape.suit,
                         shape.low,
@@ -156,12 +169,10 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
             raise PositionError(f"'red_threes' must be a list of {n} entries")
         state.opened = [bool(x) for x in data.get("opened", [bool(m) for m in state.melds])]
         turn_no = int(data.get("turn_no", 0))
-        # unless told, a seat has melded if a meld names it as laid in an earlier turn
+        # unless told, a seat has melded if it laid a meld in an earlier turn: the same `seat`
+        # and `turn` (with the same defaults) that the melds were read with
         laid_before = {
-            int(m["seat"])
-            for team_melds in melds
-            for m in team_melds
-            if isinstance(m, dict) and "seat" in m and int(m.get("turn", -1)) < turn_no
+            m.laid_by for team_melds in state.melds for m in team_melds if m.laid_turn < turn_no
         }
         state.has_melded = [
             bool(x) for x in data.get("has_melded", [s in laid_before for s in range(n)])
@@ -169,14 +180,6 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         if len(state.opened) != teams or len(state.has_melded) != n:
             raise PositionError("'opened' needs one entry per team, 'has_melded' one per seat")
         state.canasta_bonus_given = bool(data.get("canasta_bonus_given", False))
-        team_map = data.get("team_map", state.team_map)
-        if (
-            not isinstance(team_map, list)
-            or len(team_map) != n
-            or not all(isinstance(t, int) and 0 <= t < teams for t in team_map)
-        ):
-            raise PositionError(f"'team_map' must give each of the {n} seats a team")
-        state.team_map = list(team_map)
         lone = data.get("lone")
         state.lone = lone if isinstance(lone, int) and 0 <= lone < n else None
         state.turn = int(data.get("turn", state.turn)) % n
