@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
 """Benchmark: random-legal self-play speed of the rules engine, per variant, on one core.
 
-Prints JSON (and writes it with --out): hands/s and actions/s per variant. Goal (issue 2): at least
-40,000 actions/s and 150 full 4-player classic hands/s.
+Prints JSON (and writes it with --out) per variant:
+
+- ``pick``: the random bot's self-play (it draws a move without listing them all): hands/s and
+  actions/s. Goal (issue 2): at least 40,000 actions/s and 150 full 4-player classic hands/s.
+- ``listing``: what a search does and what other engines measure: list every legal action, pick
+  one, apply it (decisions/s), and the cost of ``copy()`` and of ``apply()`` in µs, timed on
+  positions sampled from the same games.
+
+Run the same command on two checkouts (``PYTHONPATH=...``) to compare them; figures from a busy
+machine are only comparable when the runs alternate.
 """
 
 from __future__ import annotations
@@ -10,11 +18,56 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import random
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
+from canasta_net.canasta.rules import RuleSet
+from canasta_net.canasta.state import HandState
 from canasta_net.games import all_variants, game_for
 from canasta_net.simulate import simulate
+
+
+def listing(rules: RuleSet, hands: int, seed: int) -> dict[str, Any]:
+    """List-and-pick self-play over ``hands`` hands, and copy/apply costs on sampled positions."""
+    rng = random.Random(seed)
+    decisions, seconds = 0, 0.0
+    samples: list[HandState] = []
+    for _ in range(hands):
+        order = list(range(rules.deck_size))
+        rng.shuffle(order)
+        state = HandState(rules, order, dealer=0)
+        while not state.is_over:
+            start = time.perf_counter()
+            action = rng.choice(state.legal_actions())
+            state.apply(action)
+            seconds += time.perf_counter() - start
+            decisions += 1
+            if decisions % 5 == 0 and len(samples) < 400:
+                samples.append(state.copy())
+    start = time.perf_counter()
+    for _ in range(20):
+        for sample in samples:
+            sample.copy()
+    copy_us = (time.perf_counter() - start) / (20 * len(samples)) * 1e6
+    apply_seconds, applied = 0.0, 0
+    for sample in samples:
+        legal = sample.legal_actions()
+        if not legal:
+            continue
+        trial = sample.copy()
+        start = time.perf_counter()
+        trial.apply(legal[0])
+        apply_seconds += time.perf_counter() - start
+        applied += 1
+    return {
+        "decisions": decisions,
+        "decisions_per_second": round(decisions / seconds, 1),
+        "copy_us": round(copy_us, 2),
+        "apply_us": round(apply_seconds / max(1, applied) * 1e6, 2),
+    }
 
 
 def main() -> int:
@@ -24,8 +77,11 @@ def main() -> int:
     parser.add_argument("--variants", default=",".join(name for name, _ in all_variants()))
     parser.add_argument("--bots", default="random", help="random or greedy")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
+    parser.add_argument(
+        "--listing-hands", type=int, default=100, help="hands per variant in the listing mode"
+    )
     args = parser.parse_args()
-    results = {}
+    results: dict[str, dict[str, Any]] = {}
     for name in args.variants.split(","):
         report = simulate(game_for(name).rules, args.hands, args.seed, [args.bots])
         results[name] = {
@@ -38,6 +94,9 @@ def main() -> int:
             "stalls": report.stalls,
             "errors": report.errors,
         }
+        rules = game_for(name).rules
+        if isinstance(rules, RuleSet):  # the listing mode drives the Canasta engine's HandState
+            results[name]["listing"] = listing(rules, args.listing_hands, args.seed)
         print(f"{name}: {results[name]}", file=sys.stderr)
     data = {
         "benchmark": "engine-self-play",

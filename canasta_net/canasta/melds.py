@@ -90,6 +90,22 @@ class TableMeld:
     def size(self) -> int:
         return len(self.cards)
 
+    def clone(self) -> TableMeld:
+        """A copy whose card lists may change apart from this one's (what a search copies)."""
+        return TableMeld(
+            self.kind,
+            self.rank,
+            self.cards[:],
+            self.naturals,
+            self.wilds,
+            self.laid_turn,
+            self.laid_by,
+            self.faces[:],
+            self.suit,
+            self.low,
+            self.high,
+        )
+
     def is_canasta(self, rules: RuleSet) -> bool:
         return self.kind is not BLACK_THREES_KIND and len(self.cards) >= rules.canasta_size
 

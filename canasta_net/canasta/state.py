@@ -7,7 +7,6 @@ and changes only through :meth:`HandState.apply`, which either performs a legal 
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -739,13 +738,25 @@ class HandState:
         melds = self._meld_counts(team, only_this_turn=True)
         extra = self._pending_pile_to_hand()
         keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra)
-        possible = self.t.initial_points + best_lay_value(
-            rules, counts, melds, keep, self._open_sequences(team)
-        ) >= self._minimum(team) or (
-            self.phase is PLAY_PHASE
-            and self.t.drew == "stock"
-            and self._could_go_concealed(seat)
-            and can_lay_out(rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out)
+        minimum = self._minimum(team)
+        possible = (
+            self.t.initial_points
+            + best_lay_value(rules, counts, melds, keep, self._open_sequences(team))
+            >= minimum
+            or (
+                self.phase is PLAY_PHASE
+                and self.t.drew == "stock"
+                and self._could_go_concealed(seat)
+                and can_lay_out(
+                    rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out
+                )
+            )
+            or (
+                not extra
+                and self.t.permission is not False
+                and (out := self._lay_out_value(counts, melds, self.canastas(team))) is not None
+                and self.t.initial_points + out >= minimum
+            )
         )
         self.__dict__["_initial_cache"] = (key, possible)
         return possible
@@ -1665,6 +1676,11 @@ class HandState:
         b3 = [f for f in threes if is_black_three(f)] if len(threes) >= 3 else []
         for n in range(3, min(len(b3), 4) + 1):
             out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
+        if out and not opened and self.phase is not DRAW_PHASE and not self._initial_possible():
+            # no lay that keeps two cards can still reach the minimum: only one that goes out
+            # (or leaves a card to go out with) is left to check
+            extra = self._pending_pile_to_hand() if self.phase is PILE_PENDING_PHASE else 0
+            out = [lay for lay in out if size + extra - len(lay[1]) <= 1]
         if self.phase is PLAY_PHASE and rules.merge_groups and opened and not self._must_go_out:
             groups = [
                 (i, m.rank)
@@ -1803,16 +1819,21 @@ class HandState:
         other.rules, other.deck = self.rules, self.deck
         other.dealer, other.minimums = self.dealer, list(self.minimums)
         other.hands = [list(h) for h in self.hands]
-        other.melds = [[copy.copy(m) for m in team] for team in self.melds]
-        for team in other.melds:
-            for m in team:
-                m.cards, m.faces = list(m.cards), list(m.faces)
+        other.melds = [[m.clone() for m in team] for team in self.melds]
         other.red_threes = [list(r) for r in self.red_threes]
         other.opened, other.has_melded = list(self.opened), list(self.has_melded)
         other.pile, other.stock = list(self.pile), list(self.stock)
         other.turn_no, other.turn, other.phase = self.turn_no, self.turn, self.phase
-        other.t = copy.copy(self.t)
-        other.t.pending_pile = list(self.t.pending_pile)
+        t = self.t
+        other.t = TurnState(
+            t.drew,
+            t.initial_points,
+            t.laid,
+            t.added_to_old,
+            t.permission,
+            t.black_threes,
+            t.pending_pile[:],
+        )
         other.end = self.end
         other.canasta_bonus_given = self.canasta_bonus_given
         other.team_map, other.lone = list(self.team_map), self.lone
