@@ -2,7 +2,7 @@
 
 Everything here follows docs/deal-commit-reveal.md (commitment, deck seed, byte stream, shuffle)
 and docs/log-format.md ("Record kinds", "Dealing, position by position", "Private payloads of a
-Canasta hand"); it imports nothing from canasta_net, only hashlib and msgpack. If writing it needs
+hand"); it imports nothing from canasta_net, only hashlib and msgpack. If writing it needs
 anything the documents do not say, the documents are what must be fixed.
 """
 
@@ -44,7 +44,7 @@ def deck_seed(table: bytes, hand_no: int, seeds: list[bytes]) -> bytes:
 
 def shuffled(seed: bytes, n: int) -> list[int]:
     """Fisher-Yates from i = n-1 down to 1, j uniform in [0, i] by masked rejection."""
-    # n ≤ 162 needs one byte per draw; 4096 bytes cover any run of rejections seen in practice
+    # n ≤ 162 needs one byte per draw (rejection at most halves the yield): 64 KiB is plenty
     stream = hashlib.shake_256(field(b"canasta-net/shuffle/v1") + field(seed)).digest(1 << 16)
     at = 0
     order = list(range(n))

@@ -65,8 +65,8 @@ def build_vector() -> dict[str, Any]:
     return {
         "about": (
             "One commit-reveal deal of canasta-net, seeds to first draws (docs/log-format.md, "
-            "'A whole deal, worked'). Bytes are hex; card ids are integers (docs/log-format.md, "
-            "'Record kinds'); deck positions count from 0."
+            "'Dealing, position by position'). Bytes are hex; card ids are integers "
+            "(docs/log-format.md, 'Record kinds'); deck positions count from 0."
         ),
         "variant": VARIANT,
         "rules": {
