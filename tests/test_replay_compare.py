@@ -4,13 +4,15 @@ compared")."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
-from test_replay_audit import host_log, rebuild, run, seat_copy, write
+from test_replay_audit import SEED, host_log, rebuild, run, seat_copy, write
 
-from canasta_net.log import StoredRecord, iter_records
+from canasta_net.log import LogWriter, StoredRecord, iter_records
+from canasta_net.table.local import bot_identity
 from replay.compare import compare_copies, read_copy
 
 FORK_AT = 9  # a reveal record, before the first deal
@@ -103,3 +105,15 @@ def test_the_cli_compares_copies_among_the_files(tmp_path: Path) -> None:
     assert agreed.exit_code == 0 and "VALID. The copies agree" in agreed.output
     refused = run("audit", "--copies", host, other)
     assert refused.exit_code == 2 and "different tables" in refused.output
+
+
+def test_two_headers_for_one_table_signed_by_its_host_are_an_equivocation_at_0() -> None:
+    out = io.BytesIO()
+    writer = LogWriter(out, bot_identity(SEED, 0), fsync=False)
+    header = next(iter_records(host_log()))
+    fields = {k: v for k, v in header.fields.items() if k not in ("seq", "prev", "kind")}
+    del fields["format"]
+    writer.write_header(fields | {"software": "another history"})  # same table, same host key
+    comparison = compare_copies([read_copy(host_log(), "a"), read_copy(out.getvalue(), "b")])
+    assert comparison.verdict == "invalid"
+    assert comparison.equivocation is not None and comparison.equivocation["seq"] == 0
