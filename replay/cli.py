@@ -31,6 +31,7 @@ from .annotations import (
 )
 from .audit import AUDIT_FORMAT, AuditReport
 from .audit_runner import audit_paths
+from .compare import Comparison, compare_copies, read_copy_path
 from .errors import ReplayToolError, UnreadableLog
 from .export_html import render_html
 from .export_json import build_export, visible_annotations
@@ -154,11 +155,21 @@ def _locate(timeline: Timeline, text: str) -> int:
     is_flag=True,
     help="Treat a log that stops before the match's end as a failure (exit status 1).",
 )
-def audit(files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bool) -> None:
-    """Re-check whole games: signatures, chain, deal, every card, action and score.
+@click.option(
+    "--copies",
+    "copies_only",
+    is_flag=True,
+    help="The files are copies of one table's log: refuse them (exit status 2) if they are not.",
+)
+def audit(
+    files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bool, copies_only: bool
+) -> None:
+    """Re-check whole games: signatures, chain, deal, every card, action and score; then compare
+    the files that are copies of one table's log (the host's and the seats').
 
-    Exit status: 0 if every log is valid (or incomplete but valid as far as it goes), 1 if any log
-    is invalid, 2 if any file is not a log this program can read (the highest wins).
+    Exit status: 0 if every log is valid (or incomplete but valid as far as it goes) and the copies
+    agree, 1 if any log is invalid or the copies prove the host signed two histories, 2 if any
+    file is not a log this program can read (the highest wins).
     """
     paths = list(files)
     if sys.stderr.isatty() and len(paths) > 1:
@@ -166,19 +177,46 @@ def audit(files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bo
             reports = audit_paths(paths, jobs, lambda report: bar.update(1))
     else:
         reports = audit_paths(paths, jobs)
+    comparisons = _compare(reports, copies_only)
     codes = [_exit_code(report, require_complete) for report in reports]
-    status = max(codes, default=0)
+    status = max(codes + [c.exit_code for c in comparisons], default=0)
     if as_json:
         data = {
             "format": AUDIT_FORMAT,
             "exit_code": status,
             "files": [report.to_dict() for report in reports],
+            "comparisons": [comparison.to_dict() for comparison in comparisons],
         }
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         for report in reports:
             click.echo(_audit_text(report))
+        for comparison in comparisons:
+            click.echo(_comparison_text(comparison))
     sys.exit(status)
+
+
+def _compare(reports: list[AuditReport], copies_only: bool) -> list[Comparison]:
+    """Compare the copies of each table among the files (with ``--copies``: all of them)."""
+    if copies_only:
+        return [compare_copies([read_copy_path(report.file) for report in reports])]
+    tables: dict[str, list[str]] = {}
+    for report in reports:
+        if report.log is not None:
+            tables.setdefault(report.log["table"], []).append(report.file)
+    return [
+        compare_copies([read_copy_path(path) for path in paths])
+        for paths in tables.values()
+        if len(paths) > 1
+    ]
+
+
+def _comparison_text(comparison: Comparison) -> str:
+    table = f"table {comparison.table}" if comparison.table else "the files"
+    lines = [f"Copies of {table}: {comparison.verdict.upper()}. {comparison.summary}"]
+    lines += [f"  Altered copy: {altered['reason']}" for altered in comparison.altered]
+    lines += [f"  Note: {note}" for note in comparison.notes]
+    return "\n".join(lines)
 
 
 def _exit_code(report: AuditReport, require_complete: bool) -> int:
