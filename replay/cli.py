@@ -152,9 +152,18 @@ def _locate(timeline: Timeline, text: str) -> int:
 @click.option(
     "--require-complete",
     is_flag=True,
-    help="Treat a log that stops before the match's end as a failure (exit status 1).",
+    help="Treat a log cut before the match's end as a failure (exit status 1); a match that "
+    "finished or was stopped by agreement passes.",
 )
-def audit(files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bool) -> None:
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Treat a log holding any claim it cannot prove (a forfeit, a stop on the host's word "
+    "alone) as a failure (exit status 1).",
+)
+def audit(
+    files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bool, strict: bool
+) -> None:
     """Re-check whole games: signatures, chain, deal, every card, action and score.
 
     Exit status: 0 if every log is valid (or incomplete but valid as far as it goes), 1 if any log
@@ -166,7 +175,7 @@ def audit(files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bo
             reports = audit_paths(paths, jobs, lambda report: bar.update(1))
     else:
         reports = audit_paths(paths, jobs)
-    codes = [_exit_code(report, require_complete) for report in reports]
+    codes = [_exit_code(report, require_complete, strict) for report in reports]
     status = max(codes, default=0)
     if as_json:
         data = {
@@ -178,11 +187,22 @@ def audit(files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bo
     else:
         for report in reports:
             click.echo(_audit_text(report))
+    if strict:
+        for report in reports:
+            if report.claims and report.exit_code == 0:
+                click.echo(
+                    f"{report.file}: --strict: the log holds "
+                    f"{count(len(report.claims), 'claim')} it cannot prove (first: record "
+                    f"{report.claims[0]['record']}, {report.claims[0]['claim']}).",
+                    err=True,
+                )
     sys.exit(status)
 
 
-def _exit_code(report: AuditReport, require_complete: bool) -> int:
+def _exit_code(report: AuditReport, require_complete: bool, strict: bool = False) -> int:
     if require_complete and report.verdict == "incomplete":
+        return 1
+    if strict and report.claims and report.exit_code == 0:
         return 1
     return report.exit_code
 

@@ -32,6 +32,7 @@ from ..canasta.bots import Bot
 from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat
+from ..log import records as R
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
@@ -374,6 +375,15 @@ class TableService:
         for conn in list(self.connections):
             conn.say_bye(reason)
 
+    def stop_match(self, reason: str) -> None:
+        """The match stops by agreement before its end (the host quits, every person left): the
+        table writes a ``match-stop`` record saying why, and every seat gets it. Nothing is
+        written once the match is over or the host has left."""
+        table = self.table
+        if table is None or self.closed or table.phase is TablePhase.OVER:
+            return
+        self._publish(table.stop(reason))
+
     def stop(self, reason: str) -> None:
         """The match cannot go on: every seat is told why, and the embedding program too."""
         log.error("the table stops: {reason}", reason=reason)
@@ -510,11 +520,13 @@ class TableService:
         table = self.table
         if table is None or self.closed:
             return
-        if table.phase is TablePhase.OVER or (
+        if (
             self.config.max_hands is not None
             and table.phase is TablePhase.COMMITTING
             and table.match.hands_played >= self.config.max_hands
         ):
+            self._publish(table.stop(R.STOP_MAX_HANDS))  # the table's own limit: an agreed stop
+        if table.phase is TablePhase.OVER:
             self._finish()
             return
         for slot in self.slots:
