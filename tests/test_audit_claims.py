@@ -279,3 +279,13 @@ def test_a_lost_match_end_after_a_final_checkpoint_reports_the_proven_result() -
     assert report.match["result"]["totals"] == whole.match["result"]["totals"]
     assert "checkpoint, signed by every seat, proves" in report.summary
     assert "stops before" not in report.summary
+
+
+def test_a_simulation_logged_to_its_hand_limit_is_stopped_by_agreement(tmp_path: Path) -> None:
+    from canasta_net.ui.cli import main as canasta
+
+    path = tmp_path / "sim.cnlog"
+    result = CliRunner().invoke(canasta, ["simulate", "--hands", "1", "--log", str(path)])
+    assert result.exit_code == 0, result.output
+    report = audit_source(path.read_bytes())
+    assert report.ending == "stopped" and report.claims == [], report.summary

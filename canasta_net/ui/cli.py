@@ -120,8 +120,11 @@ def _simulate_to_log(
         raise click.UsageError(f"{path} exists: choose a new file for the log") from None
     start = time.perf_counter()
     with log_file:
-        local = recorded_match(rules, log_file, seed=seed, bot_kinds=kinds or ["greedy"])
+        local = recorded_match(
+            rules, log_file, seed=seed, bot_kinds=kinds or ["greedy"], max_hands=hands
+        )
         local.play(max_hands=hands)
+        local.stop(R.STOP_MAX_HANDS)  # the match did not end by itself: a stop at the limit
     seconds = time.perf_counter() - start
     result = local.host.match.result
     outcome = (
