@@ -395,6 +395,22 @@ def test_full_match_two_remote_bots_two_host_bots() -> None:
         assert b"".join(m["data"] for m in records) == peer.log.getvalue()
 
 
+def test_a_match_stopped_at_the_tables_limit_ends_every_log_with_a_match_stop() -> None:
+    """The seats take the host's match-stop as the last record (their replay checks it), then
+    the bye; every copy ends with it."""
+    h = Harness(config(max_hands=1))
+    a, b = h.remote("alice"), h.remote("bob")
+    h.run_to_end()
+    assert h.table.phase is TablePhase.OVER and h.table.match.result is None
+    check_logs(h, a, b)
+    for peer in (a, b):
+        assert peer.errors() == [] and peer.session.problem is None
+        last = list(iter_records(peer.log.getvalue()))[-1]
+        assert last.kind == R.MATCH_STOP and last.fields["reason"] == R.STOP_MAX_HANDS
+        assert any("match stopped (max-hands) after 1 hand," in e for e in peer.events)
+        assert peer.received[-1] == {"t": "bye", "reason": "the match is over"}
+
+
 # --------------------------------------------------------------------------- hidden cards
 
 
