@@ -151,6 +151,7 @@ class TableService:
         self.closing_reason = ""  # what ``close`` told the seats
         self.stopped: str | None = None  # why the match could not go on, if it could not
         self.connections: set[HostConnection] = set()  # open connections, seated or not
+        self.said_bye: set[int] = set()  # seats whose person left with a bye, not come back
         self._setup_slots()
         if table is not None:
             self._adopt_resumed_table(table)
@@ -282,6 +283,7 @@ class TableService:
             slot.conn.seat = None
         slot.conn = conn
         conn.seat = slot.seat
+        self.said_bye.discard(slot.seat)  # its player is back
         if slot.hold is not None and slot.hold.active():
             slot.hold.cancel()
         slot.hold = None
@@ -358,7 +360,20 @@ class TableService:
         The seat is then held and stood in for exactly as for a lost connection."""
         if conn.seat is not None and self.slots[conn.seat].conn is conn:
             self.slots[conn.seat].leaving = printable(reason, MAX_LEFT_REASON) or "left"
+            self.said_bye.add(conn.seat)
+            if self._everyone_left():
+                self.stop_match(R.STOP_PLAYERS_LEFT)  # no person is left to play for
         conn.drop()
+
+    def _everyone_left(self) -> bool:
+        """Whether every seat a person plays has said bye during the match (and not come back):
+        then the match stops by agreement instead of bots playing it out."""
+        people = [
+            slot.seat
+            for slot in self.slots
+            if slot.plan.kind == "player" or (slot.plan.kind == "host" and self.config.host_plays)
+        ]
+        return bool(people) and self.table is not None and set(people) <= self.said_bye
 
     def close(self, reason: str) -> None:
         """The host leaves: every open connection is told why (``bye``) and closed once that is
