@@ -351,7 +351,12 @@ class Replayer:
             self._fail(record, "bad-match-stop", "a match-stop out of place")
         if self.match.result is not None and not mid_hand:
             self._fail(record, "bad-match-stop", "the match is over: its end is due, not a stop")
-        if f.get("hands") != self.match.hands_played or f.get("totals") != self.match.scores:
+        hands_field = f.get("hands")
+        if (
+            type(hands_field) is not int
+            or hands_field != self.match.hands_played
+            or f.get("totals") != self.match.scores
+        ):
             self._fail(record, "bad-match-stop", "the stop's hands or totals are not the engine's")
         signers = self.hands[-1].checkpoint_signers if self.hands else frozenset()
         config = self.header.fields.get("table_config")
@@ -369,7 +374,8 @@ class Replayer:
             during = f", during hand {R.shown_number(self.hand_no)}" if mid_hand else ""
             self.claim(
                 record,
-                f"the match stopped by agreement ({reason}) after {hands} hands{during}",
+                f"the match stopped by agreement ({reason}) after {hands} "
+                f"{'hand' if hands == 1 else 'hands'}{during}",
                 signers if not mid_hand else frozenset(),
             )
         self.over = True
