@@ -5,9 +5,11 @@ whole-log view can say: whether the match finished or the log stops part-way (an
 every finished hand's checkpoint carries every seat's signature (checked as each checkpoint is
 read), the truncation notice, whose copy of the log this is, and a warning for insecure deals.
 
-Verdicts and exit statuses: ``valid`` (0) the match finished and everything checks; ``incomplete``
-(0) everything checks as far as the log goes but it stops before the match's end; ``invalid`` (1)
-a record fails; ``unreadable`` or ``unsupported`` (2) the file is not a log this program can check.
+Verdicts and exit statuses: ``valid`` (0) everything checks and the match finished, or was
+stopped by agreement (``ending``: ``finished``, ``stopped``); ``incomplete`` (0) everything checks
+as far as the log goes but the log is cut before the match's end (``ending``: ``cut``);
+``invalid`` (1) a record fails; ``unreadable`` or ``unsupported`` (2) the file is not a log this
+program can check. Records whose truth rests on the host's word alone are listed as ``claims``.
 The JSON form is documented in ``docs/replay.md`` (format ``canasta-replay/audit/1``).
 """
 
@@ -20,12 +22,13 @@ from typing import Any, Final
 from canasta_net.games import CANASTA
 from canasta_net.identity import fingerprint
 from canasta_net.log import Header, LogSource
+from canasta_net.log import records as R
 from canasta_net.log.records import shown_number
-from canasta_net.log.replay import HandReplay, Replayer
+from canasta_net.log.replay import Claim, HandReplay, Replayer
 
 from .checking import LogCheck
 from .findings import STAGE_FORMAT, UNSUPPORTED_CODES, Failure, io_failure
-from .wording import capital, hand_name, hand_noun, result_text, seat_name
+from .wording import capital, count, hand_name, hand_noun, result_text, seat_name, side_names
 
 AUDIT_FORMAT: Final = "canasta-replay/audit/1"
 
@@ -36,6 +39,18 @@ UNREADABLE: Final = "unreadable"
 UNSUPPORTED: Final = "unsupported"
 
 EXIT_CODES: Final = {VALID: 0, INCOMPLETE: 0, INVALID: 1, UNREADABLE: 2, UNSUPPORTED: 2}
+
+# how a match that checks ends in its log: its end (``match-end``, or a final checkpoint every seat
+# signed that shows the match won), a stop by agreement (``match-stop``), or neither
+FINISHED: Final = "finished"
+STOPPED: Final = "stopped"
+CUT: Final = "cut"
+
+STOP_WORDS: Final = {
+    R.STOP_MAX_HANDS: "the table's limit of hands was reached",
+    R.STOP_PLAYERS_LEFT: "every person at the table left",
+    R.STOP_HOST_QUIT: "the host quit",
+}
 
 INSECURE_WARNING: Final = (
     "The deal used deterministic test seeds (the header says insecure): anyone can reproduce "
@@ -58,6 +73,8 @@ class AuditReport:
     hands: list[dict[str, Any]] = field(default_factory=list)
     match: dict[str, Any] = field(default_factory=dict)
     incomplete: dict[str, Any] | None = None
+    ending: str | None = None  # finished, stopped or cut (None: the log does not check)
+    claims: list[dict[str, Any]] = field(default_factory=list)  # the host's word alone
     truncated: dict[str, int] | None = None
     warnings: list[str] = field(default_factory=list)
     failure: Failure | None = None
@@ -81,6 +98,8 @@ class AuditReport:
             "hands": self.hands,
             "match": self.match or None,
             "incomplete": self.incomplete,
+            "ending": self.ending,
+            "claims": self.claims,
             "truncated": self.truncated,
             "warnings": self.warnings,
             "failure": None if self.failure is None else self.failure.to_dict(),
@@ -164,9 +183,22 @@ def _report(check: LogCheck, file: str) -> AuditReport:
             )
         return report
     assert replayer is not None and header is not None
-    if replayer.over:
+    report.claims = [_claim_dict(header, claim) for claim in replayer.claims]
+    if replayer.stop is not None:
+        report.ending = STOPPED
+        report.summary = "Valid: " + _stop_text(replayer)
+    elif replayer.over:
+        report.ending = FINISHED
         report.summary = "Valid: " + _result_text(replayer)
+    elif _checkpoint_proves_the_end(replayer):
+        report.ending = FINISHED
+        report.summary = (
+            f"Valid: {_result_text(replayer)[:-1]}, as "
+            f"{hand_name(replayer.game, replayer.hand_no - 1)}'s checkpoint, signed by every "
+            "seat, proves (the log ends before its match-end record)."
+        )
     else:
+        report.ending = CUT
         report.verdict = INCOMPLETE
         report.incomplete = _where_it_stops(replayer)
         report.summary = "Incomplete (valid as far as it goes): " + report.incomplete["reason"]
@@ -176,7 +208,57 @@ def _report(check: LogCheck, file: str) -> AuditReport:
             f"({check.truncated.length} bytes at offset {check.truncated.offset}), as a crash "
             "while writing would leave it; the complete records before it were checked."
         )
+    if report.claims:
+        report.summary += " " + _claims_sentence(report.claims)
     return report
+
+
+def _checkpoint_proves_the_end(replayer: Replayer) -> bool:
+    """Whether a log that stops without ``match-end`` still proves the match's result: its last
+    hand's checkpoint, signed by every seat, carries totals that end the match."""
+    return (
+        replayer.forfeit is None
+        and replayer.match.result is not None
+        and replayer.hand.stage()[0] == "not-started"
+        and bool(replayer.hands)
+        and len(replayer.hands[-1].checkpoint_signers) == len(replayer.header.seats)
+    )
+
+
+def _claim_dict(header: Header, claim: Claim) -> dict[str, Any]:
+    return claim.to_dict() | {"claimant_name": seat_name(header, claim.claimant)}
+
+
+def _claims_sentence(claims: list[dict[str, Any]]) -> str:
+    said = "; ".join(
+        f"record {c['record']} ({c['kind']}): {c['claim']}, on {c['claimant_name']}'s word"
+        + (
+            f", countersigned by seats {', '.join(map(str, c['countersigned']))}"
+            if c["countersigned"]
+            else ", countersigned by no seat"
+        )
+        for c in claims
+    )
+    return f"The log cannot prove {count(len(claims), 'claim')}: {said}."
+
+
+def _stop_text(replayer: Replayer) -> str:
+    stop = replayer.stop
+    assert stop is not None
+    game, header = replayer.game, replayer.header
+    why = STOP_WORDS.get(stop.reason, f"reason {stop.reason!r}")
+    during = f", during {hand_name(game, replayer.hand_no)}" if stop.mid_hand else ""
+    totals = ", ".join(
+        f"{name} {score}"
+        for name, score in zip(side_names(game, header), replayer.match.scores, strict=True)
+    )
+    proof = (
+        " (the header's limit, reached at a checkpoint every seat signed)"
+        if stop.proven
+        else " (the host's word: a claim the log cannot prove)"
+    )
+    played = count(stop.hands, hand_noun(game))
+    return f"the match was stopped by agreement after {played}{during}: {why}{proof}; {totals}."
 
 
 def _copy_kind(payload_seats: frozenset[int], seats: int, deal: str) -> dict[str, Any]:
@@ -210,8 +292,21 @@ def _hand_dict(hand: HandReplay) -> dict[str, Any]:
 
 def _match_dict(replayer: Replayer) -> dict[str, Any]:
     result = replayer.result
+    proven_by_checkpoint = result is None and _checkpoint_proves_the_end(replayer)
+    if proven_by_checkpoint:
+        result = replayer.match.result
+    stop = replayer.stop
     return {
-        "finished": replayer.over,
+        "finished": (replayer.over and stop is None) or proven_by_checkpoint,
+        "stopped": None
+        if stop is None
+        else {
+            "record": stop.record,
+            "reason": stop.reason,
+            "hands": stop.hands,
+            "mid_hand": stop.mid_hand,
+            "proven": stop.proven,
+        },
         "hands_played": replayer.match.hands_played,
         "totals": list(replayer.match.scores),
         "result": None
@@ -230,6 +325,8 @@ def _match_dict(replayer: Replayer) -> dict[str, Any]:
 
 def _result_text(replayer: Replayer) -> str:
     result = replayer.result
+    if result is None and _checkpoint_proves_the_end(replayer):
+        result = replayer.match.result
     forfeit = replayer.forfeit is not None
     text = (
         "the match ended"

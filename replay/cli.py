@@ -153,7 +153,14 @@ def _locate(timeline: Timeline, text: str) -> int:
 @click.option(
     "--require-complete",
     is_flag=True,
-    help="Treat a log that stops before the match's end as a failure (exit status 1).",
+    help="Treat a log cut before the match's end as a failure (exit status 1); a match that "
+    "finished or was stopped by agreement passes.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Treat a log holding any claim it cannot prove (a forfeit, a stop on the host's word "
+    "alone) as a failure (exit status 1).",
 )
 @click.option(
     "--copies",
@@ -162,7 +169,12 @@ def _locate(timeline: Timeline, text: str) -> int:
     help="The files are copies of one table's log: refuse them (exit status 2) if they are not.",
 )
 def audit(
-    files: tuple[str, ...], as_json: bool, jobs: int, require_complete: bool, copies_only: bool
+    files: tuple[str, ...],
+    as_json: bool,
+    jobs: int,
+    require_complete: bool,
+    strict: bool,
+    copies_only: bool,
 ) -> None:
     """Re-check whole games: signatures, chain, deal, every card, action and score; then compare
     the files that are copies of one table's log (the host's and the seats').
@@ -178,7 +190,7 @@ def audit(
     else:
         reports = audit_paths(paths, jobs)
     comparisons = _compare(reports, copies_only)
-    codes = [_exit_code(report, require_complete) for report in reports]
+    codes = [_exit_code(report, require_complete, strict) for report in reports]
     status = max(codes + [c.exit_code for c in comparisons], default=0)
     if as_json:
         data = {
@@ -193,6 +205,15 @@ def audit(
             click.echo(_audit_text(report))
         for comparison in comparisons:
             click.echo(_comparison_text(comparison))
+    if strict:
+        for report in reports:
+            if report.claims and report.exit_code == 0:
+                click.echo(
+                    f"{report.file}: --strict: the log holds "
+                    f"{count(len(report.claims), 'claim')} it cannot prove (first: record "
+                    f"{report.claims[0]['record']}, {report.claims[0]['claim']}).",
+                    err=True,
+                )
     sys.exit(status)
 
 
@@ -219,8 +240,10 @@ def _comparison_text(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _exit_code(report: AuditReport, require_complete: bool) -> int:
+def _exit_code(report: AuditReport, require_complete: bool, strict: bool = False) -> int:
     if require_complete and report.verdict == "incomplete":
+        return 1
+    if strict and report.claims and report.exit_code == 0:
         return 1
     return report.exit_code
 

@@ -23,6 +23,7 @@ from .timeline import Step, Timeline
 from .views import Perspective, public_view
 from .wording import (
     capital,
+    count,
     hand_name,
     hand_noun,
     points_text,
@@ -73,6 +74,8 @@ def describe_step(timeline: Timeline, step: Step, perspective: Perspective) -> s
         return f"The result of {this_hand} is signed by seats {signers}."
     if kind == R.MATCH_END:
         return _describe_match_end(timeline, step)
+    if kind == R.MATCH_STOP:
+        return _describe_match_stop(timeline, step)
     if kind == R.FORFEIT:
         seat = step.info.get("seat")
         name = seat_name(header, seat) if isinstance(seat, int) else "a seat"
@@ -211,6 +214,25 @@ def _describe_hand_end(timeline: Timeline, step: Step) -> str:
             f"(total {total})"
         )
     return f"{capital(hand_name(game, step.hand))} ends, {how}: " + "; ".join(parts) + "."
+
+
+_STOP_REASONS = {
+    R.STOP_MAX_HANDS: "the table's limit of hands is reached",
+    R.STOP_PLAYERS_LEFT: "every person at the table left",
+    R.STOP_HOST_QUIT: "the host quit",
+}
+
+
+def _describe_match_stop(timeline: Timeline, step: Step) -> str:
+    game, header = timeline.game, timeline.header
+    reason = step.info.get("reason")
+    why = _STOP_REASONS.get(reason, f"reason {reason!r}") if isinstance(reason, str) else "?"
+    totals = step.info.get("totals") or []
+    scores = ", ".join(f"{side_name(game, header, t)} {s}" for t, s in enumerate(totals))
+    hands = step.info.get("hands")
+    played = count(hands, hand_noun(game)) if isinstance(hands, int) else "some hands"
+    during = " (a hand was under way)" if step.info.get("mid_hand") else ""
+    return f"The match stops before its end after {played}{during}: {why} ({scores})."
 
 
 def _describe_match_end(timeline: Timeline, step: Step) -> str:

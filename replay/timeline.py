@@ -129,6 +129,13 @@ def _public_info(record: StoredRecord) -> dict[str, Any]:
         return {"winner": f.get("winner"), "totals": f.get("totals"), "hands": f.get("hands")}
     if kind == R.FORFEIT:
         return {"seat": f.get("seat"), "reason": f.get("reason")}
+    if kind == R.MATCH_STOP:
+        return {
+            "reason": f.get("reason"),
+            "hands": f.get("hands"),
+            "totals": f.get("totals"),
+            "mid_hand": f.get("mid_hand"),
+        }
     if kind == R.CHAT and record.action is not None:
         return {"text": record.action.get("text")}
     return {}
@@ -261,7 +268,7 @@ def _steps(
                 record=record.index,
                 hash=record.hash,
                 kind=kind,
-                hand=None if kind in (R.MATCH_END,) or record.index == 0 else hand,
+                hand=None if kind in (R.MATCH_END, R.MATCH_STOP) or record.index == 0 else hand,
                 author=None if action is None else cast(int, action["seat"]),
                 action=cast(str, action.get("action")) if kind == R.ACTION and action else None,
                 info=_public_info(record),

@@ -446,3 +446,10 @@ def test_a_host_that_leaves_tells_the_seats_and_they_exit(tmp_path: Path, how: s
     assert f"finished: {reason}" in said, said
     assert "reconnecting" not in said, said
     assert replay_log((tmp_path / "a.cnlog").read_bytes()).result is None  # stopped mid-match
+    # the host's choice is a stop by agreement, written before the bye; a stopped process
+    # leaves its log cut (it can be resumed)
+    last = list(iter_records((tmp_path / "host.cnlog").read_bytes()))[-1]
+    assert (last.kind == "match-stop") == (how == "quit"), last.kind
+    if how == "quit":
+        assert last.fields["reason"] == "host-quit" and last.fields["mid_hand"] is True
+        assert list(iter_records((tmp_path / "a.cnlog").read_bytes()))[-1].hash == last.hash

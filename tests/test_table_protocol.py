@@ -395,6 +395,22 @@ def test_full_match_two_remote_bots_two_host_bots() -> None:
         assert b"".join(m["data"] for m in records) == peer.log.getvalue()
 
 
+def test_a_match_stopped_at_the_tables_limit_ends_every_log_with_a_match_stop() -> None:
+    """The seats take the host's match-stop as the last record (their replay checks it), then
+    the bye; every copy ends with it."""
+    h = Harness(config(max_hands=1))
+    a, b = h.remote("alice"), h.remote("bob")
+    h.run_to_end()
+    assert h.table.phase is TablePhase.OVER and h.table.match.result is None
+    check_logs(h, a, b)
+    for peer in (a, b):
+        assert peer.errors() == [] and peer.session.problem is None
+        last = list(iter_records(peer.log.getvalue()))[-1]
+        assert last.kind == R.MATCH_STOP and last.fields["reason"] == R.STOP_MAX_HANDS
+        assert any("match stopped (max-hands) after 1 hand," in e for e in peer.events)
+        assert peer.received[-1] == {"t": "bye", "reason": "the match is over"}
+
+
 # --------------------------------------------------------------------------- hidden cards
 
 
@@ -1771,6 +1787,32 @@ def test_a_seat_that_quits_is_held_then_stood_in_for_and_the_others_are_told() -
     assert summary["left"] == "quit" and "stand_in_in" not in summary
     h.run_to_end()
     check_logs(h, alice)
+
+
+def test_when_every_person_says_bye_the_match_stops_by_agreement() -> None:
+    """No person is left to play for: the host writes a match-stop instead of bots playing on;
+    a seat whose player came back, or only lost its connection, does not count as left."""
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("act", bob)))
+    inject(h, bob, {"t": "bye", "reason": "quit"})
+    bob.drop()
+    reconnect(bob)  # bob is back
+    alice.drop()  # a lost connection is no bye
+    assert h.table.phase is not TablePhase.OVER
+    reconnect(alice)
+    inject(h, alice, {"t": "bye", "reason": "quit"})
+    alice.drop()
+    assert h.table.phase is not TablePhase.OVER  # bob still plays
+    records = len(h.table.history)
+    inject(h, bob, {"t": "bye", "reason": "done for today"})
+    assert h.table.phase is TablePhase.OVER
+    stop = list(iter_records(h.log_bytes()))[-1]
+    assert len(h.table.history) == records + 1 and stop.kind == R.MATCH_STOP
+    assert stop.fields["reason"] == R.STOP_PLAYERS_LEFT
+    bob.drop()
+    h.clock.advance(HOLD)  # no stand-in takes a seat after the stop
+    assert seat_keys(h) == []
 
 
 def test_the_others_hear_a_seat_drop_and_come_back() -> None:

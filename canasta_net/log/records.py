@@ -39,7 +39,15 @@ SEEDS: Final = "seeds"
 CHECKPOINT: Final = "checkpoint"
 FORFEIT: Final = "forfeit"
 MATCH_END: Final = "match-end"
+MATCH_STOP: Final = "match-stop"
 CHAT: Final = "chat"
+
+# why a match stopped before its end (a ``match-stop`` record's ``reason``): the table's limit of
+# hands was reached, every person at the table left, the host quit
+STOP_MAX_HANDS: Final = "max-hands"
+STOP_PLAYERS_LEFT: Final = "players-left"
+STOP_HOST_QUIT: Final = "host-quit"
+STOP_REASONS: Final = frozenset({STOP_MAX_HANDS, STOP_PLAYERS_LEFT, STOP_HOST_QUIT})
 
 # the blind deal's messages (docs/blind-deal.md): an announcement, a stage output, sealed keys,
 # released keys, a report of the red threes among positions just received

@@ -36,6 +36,45 @@ class ReplayError(ValueError):
         self.seat = seat
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A record whose truth rests on one party's word: the log holds nothing that proves it.
+
+    ``record`` is the record's number, ``kind`` its kind, ``claimant`` the seat whose word it is
+    (the host, for every record the host alone signs), ``claim`` what it says, in words, and
+    ``countersigned`` the seats that signed it too. A claim the same log contradicts is not a
+    claim but a false record (:class:`ReplayError`, code ``contradicted-claim``).
+    """
+
+    record: int
+    kind: str
+    claimant: int
+    claim: str
+    countersigned: frozenset[int] = frozenset()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "record": self.record,
+            "kind": self.kind,
+            "claimant": self.claimant,
+            "claim": self.claim,
+            "countersigned": sorted(self.countersigned),
+        }
+
+
+@dataclass(frozen=True)
+class MatchStop:
+    """A ``match-stop`` record as checked: why the match stopped before its end, after how many
+    hands, whether a hand was under way, and whether the log itself proves the stop agreed
+    (the table's hand limit reached, the last hand checkpointed by every seat)."""
+
+    record: int
+    reason: str
+    hands: int
+    mid_hand: bool
+    proven: bool
+
+
 @dataclass
 class HandReplay:
     """One hand as replayed."""
@@ -59,6 +98,8 @@ class ReplayResult:
     result: Any  # the match's result (from a match-end record, checked against the engine)
     forfeit: tuple[int, str] | None
     pending: int  # records of an unfinished hand that could not be replayed (no seeds)
+    claims: list[Claim] = field(default_factory=list)
+    stop: MatchStop | None = None
 
     @property
     def state(self) -> AnyGameState | None:
@@ -99,6 +140,8 @@ class Replayer:
         self.hands: list[HandReplay] = []
         self.result: Any = None
         self.forfeit: tuple[int, str] | None = None
+        self.stop: MatchStop | None = None  # a match stopped by agreement (``match-stop``)
+        self.claims: list[Claim] = []  # records the log cannot prove, in log order
         self.over = False
         self.keys = [s.key for s in header.seats]  # each seat's key now (a stand-in's, a while)
         self._observers: list[Applied] = []
@@ -124,6 +167,7 @@ class Replayer:
         self.current: HandReplay | None = None
         self.hand_end_hash: bytes | None = None
         self.seeds_hash: bytes | None = None
+        self.revealed: dict[int, int] = {}  # seat -> the record of its signed reveal this hand
 
     @property
     def pending(self) -> int:
@@ -152,11 +196,13 @@ class Replayer:
         kind = record.kind
         if kind in self.hand.kinds:
             self._follow_hand(record)
+            self._note_reveal(record)
             return
         handler = {
             R.CHECKPOINT: self._on_checkpoint,
             R.FORFEIT: self._on_forfeit,
             R.MATCH_END: self._on_match_end,
+            R.MATCH_STOP: self._on_match_stop,
             R.CHAT: self._on_chat,
             SEAT_KEY_KIND: self._on_seat_key,
         }.get(kind)
@@ -178,6 +224,18 @@ class Replayer:
             self.hands.append(self.current)
         if record.kind == R.SEEDS:
             self.seeds_hash = record.hash
+
+    def _note_reveal(self, record: StoredRecord) -> None:
+        """Remember a seat's own signed reveal of this hand: it disproves a claim that the seat
+        withheld it (in every copy of the log, whether or not the seed itself is in it)."""
+        act = record.action
+        if act is not None and act.get("type") == "reveal" and act.get("hand") == self.hand_no:
+            self.revealed.setdefault(act["seat"], record.index)
+
+    def claim(self, record: StoredRecord, claim: str, countersigned: frozenset[int]) -> None:
+        """Name ``record`` as the host's word alone (a record kind that makes a claim the log
+        cannot prove calls this once, where it is checked)."""
+        self.claims.append(Claim(record.index, record.kind, self.header.host, claim, countersigned))
 
     def _applied(self, record: StoredRecord, state: AnyGameState) -> None:
         """A hand record is checked (now, or when its hand's seeds came): score a hand's end."""
@@ -257,7 +315,70 @@ class Replayer:
             found = self.hand.violation()
             if found is None or found.seat != seat:
                 self._fail(record, "bad-forfeit", "the hand's replay finds no such violation")
+        else:
+            self._check_withheld(record, seat, reason)
         self.forfeit = (seat, reason)
+
+    def _check_withheld(self, record: StoredRecord, seat: int, reason: str) -> None:
+        """A forfeit for withholding is the host's word: the log cannot show a message that was
+        never sent. It is false where the log holds the seat's own signed reveal of the hand;
+        otherwise it is named as a claim (no seat countersigns a forfeit yet: see
+        docs/log-format.md, "Claims")."""
+        shown = R.shown_number(self.hand_no)
+        revealed = self.revealed.get(seat)
+        if revealed is not None:
+            self._fail(
+                record,
+                "contradicted-claim",
+                f"the host says seat {seat} withheld its part of hand {shown} ({reason}), but "
+                f"record {revealed} holds that seat's own signed reveal for the hand",
+            )
+        self.claim(record, f"seat {seat} withheld its part of hand {shown} ({reason})", frozenset())
+
+    def _on_match_stop(self, record: StoredRecord) -> None:
+        """The match stopped before its end by agreement; the stop is proven where it is the
+        table's own limit of hands (the header's ``table_config``), reached at a checkpoint every
+        seat signed. Any other stop is the host's claim."""
+        f = record.fields
+        reason, mid_hand = f.get("reason"), f.get("mid_hand")
+        if (
+            self.forfeit is not None
+            or not isinstance(reason, str)
+            or not isinstance(mid_hand, bool)
+            or f.get("hand") != self.hand_no
+            or mid_hand != (self.hand.stage()[0] != "not-started")
+        ):
+            self._fail(record, "bad-match-stop", "a match-stop out of place")
+        if self.match.result is not None and not mid_hand:
+            self._fail(record, "bad-match-stop", "the match is over: its end is due, not a stop")
+        hands_field = f.get("hands")
+        if (
+            type(hands_field) is not int
+            or hands_field != self.match.hands_played
+            or f.get("totals") != self.match.scores
+        ):
+            self._fail(record, "bad-match-stop", "the stop's hands or totals are not the engine's")
+        signers = self.hands[-1].checkpoint_signers if self.hands else frozenset()
+        config = self.header.fields.get("table_config")
+        limit = config.get("max_hands") if isinstance(config, dict) else None
+        proven = (
+            reason == R.STOP_MAX_HANDS
+            and not mid_hand
+            and type(limit) is int
+            and limit == self.match.hands_played
+            and len(signers) == len(self.keys)
+        )
+        hands = self.match.hands_played
+        self.stop = MatchStop(record.index, reason, hands, mid_hand, proven)
+        if not proven:
+            during = f", during hand {R.shown_number(self.hand_no)}" if mid_hand else ""
+            self.claim(
+                record,
+                f"the match stopped by agreement ({reason}) after {hands} "
+                f"{'hand' if hands == 1 else 'hands'}{during}",
+                signers if not mid_hand else frozenset(),
+            )
+        self.over = True
 
     def _on_match_end(self, record: StoredRecord) -> None:
         f = record.fields
@@ -318,4 +439,6 @@ def replay_log(source: LogSource) -> ReplayResult:
         result=replayer.result,
         forfeit=replayer.forfeit,
         pending=replayer.pending,
+        claims=list(replayer.claims),
+        stop=replayer.stop,
     )

@@ -32,6 +32,7 @@ from ..canasta.bots import Bot
 from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat
+from ..log import records as R
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
@@ -150,6 +151,7 @@ class TableService:
         self.closing_reason = ""  # what ``close`` told the seats
         self.stopped: str | None = None  # why the match could not go on, if it could not
         self.connections: set[HostConnection] = set()  # open connections, seated or not
+        self.said_bye: set[int] = set()  # seats whose person left with a bye, not come back
         self._setup_slots()
         if table is not None:
             self._adopt_resumed_table(table)
@@ -281,6 +283,7 @@ class TableService:
             slot.conn.seat = None
         slot.conn = conn
         conn.seat = slot.seat
+        self.said_bye.discard(slot.seat)  # its player is back
         if slot.hold is not None and slot.hold.active():
             slot.hold.cancel()
         slot.hold = None
@@ -357,7 +360,20 @@ class TableService:
         The seat is then held and stood in for exactly as for a lost connection."""
         if conn.seat is not None and self.slots[conn.seat].conn is conn:
             self.slots[conn.seat].leaving = printable(reason, MAX_LEFT_REASON) or "left"
+            self.said_bye.add(conn.seat)
+            if self._everyone_left():
+                self.stop_match(R.STOP_PLAYERS_LEFT)  # no person is left to play for
         conn.drop()
+
+    def _everyone_left(self) -> bool:
+        """Whether every seat a person plays has said bye during the match (and not come back):
+        then the match stops by agreement instead of bots playing it out."""
+        people = [
+            slot.seat
+            for slot in self.slots
+            if slot.plan.kind == "player" or (slot.plan.kind == "host" and self.config.host_plays)
+        ]
+        return bool(people) and self.table is not None and set(people) <= self.said_bye
 
     def close(self, reason: str) -> None:
         """The host leaves: every open connection is told why (``bye``) and closed once that is
@@ -373,6 +389,15 @@ class TableService:
         self._pump_call = None
         for conn in list(self.connections):
             conn.say_bye(reason)
+
+    def stop_match(self, reason: str) -> None:
+        """The match stops by agreement before its end (the host quits, every person left): the
+        table writes a ``match-stop`` record saying why, and every seat gets it. Nothing is
+        written once the match is over or the host has left."""
+        table = self.table
+        if table is None or self.closed or table.phase is TablePhase.OVER:
+            return
+        self._publish(table.stop(reason))
 
     def stop(self, reason: str) -> None:
         """The match cannot go on: every seat is told why, and the embedding program too."""
@@ -510,11 +535,13 @@ class TableService:
         table = self.table
         if table is None or self.closed:
             return
-        if table.phase is TablePhase.OVER or (
+        if (
             self.config.max_hands is not None
             and table.phase is TablePhase.COMMITTING
             and table.match.hands_played >= self.config.max_hands
         ):
+            self._publish(table.stop(R.STOP_MAX_HANDS))  # the table's own limit: an agreed stop
+        if table.phase is TablePhase.OVER:
             self._finish()
             return
         for slot in self.slots:

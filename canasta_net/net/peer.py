@@ -77,6 +77,10 @@ def describe_record(record: StoredRecord, names: list[str]) -> str | None:
         return f"match over: winner team {f.get('winner')}, totals {f.get('totals')}"
     if kind == R.FORFEIT:
         return f"{who(f.get('seat', -1))} forfeits: {f.get('reason')}"
+    if kind == R.MATCH_STOP:
+        hands = f.get("hands")
+        played = "1 hand" if hands == 1 else f"{hands} hands"
+        return f"match stopped ({f.get('reason')}) after {played}, totals {f.get('totals')}"
     if kind == "seat-key":
         return f"seat {f['rekey']['seat']} changes hands (stand-in or reclaim)"
     return None

@@ -10,7 +10,8 @@ The table's lifecycle is an explicit state machine; the hand says which dealing 
 
     COMMITTING --the hand's deal begins--> REVEALING --the deal is done--> PLAYING --hand over-->
     CHECKPOINTING --all signatures--> COMMITTING (next hand) or OVER
-    (a forfeit, or a violation the hand's end check finds, ends the match: OVER)
+    (a forfeit, or a violation the hand's end check finds, ends the match: OVER; so does a stop
+    by agreement, ``stop``, from any phase)
 """
 
 from __future__ import annotations
@@ -429,6 +430,27 @@ class HostTable:
         ]
         self.over = True
         return out
+
+    def stop(self, reason: str) -> list[RecordInfo]:
+        """The match stops by agreement before its end (``reason``: one of ``R.STOP_REASONS``):
+        a ``match-stop`` record says why, after how many hands, with the totals, and whether a
+        hand was under way. Nothing is played afterwards. A match already over writes nothing."""
+        if reason not in R.STOP_REASONS:
+            raise ValueError(f"unknown reason to stop {reason!r}")
+        if self.over or self.hand is None:
+            return []
+        stop = self._append(
+            R.MATCH_STOP,
+            {
+                "reason": reason,
+                "hand": self.hand_no,
+                "hands": self.match.hands_played,
+                "totals": list(self.match.scores),
+                "mid_hand": self.hand.stage()[0] != "not-started",
+            },
+        )
+        self.over = True
+        return [stop]
 
     def rekey(self, seat: int, key: bytes) -> list[RecordInfo]:
         """From now on ``seat`` signs with ``key`` (a stand-in bot, or the player reclaiming)."""

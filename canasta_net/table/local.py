@@ -21,6 +21,7 @@ from ..identity import Identity
 from ..log import LogWriter, RecordInfo
 from ..selfplay import choose_for
 from ..timing import NO_TIMING, Timing
+from .config import TableConfig
 from .host import HostTable, SeatEntry, TablePhase
 from .seat import Decision, SeatAgent, WrittenRecord
 
@@ -69,6 +70,11 @@ class LocalMatch:
             return
         raise RuntimeError(f"the table ({host.phase.value}) waits for no seat that can answer")
 
+    def stop(self, reason: str) -> None:
+        """Stop the match by agreement (``reason``: one of ``records.STOP_REASONS``): the host
+        writes a ``match-stop`` record and every seat reads it. Nothing if the match is over."""
+        self._broadcast(self.host.stop(reason))
+
     def play(self, max_hands: int | None = None, on_step: Callable[[], None] | None = None) -> None:
         """Play until the match ends (or ``max_hands`` hands have been checkpointed)."""
         while self.host.phase is not TablePhase.OVER:
@@ -83,6 +89,21 @@ class LocalMatch:
                 on_step()
 
 
+def _bot_table(rules: Any, seed: int, max_hands: int, deal: str) -> dict[str, Any]:
+    """The header's ``table_config`` of an all-bot table with a limit of hands."""
+    config = TableConfig.simple(
+        "simulation",
+        rules,
+        1,
+        host_plays=False,
+        bot_delay=0.0,
+        max_hands=max_hands,
+        insecure_seed=seed,
+        deal=deal,
+    )
+    return config.to_log_fields()
+
+
 def recorded_match(
     rules: Any,
     log_file: BinaryIO,
@@ -93,12 +114,15 @@ def recorded_match(
     table_id: bytes | None = None,
     deal: str = "commit-reveal",
     timing: Timing = NO_TIMING,
+    max_hands: int | None = None,
 ) -> LocalMatch:
     """Set up an all-bot table journaling to ``log_file``; deterministic for a given seed.
 
     Seeds are derived with ``insecure_seed`` (the header says ``insecure``): a simulation's log
     must be reproducible, and nobody plays for stakes against bots. ``timing`` is told of the
-    table's and its writer's steps (``canasta_net.timing``).
+    table's and its writer's steps (``canasta_net.timing``). With ``max_hands`` the header
+    carries the table's setup (``table_config``) with that limit of hands, which proves a stop
+    there (``LocalMatch.stop``) agreed.
     """
     game = game_of_rules(rules)
     rng = random.Random(seed)
@@ -117,6 +141,7 @@ def recorded_match(
         created=0,
         random_bytes=rng.randbytes,
         timing=timing,
+        table_fields=None if max_hands is None else _bot_table(rules, seed, max_hands, deal),
     )
 
     def context() -> HandContext:

@@ -19,6 +19,7 @@ from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_head
 from ..hand import check_deal_mode
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
+from ..log import records as R
 from ..log.seed_store import SeedStore
 from ..net.host import ServiceEvents
 from ..net.known_hosts import KnownHosts
@@ -119,8 +120,11 @@ def _simulate_to_log(
         raise click.UsageError(f"{path} exists: choose a new file for the log") from None
     start = time.perf_counter()
     with log_file:
-        local = recorded_match(rules, log_file, seed=seed, bot_kinds=kinds or ["greedy"])
+        local = recorded_match(
+            rules, log_file, seed=seed, bot_kinds=kinds or ["greedy"], max_hands=hands
+        )
         local.play(max_hands=hands)
+        local.stop(R.STOP_MAX_HANDS)  # the match did not end by itself: a stop at the limit
     seconds = time.perf_counter() - start
     result = local.host.match.result
     outcome = (
@@ -292,6 +296,9 @@ async def _serve(
             )
         )
     await done
+    if not hosted.service.finished and not table_stopped:
+        # the host's `quit`: the log says the match stopped by the host's choice, not cut short
+        hosted.service.stop_match(R.STOP_HOST_QUIT)
     # the host's `quit` (or the match's end): every seat hears why before the connections close
     await hosted.close("the match is over" if hosted.service.finished else "the host quit")
     if announcer is not None:
