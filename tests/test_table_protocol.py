@@ -1158,6 +1158,26 @@ def test_a_drop_after_committing_forfeits_when_the_hold_runs_out() -> None:
     assert result.forfeit is not None and result.forfeit[0] == 2
 
 
+def test_a_drop_after_revealing_gets_a_stand_in_not_a_forfeit() -> None:
+    # bob's seed is already with the host: he holds no secret, so his hold running out before
+    # the deal brings a stand-in (the round could not forfeit him: AlreadyRevealed went uncaught)
+    h = Harness(config(classic(3000)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    stopped(h.run(turn_for("reveal", alice)))
+    assert h.run(hold=(alice,)) is None  # bob reveals, alice is slow
+    assert h.table.phase is TablePhase.REVEALING and h.table.needs(2) == "wait"
+    assert h.table.between_hands(2) and not all(h.table.between_hands(s) for s in range(4))
+    bob.drop()
+    bob.pending.clear()
+    h.clock.advance(HOLD)
+    h.run()
+    assert R.FORFEIT not in [i.kind for i in h.table.history]
+    assert seat_keys(h) == [(2, stand_in_key(2))]
+    h.run_to_end()
+    check_logs(h, alice)
+    assert replay_log(h.log_bytes()).forfeit is None
+
+
 def test_a_seat_restarted_between_commit_and_reveal_reveals_from_its_seed_store(
     tmp_path: Path,
 ) -> None:

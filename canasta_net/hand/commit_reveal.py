@@ -93,11 +93,17 @@ class CommitRevealHand:
         return {}
 
     def holds_secret(self, seat: int) -> bool:
-        # the seat committed to a seed that only it knows, and the hand is not dealt yet
-        return self._state is None and seat not in self.round.missing_commitments()
+        # the seat committed to a seed that only it knows and has not revealed it yet, and the
+        # hand is not dealt yet (once revealed, the seed is the host's to publish)
+        return (
+            self._state is None
+            and seat not in self.round.missing_commitments()
+            and seat in self.round.missing_reveals()
+        )
 
     def forfeitable(self, seat: int) -> bool:
-        return self._state is None
+        # a seat that has revealed its seed withheld nothing: it cannot forfeit this hand
+        return self._state is None and seat in self.round.missing_reveals()
 
     def forfeit(self, seat: int) -> None:
         self.round.forfeit(seat)
