@@ -306,6 +306,12 @@ def test_trust_on_first_use_by_address_refusals_and_a_changed_key(tmp_path: Path
         assert unreachable.returncode == 1
         assert unreachable.stderr.startswith(f"Error: cannot reach 127.0.0.1:{free}")
         assert len(unreachable.stderr.splitlines()) == 1
+
+        # stopped with nobody seated: the host's log holds nothing, and is not left behind
+        host.terminate()
+        assert host.wait(20) == 0, out.read_text()
+        assert not (tmp_path / "host.cnlog").exists(), "the host left an empty log"
     finally:
-        host.kill()
-        host.wait()
+        if host.poll() is None:
+            host.kill()
+            host.wait()

@@ -296,6 +296,7 @@ async def _serve(
     service_box.append(hosted.service)
     # Ctrl-C, SIGTERM or any other stop of the reactor: the seats are told before it stops
     reactor.addSystemEventTrigger("before", "shutdown", hosted.close, "the host was stopped")
+    reactor.addSystemEventTrigger("after", "shutdown", _close_log, log_path, hosted.log_file)
     host, actual_port = hosted.address
     click.echo(
         f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
@@ -336,8 +337,25 @@ async def _serve(
         stopped = announcer.stopListening()
         if stopped is not None:
             await stopped
-    hosted.log_file.close()
+    if not _close_log(log_path, hosted.log_file):
+        click.echo(f"{log_path} removed: nobody joined, nothing was recorded", err=True)
     return 1 if table_stopped else 0
+
+
+def _close_log(path: Path, file: Any) -> bool:
+    """Close a new log, and remove it if nothing was written in it (a table nobody joined, a
+    refused seat): an empty log records nothing, and it would stand in the way of the same --log
+    next time. Return whether a log is kept. Safe to call again."""
+    file.close()
+    try:
+        if path.stat().st_size == 0:
+            path.unlink()
+            return False
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass  # cannot tell: keep it
+    return True
 
 
 def _cannot_listen(error: CannotListenError) -> str:
@@ -827,13 +845,11 @@ def join(
         conn_box.append(service)
         # Ctrl-C or SIGTERM: the host hears that this seat left, as for `quit`
         reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
+        reactor.addSystemEventTrigger("after", "shutdown", _close_log, path, log_file)
         click.echo(f"connecting to {where} (host fingerprint {expected})")
         await done
         await service.leave("quit")  # says bye only if the session is still on (the `quit`)
-        log_file.close()
-        if path.stat().st_size == 0:  # refused, or left before the first record: nothing to keep
-            path.unlink(missing_ok=True)
-        else:
+        if _close_log(path, log_file):  # refused, or left before the first record: not kept
             click.echo(f"log: {path}", err=True)
         if session.problem is not None:
             raise click.ClickException(session.problem)
