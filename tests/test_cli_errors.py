@@ -297,6 +297,11 @@ def test_trust_on_first_use_by_address_refusals_and_a_changed_key(tmp_path: Path
         (line,) = changed.stderr.splitlines()
         assert fingerprint in line and other in line and str(known) in line
         assert "fingerprint changed" in line
+        forget = f"canasta forget-host {address} --known-hosts {known}"
+        assert forget in line
+        forgot = CliRunner().invoke(cli.main, forget.split()[1:])
+        assert forgot.exit_code == 0, forgot.output
+        assert address not in known.read_text()
 
         # nothing listening: one line
         with socket.socket() as closed:

@@ -28,7 +28,7 @@ from ..log import Header, LogError, iter_records, open_log_for_writing, parse_he
 from ..log.seed_store import SeedStore
 from ..net.host import ServiceEvents
 from ..net.host_key import HostUnreachable, fetch_host_fingerprint
-from ..net.known_hosts import KnownHosts, KnownHostsError
+from ..net.known_hosts import KnownHosts, KnownHostsError, default_known_hosts_path
 from ..net.peer import PeerSession, describe_record
 from ..net.tls import normalize_fingerprint
 from ..safe_text import safe_text
@@ -208,6 +208,13 @@ def _exit_on_click_error(failure: Failure) -> None:
     click.echo("Aborted!", err=True)
     raise SystemExit(1)
 
+
+_known_hosts_option = click.option(
+    "--known-hosts",
+    "known_hosts_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Pinned host fingerprints (default: ~/.config/canasta-net/known_hosts).",
+)
 
 _identity_option = click.option(
     "--identity",
@@ -757,12 +764,7 @@ def _refuse_contradictions(
 @click.option("--password", default=None)
 @click.option("--listen-port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
 @click.option("--listen-interface", default="", help="Address to hear beacons on (default: all).")
-@click.option(
-    "--known-hosts",
-    "known_hosts_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Pinned host fingerprints (default: ~/.config/canasta-net/known_hosts).",
-)
+@_known_hosts_option
 @_identity_option
 def join(
     address: str | None,
@@ -893,10 +895,14 @@ async def _trusted_fingerprint(
         raise click.ClickException(str(e)) from None
     pinned = known.lookup(where)
     if pinned is not None and pinned != seen:
+        forget = f"canasta forget-host {where}"
+        if known.path != default_known_hosts_path():
+            forget += f" --known-hosts {known.path}"
         raise HostKeyChanged(
             f"fingerprint changed: the host at {where} shows {seen}, but {pinned} is pinned "
             "for it: refusing to connect (someone may be posing as the host). If its key really "
-            f"changed, delete the line '{where.lower()} {pinned}' from {known.path}"
+            f"changed, clear the pin with '{forget}' (it is the line '{where.lower()} {pinned}' "
+            f"in {known.path})"
         )
     if given is not None and given != seen:
         raise click.ClickException(
@@ -974,6 +980,23 @@ def _read_line() -> str:
             break
         line += byte
     return line.decode("utf-8", "replace")
+
+
+@main.command(name="forget-host")
+@click.argument("address")
+@_known_hosts_option
+def forget_host(address: str, known_hosts_path: Path | None) -> None:
+    """Forget the fingerprint pinned for ADDRESS (HOST:PORT), so that the next join asks again.
+
+    Only for a host whose key you know changed (a new identity file, another computer)."""
+    known = _known_hosts(known_hosts_path)
+    try:
+        forgotten = known.forget(address)
+    except (KnownHostsError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    if not forgotten:
+        raise click.ClickException(f"no fingerprint is pinned for {address} in {known.path}")
+    click.echo(f"forgot the fingerprint pinned for {address} in {known.path}")
 
 
 async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: str | None) -> Any:
