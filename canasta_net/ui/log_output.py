@@ -9,14 +9,16 @@ name, a reason): each line is made safe for the terminal (``safe_text``).
 from __future__ import annotations
 
 import time
-from typing import TextIO
+from typing import Final, TextIO
 
 from twisted.logger import (
     FilteringLogObserver,
+    ILogFilterPredicate,
     ILogObserver,
     LogEvent,
     LogLevel,
     LogLevelFilterPredicate,
+    PredicateResult,
     formatEventAsClassicLogText,
     globalLogBeginner,
 )
@@ -31,6 +33,21 @@ def level_for(verbosity: int) -> LogLevel:
     """The lowest level shown for ``-v`` given ``verbosity`` times."""
     level: LogLevel = LogLevel.debug if verbosity >= 2 else LogLevel.info
     return level
+
+
+# Twisted's own notes on every factory started or stopped (each connection attempt of a seat
+# starts one): detail for -vv, noise at -v.
+_FACTORY_CHATTER: Final = frozenset(
+    {"Starting factory {factory!r}", "Stopping factory {factory!r}"}
+)
+
+
+@implementer(ILogFilterPredicate)
+class _HideFactoryChatter:
+    def __call__(self, event: LogEvent) -> PredicateResult:
+        chatter = event.get("log_format") in _FACTORY_CHATTER
+        result: PredicateResult = PredicateResult.no if chatter else PredicateResult.maybe
+        return result
 
 
 @implementer(ILogObserver)
@@ -55,8 +72,12 @@ def _clock(when: float | None) -> str:
 
 def log_observer(out: TextIO, verbosity: int) -> ILogObserver:
     """An observer that writes events of ``level_for(verbosity)`` and up to ``out``."""
-    predicate = LogLevelFilterPredicate(defaultLogLevel=level_for(verbosity))
-    observer: ILogObserver = FilteringLogObserver(_SafeLines(out), [predicate])
+    predicates: list[ILogFilterPredicate] = [
+        LogLevelFilterPredicate(defaultLogLevel=level_for(verbosity))
+    ]
+    if verbosity < 2:
+        predicates.insert(0, _HideFactoryChatter())
+    observer: ILogObserver = FilteringLogObserver(_SafeLines(out), predicates)
     return observer
 
 
