@@ -19,6 +19,7 @@ import click
 
 from canasta_net import __version__
 from canasta_net.log.records import shown_number
+from canasta_net.safe_text import safe_lines, safe_text
 
 from .annotations import (
     AnnotationSet,
@@ -273,7 +274,7 @@ def _audit_text(report: AuditReport) -> str:
         lines.append(f"  Responsibility: {failure.responsibility}")
     for warning in report.warnings:
         lines.append(f"  Warning: {warning}")
-    return "\n".join(lines)
+    return "\n".join(safe_text(line) for line in lines)
 
 
 def _seat(log: dict[str, Any], seat: int) -> str:
@@ -324,7 +325,7 @@ def show(
         reply = stepper.execute(line)
         if reply.quit:
             break
-        click.echo(reply.text)
+        click.echo(safe_lines(reply.text))
 
 
 show.help = (show.help or "") + "\n\n\b\n" + HELP

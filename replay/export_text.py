@@ -14,6 +14,7 @@ from typing import Any
 
 from canasta_net.log import records as R
 from canasta_net.log.records import shown_number
+from canasta_net.safe_text import safe_text
 
 from .wording import count, hand_noun
 
@@ -30,6 +31,8 @@ _SCORE_PARTS = (
 
 
 def render_text(export: dict[str, Any]) -> str:
+    """The game as plain text; each line is safe for a terminal (``safe_text``): the names,
+    chats and reasons in it came from the players, and a text file ends up in ``cat``."""
     lines: list[str] = []
     noun = hand_noun(str(export["log"].get("game")))
     lowest_wins = bool(export["log"].get("lowest_wins"))
@@ -75,7 +78,7 @@ def render_text(export: dict[str, Any]) -> str:
     if export["result"] is not None:
         lines.append("")
         lines.append(f"Result: {export['result']['text']}.")
-    return "\n".join(lines) + "\n"
+    return "\n".join(safe_text(line) for line in lines) + "\n"
 
 
 def _preamble(export: dict[str, Any], lines: list[str]) -> None:

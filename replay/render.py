@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from canasta_net.log.records import shown_number
+from canasta_net.safe_text import safe_text
 
 from .annotations import Annotation, describe_outcome
 from .describe import describe_step
@@ -30,7 +31,10 @@ def render_step(
     perspective: Perspective,
     annotations: Sequence[Annotation] = (),
 ) -> str:
-    """The header line, what the record did, the table after it, and its annotations."""
+    """The header line, what the record did, the table after it, and its annotations.
+
+    Names, chats, reasons and comments in it came from others: each line is made safe for a
+    terminal (``safe_text``)."""
     header, game = timeline.header, timeline.game
     noun = hand_noun(game)
     where = [f"Record {step.record} of {timeline.last_record} ({step.kind})"]
@@ -60,7 +64,7 @@ def render_step(
         lines.append("Annotations:")
         for annotation in mine:
             lines.extend(render_annotation(annotation))
-    return "\n".join(lines)
+    return "\n".join(safe_text(line) for line in lines)
 
 
 def render_annotation(annotation: Annotation) -> list[str]:
@@ -71,7 +75,7 @@ def render_annotation(annotation: Annotation) -> list[str]:
     if annotation.line is not None:
         lines.append(f"      what-if: {'; '.join(annotation.line.actions)}")
         lines.append(f"        -> {describe_outcome(annotation.line.outcome)}")
-    return lines
+    return [safe_text(line) for line in lines]
 
 
 def render_view(timeline: Timeline, view: dict[str, Any]) -> list[str]:

@@ -60,6 +60,8 @@ def _seat(port: int, fingerprint: str, work: Path, name: str) -> subprocess.Pope
             name,
             "--identity",
             str(work / f"{name}.pem"),
+            "--known-hosts",
+            str(work / "known_hosts"),
             "--log",
             str(work / f"{name}.cnlog"),
         ],

@@ -486,7 +486,7 @@ def test_format_tables_escapes_control_characters_as_a_second_guard() -> None:
     entry = entries_for_display()[0]
     bad = dataclasses.replace(entry, beacon=make_beacon())
     object.__setattr__(bad.beacon, "table_name", "evil\x1b[2J")
-    assert "\x1b" not in format_tables([bad]) and "\\u001b" in format_tables([bad])
+    assert "\x1b" not in format_tables([bad]) and "\\x1b" in format_tables([bad])
 
 
 def test_pick_table() -> None:

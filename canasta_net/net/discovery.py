@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from twisted.internet.protocol import DatagramProtocol
 from twisted.internet.task import LoopingCall, deferLater
 from twisted.logger import Logger
 
+from ..safe_text import safe_text
 from ..schema import Bytes, Int, Map, Schema, SchemaError, Text, Tuple, validate
 from .wire import PROTOCOL_MAX, PROTOCOL_MIN
 
@@ -614,14 +614,6 @@ def listen_for_tables(
 # ---- display and choice ----------------------------------------------------------------------
 
 
-def _display(text: str) -> str:
-    """Text safe for a terminal (beacon fields are already checked; this is a second guard)."""
-    return "".join(
-        f"\\u{ord(ch):04x}" if unicodedata.category(ch)[0] == "C" or ch in "\u2028\u2029" else ch
-        for ch in text
-    )
-
-
 def format_tables(entries: Sequence[TableEntry], *, protocol: int | None = None) -> str:
     """A numbered, aligned listing for ``canasta tables``; numbers are for :func:`pick_table`.
 
@@ -644,8 +636,8 @@ def format_tables(entries: Sequence[TableEntry], *, protocol: int | None = None)
         rows.append(
             (
                 str(number),
-                _display(b.table_name),
-                _display(b.variant),
+                safe_text(b.table_name),
+                safe_text(b.variant),
                 f"{b.free_seats}/{b.seats}",
                 b.deal_mode,
                 f"{host}:{b.port}",

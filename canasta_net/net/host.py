@@ -451,6 +451,8 @@ class TableService:
 
     # ------------------------------------------------------------------ starting
     def _start(self) -> None:
+        if self.closed:
+            return  # the host left (or could not listen) before the match began
         keys = [s.key for s in self.slots]
         assert all(k is not None for k in keys)
         writer = LogWriter(self.log_file, self.identity, fsync=self.fsync, timing=self.timing)

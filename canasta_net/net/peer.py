@@ -29,6 +29,7 @@ from ..log import Header, LogError, LogVerifier, StoredRecord, parse_header, par
 from ..log import records as R
 from ..log.replay import Replayer, ReplayError
 from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
+from ..safe_text import safe_text
 from ..table.seat import Decision, SeatAgent, SeatProblem
 from ..table.signer import SeatSigner
 from ..timing import NO_TIMING, Timing
@@ -40,6 +41,11 @@ log = Logger()
 
 # How many of its latest records a seat keeps in memory to show a host whose log lost them.
 RECENT_RECORDS = 256
+
+# The host's refusals of a ``hello`` that asking again cannot change (``docs/wire-protocol.md``,
+# "Codes"): the seat stops and says why instead of reconnecting. Any other refusal, and a lost
+# connection, is worth another try.
+FINAL_REFUSALS = frozenset({"version-mismatch", "bad-password", "table-full", "seat-is-local"})
 
 
 class Player(Protocol):
@@ -55,7 +61,13 @@ class Player(Protocol):
 
 
 def describe_record(record: StoredRecord, names: list[str]) -> str | None:
-    """A line for people: what a record says happened (None for bookkeeping records)."""
+    """A line for people: what a record says happened (None for bookkeeping records). Names,
+    chats and reasons in it came from others: the line is safe for a terminal (``safe_text``)."""
+    line = _record_line(record, names)
+    return None if line is None else safe_text(line)
+
+
+def _record_line(record: StoredRecord, names: list[str]) -> str | None:
     f = record.fields
     act = record.action
 
@@ -103,9 +115,9 @@ def comings_and_goings(
             wait = entry.get("stand_in_in")
             if isinstance(wait, int) and not isinstance(wait, bool):
                 line += f"; a bot stands in after {wait} s unless they return"
-            lines.append(line)
+            lines.append(safe_text(line))
         elif left is None and isinstance(was_left, str):
-            lines.append(f"{who} is back")
+            lines.append(safe_text(f"{who} is back"))
     return lines
 
 
@@ -232,10 +244,21 @@ class PeerSession:
                 self.player.event(line)
             self.seats = message["seats"]
         elif t == "error":
-            self.player.event(f"refused ({message['code']}): {message['message']}")
+            refusal = safe_text(f"refused ({message['code']}): {message['message']}")
+            self.player.event(refusal)
+            if self._refused_for_good(message["code"]):
+                self._leave(f"the host {refusal}")
         elif t == "bye":
             self.done = True
             self.player.finished(message["reason"])
+
+    def _refused_for_good(self, code: str) -> bool:
+        """Whether the host refused this seat's ``hello`` so that reconnecting would be refused
+        again. ``seat-is-local`` also answers a seated seat's message while a stand-in still
+        holds the seat, which passes: it is final only before the seat was ever taken."""
+        if code == "seat-is-local":
+            return self.agent is None
+        return code in FINAL_REFUSALS
 
     def _welcome(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         if self.hashes and message["head"] != self.hashes[-1] and message["head"] in self.hashes:

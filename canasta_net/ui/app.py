@@ -129,7 +129,16 @@ async def start_host(
         config, identity, reactor, log_file, table=table, fsync=fsync, events=events, timing=timing
     )
     endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
-    listening = await endpoint.listen(HostFactory(service, verified_peer_key))
+    try:
+        listening = await endpoint.listen(HostFactory(service, verified_peer_key))
+    except BaseException:
+        # the port is taken (or not ours): no table was hosted, so no log is left behind, and
+        # trying again with the same --log works
+        service.close("the host could not listen")
+        log_file.close()
+        if not resume:
+            log_path.unlink(missing_ok=True)
+        raise
     return HostedTable(service, listening, log_path, log_file, reactor)
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Coroutine, Mapping
@@ -12,6 +16,8 @@ from typing import Any, NoReturn
 import click
 from click.core import ParameterSource
 from twisted.internet.defer import Deferred
+from twisted.internet.error import CannotListenError
+from twisted.python.failure import Failure
 
 from .. import __version__
 from ..canasta.rules import RuleSet
@@ -22,8 +28,11 @@ from ..log import Header, LogError, iter_records, open_log_for_writing, parse_he
 from ..log import records as R
 from ..log.seed_store import SeedStore
 from ..net.host import ServiceEvents
-from ..net.known_hosts import KnownHosts
+from ..net.host_key import HostUnreachable, fetch_host_fingerprint
+from ..net.known_hosts import KnownHosts, KnownHostsError, default_known_hosts_path
 from ..net.peer import PeerSession, describe_record
+from ..net.tls import normalize_fingerprint
+from ..safe_text import safe_text
 from ..simulate import simulate
 from ..table.config import MAX_SECONDS, TableConfig, TableConfigError
 from ..table.host import HostTable
@@ -45,8 +54,19 @@ def _rules_or_fail(variant: str) -> Any:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="canasta")
-def main() -> None:
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Show what happens on the network on stderr (a host's connections: accepted, refused "
+    "and why, dropped and why); -vv shows debugging detail too.",
+)
+def main(verbose: int = 0) -> None:
     """canasta-net: Canasta across a LAN, dealt fairly, every move recorded."""
+    if verbose:
+        from .log_output import show_log_events
+
+        show_log_events(sys.stderr, verbose)
 
 
 @main.command()
@@ -166,7 +186,8 @@ def _seed_store(identity_path: Path | None) -> SeedStore:
 
 
 def _run(main_coroutine: Callable[[Any], Coroutine[Any, Any, int]]) -> None:
-    """Run an async main under the Twisted reactor and exit with its status."""
+    """Run an async main under the Twisted reactor and exit with its status. A user's mistake
+    (a ``click.ClickException``) is shown in one line, as click shows it outside the reactor."""
     from twisted.internet import defer, task
 
     def exit_with(code: int) -> None:
@@ -174,10 +195,30 @@ def _run(main_coroutine: Callable[[Any], Coroutine[Any, Any, int]]) -> None:
             raise SystemExit(code)  # react() exits with a SystemExit's code
 
     def runner(reactor: Any) -> Deferred[None]:
-        return defer.ensureDeferred(main_coroutine(reactor)).addCallback(exit_with)
+        running = defer.ensureDeferred(main_coroutine(reactor))
+        return running.addCallback(exit_with).addErrback(_exit_on_click_error)
 
     task.react(runner)
 
+
+def _exit_on_click_error(failure: Failure) -> None:
+    """Turn a click error raised under the reactor into click's one line and exit status
+    (react() would print "main function encountered error" and a traceback)."""
+    failure.trap(click.ClickException, click.Abort)
+    error = failure.value
+    if isinstance(error, click.ClickException):
+        error.show()
+        raise SystemExit(error.exit_code)
+    click.echo("Aborted!", err=True)
+    raise SystemExit(1)
+
+
+_known_hosts_option = click.option(
+    "--known-hosts",
+    "known_hosts_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Pinned host fingerprints (default: ~/.config/canasta-net/known_hosts).",
+)
 
 _identity_option = click.option(
     "--identity",
@@ -241,7 +282,7 @@ async def _serve(
 
     def on_stopped(reason: str) -> None:
         table_stopped.append(reason)
-        click.echo(f"the table stops: {reason}", err=True)
+        click.echo(f"the table stops: {safe_text(reason)}", err=True)
         click.echo(f"log: {log_path}", err=True)
         _fire(done)
 
@@ -257,11 +298,16 @@ async def _serve(
             resume=resume,
             events=events,
         )
+    except FileExistsError:
+        raise click.ClickException(f"{log_path} exists: choose a new file for the log") from None
+    except CannotListenError as e:
+        raise click.ClickException(_cannot_listen(e)) from None
     except (OSError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     service_box.append(hosted.service)
     # Ctrl-C, SIGTERM or any other stop of the reactor: the seats are told before it stops
     reactor.addSystemEventTrigger("before", "shutdown", hosted.close, "the host was stopped")
+    reactor.addSystemEventTrigger("after", "shutdown", _close_log, log_path, hosted.log_file)
     host, actual_port = hosted.address
     click.echo(
         f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
@@ -305,8 +351,36 @@ async def _serve(
         stopped = announcer.stopListening()
         if stopped is not None:
             await stopped
-    hosted.log_file.close()
+    if not _close_log(log_path, hosted.log_file):
+        click.echo(f"{log_path} removed: nobody joined, nothing was recorded", err=True)
     return 1 if table_stopped else 0
+
+
+def _close_log(path: Path, file: Any) -> bool:
+    """Close a new log, and remove it if nothing was written in it (a table nobody joined, a
+    refused seat): an empty log records nothing, and it would stand in the way of the same --log
+    next time. Return whether a log is kept. Safe to call again."""
+    file.close()
+    try:
+        if path.stat().st_size == 0:
+            path.unlink()
+            return False
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass  # cannot tell: keep it
+    return True
+
+
+def _cannot_listen(error: CannotListenError) -> str:
+    interface = error.interface or "every interface"
+    cause = getattr(error.socketError, "strerror", None) or str(error.socketError)
+    if getattr(error.socketError, "errno", None) == errno.EADDRINUSE:
+        return (
+            f"port {error.port} on {interface} is in use (another canasta host?): "
+            "choose another --port"
+        )
+    return f"cannot listen on port {error.port} on {interface}: {cause}"
 
 
 def _fire(done: Deferred[None]) -> None:
@@ -697,12 +771,7 @@ def _refuse_contradictions(
 @click.option("--password", default=None)
 @click.option("--listen-port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
 @click.option("--listen-interface", default="", help="Address to hear beacons on (default: all).")
-@click.option(
-    "--known-hosts",
-    "known_hosts_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Pinned host fingerprints (default: ~/.config/canasta-net/known_hosts).",
-)
+@_known_hosts_option
 @_identity_option
 def join(
     address: str | None,
@@ -716,59 +785,39 @@ def join(
     known_hosts_path: Path | None,
     identity_path: Path | None,
 ) -> None:
-    """Join a table: ADDRESS is HOST:PORT, or a name from 'canasta tables' (listens for beacons)."""
+    """Join a table: ADDRESS is HOST:PORT, or a name from 'canasta tables' (listens for beacons).
+
+    The host's key is checked before anything else: a host not met before is asked about (its
+    fingerprint shown, y/N), a confirmed or --fingerprint-given one is pinned in known_hosts, and
+    a host whose key changed is refused."""
     identity = _identity(identity_path)
-    known = KnownHosts(known_hosts_path) if known_hosts_path else KnownHosts()
+    known = _known_hosts(known_hosts_path)
+    if fingerprint is not None:
+        try:
+            fingerprint = normalize_fingerprint(fingerprint)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--fingerprint") from None
 
     async def main_(reactor: Any) -> int:
-        nonlocal fingerprint
+        announced: Any = None
         if address is None or ":" not in address:
-            entry = await _pick_from_beacons(reactor, listen_port, listen_interface, address)
-            host_, port_ = entry.endpoint
-            where = f"{host_}:{port_}"
-            pinned = known.lookup(where)
-            if fingerprint is None and pinned is None:
-                # a beacon is a hint anyone on the LAN could send: a person confirms the key
-                fingerprint = entry.fingerprint
-                if sys.stdin.isatty():
-                    if not click.confirm(
-                        f"Table {entry.beacon.table_name!r} at {where} announces fingerprint\n"
-                        f"  {fingerprint}\nIs that what the host's screen shows?",
-                        default=False,
-                    ):
-                        raise click.ClickException("not joining: the fingerprint was not confirmed")
-                    known.pin(where, fingerprint)
-                else:
-                    click.echo(f"trusting the beacon's fingerprint {fingerprint}", err=True)
+            announced = await _pick_from_beacons(reactor, listen_port, listen_interface, address)
+            host_, port_ = announced.endpoint
         else:
             host_, port_ = _address(address, DEFAULT_PORT)
         where = f"{host_}:{port_}"
-        pinned = known.lookup(where)
-        if fingerprint is not None and pinned is not None and pinned != fingerprint:
-            raise click.ClickException(
-                f"{where} was pinned with fingerprint {pinned}, but {fingerprint} was given: "
-                "refusing to connect (edit the known_hosts file if the host's key changed)"
-            )
-        expected = fingerprint or pinned
-
-        def decide(seen: str) -> bool:
-            if not sys.stdin.isatty():
-                click.echo(
-                    f"unknown host {where} with fingerprint {seen}: pass --fingerprint", err=True
-                )
-                return False
-            ok = click.confirm(
-                f"The host at {where} has fingerprint\n  {seen}\nIs that what the host shows?",
-                default=False,
-            )
-            if ok:
-                known.pin(where, seen)
-            return ok
-
+        expected = await _trusted_fingerprint(
+            reactor, identity, known, host_, port_, given=fingerprint, announced=announced
+        )
         done: Deferred[None] = Deferred()
         box: list[PeerSession] = []
         path = log_path or default_log_path("seat", where.replace(":", "-"))
-        log_file = open_new_log(path)
+        try:
+            log_file = open_new_log(path)
+        except FileExistsError:
+            raise click.ClickException(f"{path} exists: choose a new file for the log") from None
+        except OSError as e:
+            raise click.ClickException(f"cannot create {path}: {e.strerror or e}") from None
         if bot_kind:
             player: Any = bot_player(box, bot_kind, None)
             player.out = sys.stdout
@@ -799,28 +848,162 @@ def join(
         if not bot_kind:
             from twisted.internet import stdio
 
-            stdio.StandardIO(player)
+            stdio.StandardIO(player)  # only now: the question above has read its own answer
         conn_box: list[Any] = []
-        service = join_table(
-            reactor,
-            host_,
-            port_,
-            session,
-            identity,
-            fingerprint=expected,
-            decide=None if expected else decide,
-        )
+        service = join_table(reactor, host_, port_, session, identity, fingerprint=expected)
         conn_box.append(service)
         # Ctrl-C or SIGTERM: the host hears that this seat left, as for `quit`
         reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
-        click.echo(f"connecting to {where} (host fingerprint {expected or 'to be confirmed'})")
+        reactor.addSystemEventTrigger("after", "shutdown", _close_log, path, log_file)
+        click.echo(f"connecting to {where} (host fingerprint {expected})")
         await done
         await service.leave("quit")  # says bye only if the session is still on (the `quit`)
-        log_file.close()
-        click.echo(f"log: {path}", err=True)
-        return 0 if session.problem is None else 1
+        if _close_log(path, log_file):  # refused, or left before the first record: not kept
+            click.echo(f"log: {path}", err=True)
+        if session.problem is not None:
+            raise click.ClickException(session.problem)
+        return 0
 
     _run(main_)
+
+
+def _known_hosts(path: Path | None) -> KnownHosts:
+    try:
+        known = KnownHosts(path) if path else KnownHosts()
+    except KnownHostsError as e:
+        raise click.ClickException(str(e)) from None
+    for warning in known.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return known
+
+
+class HostKeyChanged(click.ClickException):
+    """The host's key is not the one pinned for its address: one message naming both."""
+
+
+async def _trusted_fingerprint(
+    reactor: Any,
+    identity: Identity,
+    known: KnownHosts,
+    host: str,
+    port: int,
+    *,
+    given: str | None,
+    announced: Any,
+) -> str:
+    """The host's fingerprint, once it is trusted: pinned before, given with --fingerprint (then
+    pinned), or confirmed by the person now (then pinned). Asked before the seat's connection
+    and before the terminal is handed to the reactor, so that the answer can be typed (or piped).
+    """
+    where = f"{host}:{port}"
+    try:
+        seen = await fetch_host_fingerprint(reactor, host, port, identity)
+    except HostUnreachable as e:
+        raise click.ClickException(str(e)) from None
+    pinned = known.lookup(where)
+    if pinned is not None and pinned != seen:
+        forget = f"canasta forget-host {where}"
+        if known.path != default_known_hosts_path():
+            forget += f" --known-hosts {known.path}"
+        raise HostKeyChanged(
+            f"fingerprint changed: the host at {where} shows {seen}, but {pinned} is pinned "
+            "for it: refusing to connect (someone may be posing as the host). If its key really "
+            f"changed, clear the pin with '{forget}' (it is the line '{where.lower()} {pinned}' "
+            f"in {known.path})"
+        )
+    if given is not None and given != seen:
+        raise click.ClickException(
+            f"fingerprint mismatch: the host at {where} shows {seen}, not {given} as given: "
+            "refusing to connect (someone may be posing as the host)"
+        )
+    beacon_says = None if announced is None else announced.fingerprint
+    if given is None and pinned is None and beacon_says is not None and beacon_says != seen:
+        raise click.ClickException(
+            f"the table's beacon announced fingerprint {beacon_says}, but the host at {where} "
+            f"shows {seen}: refusing to connect (someone may be posing as the host)"
+        )
+    if pinned is not None:
+        return seen
+    if given is None:
+        if announced is not None and not sys.stdin.isatty():
+            # nobody to ask: a beacon's fingerprint is trusted for this once, and not pinned
+            click.echo(f"trusting the beacon's fingerprint {seen}", err=True)
+            return seen
+        what = (
+            f"The host at {where}"
+            if announced is None
+            else f"Table {safe_text(announced.beacon.table_name)!r} at {where}"
+        )
+        if not _ask_yes_no(f"{what} has fingerprint\n  {seen}\nIs that what the host shows?"):
+            raise click.ClickException(
+                f"not joining {where}: its fingerprint was not confirmed "
+                "(answer y, or pass --fingerprint as the host shows it)"
+            )
+    try:
+        known.pin(where, seen)
+    except (KnownHostsError, ValueError) as e:
+        click.echo(f"warning: the host's key is not pinned: {e}", err=True)
+    else:
+        click.echo(f"pinned {where} {seen} in {known.path}", err=True)
+    return seen
+
+
+def _ask_yes_no(question: str) -> bool:
+    """Ask on stderr; read the answer from stdin one byte at a time, so that what follows it
+    stays for the game. No answer (end of input, Ctrl-C) is no."""
+    click.echo(f"{question} [y/N]: ", nl=False, err=True)
+    # the reactor's SIGINT handler only stops the reactor: here Ctrl-C must end the question
+    replaced, previous = False, None
+    with contextlib.suppress(ValueError):  # ValueError: not the main thread
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        replaced = True
+    try:
+        answer = _read_line()
+    except KeyboardInterrupt:
+        answer = ""
+    finally:
+        if replaced:
+            signal.signal(signal.SIGINT, previous)
+    if not answer.endswith("\n"):
+        click.echo("", err=True)  # end the question's line
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _read_line() -> str:
+    stream = sys.stdin
+    if stream is None:
+        return ""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # not a file (a test's stream): its own readline
+        return stream.readline()
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        try:
+            byte = os.read(fd, 1)
+        except OSError:
+            break
+        if not byte:
+            break
+        line += byte
+    return line.decode("utf-8", "replace")
+
+
+@main.command(name="forget-host")
+@click.argument("address")
+@_known_hosts_option
+def forget_host(address: str, known_hosts_path: Path | None) -> None:
+    """Forget the fingerprint pinned for ADDRESS (HOST:PORT), so that the next join asks again.
+
+    Only for a host whose key you know changed (a new identity file, another computer)."""
+    known = _known_hosts(known_hosts_path)
+    try:
+        forgotten = known.forget(address)
+    except (KnownHostsError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    if not forgotten:
+        raise click.ClickException(f"no fingerprint is pinned for {address} in {known.path}")
+    click.echo(f"forgot the fingerprint pinned for {address} in {known.path}")
 
 
 async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: str | None) -> Any:

@@ -14,6 +14,7 @@ from ..canasta.actions import VERBS, parse_action
 from ..cards import parse_face
 from ..games import Game
 from ..mayi.actions import VERBS as MAY_I_VERBS
+from ..safe_text import safe_lines, safe_text
 from .terminal_view import HELP, MAY_I_HELP, render_view
 
 
@@ -42,7 +43,7 @@ class BotPlayer:
 
     def event(self, text: str) -> None:
         if self.out is not None:
-            print(text, file=self.out, flush=True)
+            print(safe_text(text), file=self.out, flush=True)
 
     def choose(self, legal: list[str], view: dict[str, Any]) -> str:
         game = self.game()
@@ -80,14 +81,16 @@ class TerminalPlayer(LineReceiver):
         self.finished_reason: str | None = None
 
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        """Print lines this program wrote; what came from others in them is escaped already, and
+        this escapes anything that slipped through (keeping the line breaks)."""
+        print(safe_lines(text), file=self.out, flush=True)
 
     # Player
     def show(self, view: dict[str, Any]) -> None:
         self.view = view
 
     def event(self, text: str) -> None:
-        self.say(f"* {text}")
+        self.say(f"* {safe_text(text)}")
 
     def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str]:
         self.legal = legal
@@ -99,7 +102,7 @@ class TerminalPlayer(LineReceiver):
 
     def finished(self, reason: str) -> None:
         self.finished_reason = reason
-        self.say(f"* {reason}")
+        self.say(f"* {safe_text(reason)}")
         if self.on_quit is not None:
             self.on_quit()
 
@@ -115,7 +118,8 @@ class TerminalPlayer(LineReceiver):
             game = self.game()
             self.say(MAY_I_HELP if game is not None and game.kind == "may-i" else HELP)
         elif word == "hint":
-            self.say("legal: " + (", ".join(self.legal) if self.pending else "(not your turn)"))
+            legal = ", ".join(self.legal) if self.pending else "(not your turn)"
+            self.say(safe_text(f"legal: {legal}"))
         elif word in ("view", "table"):
             self.say(render_view(self.view))
         elif word == "say":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..log.records import shown_number
+from ..safe_text import safe_text
 
 HELP = """\
 Actions (cards as KH, 10S or TS, JK):
@@ -36,7 +37,12 @@ def _cards(cards: list[str]) -> str:
 
 
 def render_view(view: dict[str, Any]) -> str:
-    """One seat's table: scores, seats, melds, pile, stock and the seat's own hand."""
+    """One seat's table: scores, seats, melds, pile, stock and the seat's own hand. The view came
+    from the host: each line is made safe for a terminal (``safe_text``)."""
+    return "\n".join(safe_text(line) for line in _view_lines(view))
+
+
+def _view_lines(view: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     seats = view.get("seats") or []
     scores = view.get("scores") or []
@@ -45,9 +51,9 @@ def render_view(view: dict[str, Any]) -> str:
     lines.append(f"{title}   scores: " + "  ".join(f"team {t}: {s}" for t, s in enumerate(scores)))
     if state is None:
         lines.append(f"({view.get('phase', 'waiting')})")
-        return "\n".join(lines)
+        return lines
     if state.get("game") == "may-i":
-        return "\n".join(lines + _may_i_lines(state, seats))
+        return lines + _may_i_lines(state, seats)
     me = state["seat"]
     teams = len(state["melds"])
     team_of = state.get("teams") or [s % teams for s in range(len(seats))]
@@ -84,7 +90,7 @@ def render_view(view: dict[str, Any]) -> str:
         lines.append(f"  laid toward the initial meld this turn: {ts['initial_points']}")
     if ts.get("permission") is not None:
         lines.append(f"  partner said: {'yes' if ts['permission'] else 'no'}")
-    return "\n".join(lines)
+    return lines
 
 
 def _may_i_lines(state: dict[str, Any], seats: list[dict[str, Any]]) -> list[str]:

@@ -1,0 +1,68 @@
+"""The probe `canasta join` makes before asking about a host's key (127.0.0.1 only)."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+import pytest_twisted
+from twisted.internet import reactor
+from twisted.internet.defer import Deferred
+from twisted.internet.protocol import Factory, Protocol
+
+from canasta_net.identity import Identity
+from canasta_net.net.host_key import HostUnreachable, fetch_host_fingerprint
+from canasta_net.net.tls import server_context_factory
+
+HOST = Identity.generate()
+JOINER = Identity.generate()
+
+
+class Listener(Protocol):
+    received = b""
+
+    def dataReceived(self, data: bytes) -> None:  # Twisted's name
+        Listener.received += data
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_probe_reads_the_hosts_key_and_sends_nothing() -> None:
+    port = reactor.listenSSL(
+        0, Factory.forProtocol(Listener), server_context_factory(HOST), interface="127.0.0.1"
+    )
+    try:
+        seen = await fetch_host_fingerprint(reactor, "127.0.0.1", port.getHost().port, JOINER)
+    finally:
+        await port.stopListening()
+    assert seen == HOST.fingerprint
+    assert Listener.received == b""
+
+
+class Hangup(Protocol):
+    def connectionMade(self) -> None:  # Twisted's name
+        transport: Any = self.transport
+        transport.write(b"not TLS\r\n")
+        transport.loseConnection()
+
+
+@pytest_twisted.ensureDeferred
+async def test_something_that_is_not_a_canasta_host_is_one_sentence() -> None:
+    port = reactor.listenTCP(0, Factory.forProtocol(Hangup), interface="127.0.0.1")
+    try:
+        with pytest.raises(HostUnreachable, match="did not show a canasta-net key"):
+            await fetch_host_fingerprint(reactor, "127.0.0.1", port.getHost().port, JOINER)
+    finally:
+        await port.stopListening()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_closed_port_cannot_be_reached() -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        free = closed.getsockname()[1]
+    probing: Deferred[str] = Deferred.fromCoroutine(
+        fetch_host_fingerprint(reactor, "127.0.0.1", free, JOINER)
+    )
+    with pytest.raises(HostUnreachable, match=f"cannot reach 127.0.0.1:{free}"):
+        await probing
