@@ -84,16 +84,20 @@ def test_a_true_truncation_is_still_read_as_a_crash_at_every_cut() -> None:
 
 
 def test_one_deleted_byte_cannot_hide_the_records_after_it() -> None:
-    # the issue's case: one byte deleted from record 12 made the rest of the file one "crashed
-    # record"; every deletion in the record's framing and a sample of its body must be refused
+    # the issue's case: one byte deleted near the start of a record's body (here byte 3 of
+    # record 8, in its first key) turned the rest of the file into one "crashed record"; every
+    # deletion in the record's first bytes and a sample of the rest must be refused
     data = first_n(one_hand(), 60)
-    record = records(data)[12]
+    record = records(data)[8]
     framing = range(record.offset, record.offset + 8)
     positions = [*framing, *range(record.offset + 8, record.offset + record.size, 9)]
     for position in positions:
         damaged = data[:position] + data[position + 1 :]
         with pytest.raises(LogFormatError):
             verify_log(damaged)
+    # its body's map header deleted: the first bad byte is named
+    error = refused(data[: record.offset + 3] + data[record.offset + 4 :], "bad-field")
+    assert error.record_no == 8 and f"at offset {record.offset + 3} " in error.reason
 
 
 def test_a_length_stretched_over_later_records_is_refused() -> None:

@@ -120,7 +120,8 @@ class LogFormatError(LogError):
     """The log is malformed at record {record_no}: {reason}. It cannot be read past that point.
 
     Codes: ``missing-header``, ``bad-version``, ``not-an-array``, ``bad-encoding``, ``bad-field``,
-    ``duplicate-header``, ``too-large``.
+    ``duplicate-header``, ``too-large``; for a tail that a crash cannot have left, ``bad-tail``
+    and ``hidden-records`` (docs/log-format.md, "Truncation").
     """
 
 
