@@ -2,7 +2,8 @@
 """Fuzz ``canasta-replay audit`` with damaged logs: can damage pass as a crash? (issue 13)
 
 Builds a few real logs through the table protocol (all-bot tables, ``classic-2p``: one hand dealt
-by commit-reveal, one hand dealt blind, and a whole match to its ``match-end``), then makes
+by commit-reveal, the start of a hand dealt blind, and a whole match to 500 points, to its
+``match-end``), then makes
 mutants of them: bit flips, inserted and deleted bytes, huge length prefixes at record starts and
 inside records, partial records appended at the end, and truncations at every kind of point. Each
 mutant is audited by ``replay.audit.audit_source``, the function ``canasta-replay audit`` runs.
@@ -33,7 +34,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from canasta_net.canasta.rules import preset
@@ -85,10 +86,14 @@ def crash_like(original: bytes, data: bytes) -> bool:
     return parts.body_prefix is None or not list(whole_entries(parts.body_prefix[1]))
 
 
-def make_log(deal: str, hands: int | None, keep: int | None = None, seed: int = 3) -> bytes:
-    """A real all-bot ``classic-2p`` log; ``keep``: only its first records."""
+def make_log(
+    deal: str, hands: int | None, keep: int | None = None, seed: int = 3, target: int = 5000
+) -> bytes:
+    """A real all-bot ``classic-2p`` log; ``keep``: only its first records; ``target``: the
+    match's target score (500 ends it after a hand, with a ``match-end``)."""
     buffer = io.BytesIO()
-    recorded_match(preset("classic-2p"), buffer, seed=seed, deal=deal).play(max_hands=hands)
+    rules = replace(preset("classic-2p"), target=target)
+    recorded_match(rules, buffer, seed=seed, deal=deal).play(max_hands=hands)
     data = buffer.getvalue()
     if keep is not None:
         records = list(iter_records(data))[:keep]
@@ -101,7 +106,9 @@ def base_log(name: str, data: bytes) -> BaseLog:
 
 
 def base_logs(quick: bool = False) -> list[BaseLog]:
-    """The logs to damage: small ones for a quick run (a test), else three whole ones."""
+    """The logs to damage: small ones for a quick run (a test), else three of 120 records or so,
+    each about 40 KB: one hand dealt by commit-reveal (it ends at the hand's checkpoint), the
+    start of a blind deal's hand, and a whole match to 500 points (it ends with ``match-end``)."""
     if quick:
         return [
             base_log("commit-reveal, first 25 records", make_log("commit-reveal", 1, keep=25)),
@@ -109,8 +116,8 @@ def base_logs(quick: bool = False) -> list[BaseLog]:
         ]
     return [
         base_log("commit-reveal, one hand", make_log("commit-reveal", 1)),
-        base_log("blind, one hand", make_log("blind", 1)),
-        base_log("commit-reveal, whole match", make_log("commit-reveal", None)),
+        base_log("blind, first 100 records", make_log("blind", 1, keep=100)),
+        base_log("commit-reveal, match to 500", make_log("commit-reveal", None, target=500)),
     ]
 
 
