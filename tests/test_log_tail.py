@@ -264,3 +264,19 @@ def test_a_rule_of_the_wrong_type_is_named_not_pythons_error() -> None:
     assert report.verdict == "unsupported", report.summary
     assert "the rule 'decks' is str, not int" in report.summary  # was "'>' not supported ..."
     assert_plain_words(report)
+
+
+def test_a_tail_crafted_to_make_the_search_slow_is_refused_quickly() -> None:
+    # thousands of record-shaped pieces whose bodies all end at one signature: decoding each
+    # body would take time quadratic in the tail; the search's budget refuses the tail instead
+    pieces = 3000
+    end = 6 * pieces + 60_000
+    inner = bytearray()
+    for _ in range(pieces):
+        inner += b"\x93\xc6" + (end - (len(inner) + 6)).to_bytes(4, "big")
+    inner += b"\x90" * (end - len(inner)) + b"\xc4\x40" + bytes(64) + b"\x81"
+    outer = (
+        b"\x93\xc6" + (200_000).to_bytes(4, "big") + b"\x81\xa1x\xc6" + (190_000).to_bytes(4, "big")
+    )
+    error = refused(one_hand() + outer + bytes(inner), "bad-tail")
+    assert "pieces shaped like records" in error.reason

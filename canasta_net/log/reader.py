@@ -298,7 +298,10 @@ class RecordStream(Iterator[StoredRecord]):
             )
         assert self._host_key is not None and self.header is not None
         self._check_tail_parts(parts, intro)
-        later = find_later_record(tail, self._index, self._host_key, _RECORD_PREFIX)
+        try:
+            later = find_later_record(tail, self._index, self._host_key, _RECORD_PREFIX)
+        except BadBytes as e:
+            raise self._error_at(e, self.valid_length, intro) from None
         if later is not None:
             raise LogFormatError(
                 self._index,

@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from canasta_net.identity import SIGNATURE_SIZE
 
 __all__ = [
+    "DECODE_BUDGET",
     "MAX_DEPTH",
     "BadBytes",
     "LaterRecord",
@@ -43,6 +44,8 @@ __all__ = [
 
 #: The deepest nesting of arrays and maps the reader decodes (msgpack's own limit).
 MAX_DEPTH: Final = 1024
+#: How many times its own length :func:`find_later_record` may decode of a tail.
+DECODE_BUDGET: Final = 8
 
 _EXT_TYPES: Final = frozenset({0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8})
 _BIN_TYPES: Final = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # type byte -> size of its length
@@ -450,12 +453,24 @@ def find_later_record(
     A writer cut off while writing record ``after_seq`` cannot have left one (it signs each record
     before the next, and a seat's own bytes inside a record cannot carry the host's signature on a
     later one), so finding one means that the bytes were damaged, not cut off.
+
+    Bodies that overlap could make the search quadratic, so the bytes it decodes are bounded
+    (:data:`DECODE_BUDGET` times the data's length): bytes that hold more record-shaped pieces
+    than that are no crash's either, and :class:`BadBytes` (``bad-tail``) says so.
     """
+    budget = DECODE_BUDGET * len(data)
     for match in _RECORD_START.finditer(data, 1):
         found = _signed_body_at(data, match.start())
         if found is None:
             continue
         body, signature = found
+        budget -= len(body)
+        if budget < 0:
+            raise BadBytes(
+                match.start(),
+                "bad-tail",
+                "the bytes hold more pieces shaped like records than one cut-off record could",
+            )
         try:
             fields = msgpack.unpackb(body, raw=False, strict_map_key=False)
         except (ValueError, TypeError, OverflowError, struct.error):
