@@ -22,6 +22,7 @@ from .canasta.position import seat_view as canasta_seat_view
 from .canasta.rules import PRESETS, RuleSet, RuleSetError, preset
 from .canasta.scoring import score_hand as score_canasta_hand
 from .canasta.state import HandState
+from .schema import kind_of
 
 if TYPE_CHECKING:
     from .canasta.actions import Action
@@ -517,8 +518,23 @@ def game_from_header(kind: str, rules: dict[str, Any]) -> Game:
         raise UnknownGame(f"unknown game {kind!r}")
     try:
         return Game(engine_from_dict(rules))
-    except (ValueError, TypeError) as e:  # the rule sets' own errors are ValueErrors too
-        raise UnknownGame(f"unusable rule set: {e}") from None
+    # the rule sets' own errors are ValueErrors too; the others are Python's, on a wrong type
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError) as e:
+        raise UnknownGame(f"unusable rule set: {_rule_problem(kind, rules, e)}") from None
+
+
+def _rule_problem(kind: str, rules: dict[str, Any], error: Exception) -> str:
+    """What is wrong with a header's rule set, in words: a rule of the wrong type (named against
+    the game's default rules), else the rule set's own sentence; never Python's error text."""
+    reference = (preset("classic") if kind == CANASTA else mayi.MayIRules()).to_dict()
+    for key, value in rules.items():
+        expected = reference.get(key)
+        if expected is not None and type(value) is not type(expected):
+            return f"the rule {key!r} is {kind_of(value)}, not {kind_of(expected)}"
+    own = isinstance(error, RuleSetError | mayi.MayIRulesError)
+    if own and error.__cause__ is None and error.__context__ is None:
+        return str(error)
+    return "a rule has a value this program cannot use"
 
 
 def all_variants() -> list[tuple[str, str]]:

@@ -25,7 +25,13 @@ from canasta_net.log import (
 from canasta_net.log import records as R
 from canasta_net.log.replay import Replayer, ReplayError
 
-from .findings import STAGE_FORMAT, Failure, failure_from_error, unsigned_checkpoint
+from .findings import (
+    STAGE_FORMAT,
+    Failure,
+    data_after_end,
+    failure_from_error,
+    unsigned_checkpoint,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +86,10 @@ class LogCheck:
         except (LogError, ReplayError) as e:
             self.failure = failure_from_error(e, self.header)
         self.bytes = self._stream.valid_length
+        truncated, over = self._stream.truncated, self.replayer is not None and self.replayer.over
+        # the host writes nothing after the match's end: no crash leaves a record after it
+        if self.failure is None and truncated is not None and over:
+            self.failure = data_after_end(truncated)
 
     def _checked(self) -> Iterator[CheckedRecord]:
         stream, verifier = self._stream, self._verifier

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from canasta_net.log import Header, LogError, LogVerificationError
+from canasta_net.log import Header, LogError, LogVerificationError, Truncation
 from canasta_net.log.records import shown_number
 from canasta_net.log.replay import ReplayError
 
@@ -201,4 +201,21 @@ def unsigned_checkpoint(record: int, hand: int, missing: list[int], header: Head
         f"The host, {_name(header, header.host)}, closed hand {shown} without every seat's "
         "signature, so the hand's result is not agreed by the whole table.",
         header.seats[header.host].name,
+    )
+
+
+def data_after_end(truncation: Truncation) -> Failure:
+    """Bytes of a further record after the record that ended the match (an audit-level check):
+    no crash leaves them, since the host writes nothing after the match's end."""
+    return Failure(
+        truncation.record_no,
+        "data-after-end",
+        STAGE_AUDIT,
+        f"The match ended at record {truncation.record_no - 1}, yet {truncation.length} bytes "
+        f"of a further record follow it at offset {truncation.offset}: the host writes nothing "
+        "after the match's end, so a crash cannot have left them.",
+        None,
+        None,
+        "The bytes were added to the file after the match ended; nothing signed covers them, so "
+        "no seat can be blamed.",
     )

@@ -844,15 +844,17 @@ def test_a_failed_write_stops_the_writer() -> None:
 def test_resume_after_a_crash(tmp_path: Path) -> None:
     path = tmp_path / "table.cnlog"
     log = standard_log()
+    crashed = log.records.pop()  # the record the host was writing when it crashed
+    whole = log.data[: -len(crashed.stored)]
     with open_log_for_writing(path) as file:
-        file.write(log.data)
-        file.write(log.records[5].stored[:17])  # a record cut short by the crash
+        file.write(whole)
+        file.write(crashed.stored[:17])  # a record cut short by the crash
     with open_log_for_writing(path, resume=True) as file:
         writer = LogWriter.resume(file, SEATS[HOST])
         assert writer.resumed_from is not None
-        assert writer.resumed_from.truncated == Truncation(len(log.records), len(log.data), 17)
+        assert writer.resumed_from.truncated == Truncation(len(log.records), len(whole), 17)
         assert (writer.next_seq, writer.head) == (len(log.records), log.records[-1].hash)
-        assert writer.header == verify_log(log.data).header
+        assert writer.header == verify_log(whole).header
         info = writer.append("note", {"text": "back"})
         assert info.seq == len(log.records)
     report = verify_log(path.read_bytes())

@@ -1408,7 +1408,8 @@ def crash_and_resume(
     still running, connect to it again."""
     first.log.close()
     with path.open("ab") as f:
-        f.write(b"\x93\xc5\x01\x00" + b"\x00" * 40)
+        # the start of a record: the array, the body's length, its map and its first key
+        f.write(b"\x93\xc5\x01\x00\x85\xa3seq")
     for peer in first.remotes:
         peer.conn = peer.transport = None
         peer.pending.clear()

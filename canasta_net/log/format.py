@@ -42,6 +42,8 @@ from canasta_net.schema import (
     validate,
 )
 
+from .scan import first_problem
+
 __all__ = [
     "ACTION_SIGNATURE_KIND",
     "CHECKPOINT_KIND",
@@ -118,7 +120,8 @@ class LogFormatError(LogError):
     """The log is malformed at record {record_no}: {reason}. It cannot be read past that point.
 
     Codes: ``missing-header``, ``bad-version``, ``not-an-array``, ``bad-encoding``, ``bad-field``,
-    ``duplicate-header``, ``too-large``.
+    ``duplicate-header``, ``too-large``; for a tail that a crash cannot have left, ``bad-tail``
+    and ``hidden-records`` (docs/log-format.md, "Truncation").
     """
 
 
@@ -323,14 +326,21 @@ def _is_plain(value: Any) -> bool:
     return True
 
 
+def _not_msgpack(data: bytes, record_no: int, what: str) -> LogFormatError:
+    """The error for bytes the unpacker refused, naming their first bad byte if a walk finds it."""
+    bad = first_problem(data, what, MAX_RECORD_SIZE)
+    if bad is None:
+        return LogFormatError(record_no, "bad-encoding", f"{what} is not valid msgpack")
+    reason = f"{what} is not valid msgpack: at its byte {bad.offset}, {bad.what}"
+    return LogFormatError(record_no, bad.code, reason)
+
+
 def _decode_map(data: bytes, record_no: int, what: str) -> dict[str, Any]:
     """Decode ``data`` as a msgpack map with str keys and plain values."""
     try:
         value = _unpack(data)
-    except _DECODE_ERRORS as e:
-        raise LogFormatError(
-            record_no, "bad-encoding", f"{what} is not valid msgpack: {e}"
-        ) from None
+    except _DECODE_ERRORS:
+        raise _not_msgpack(data, record_no, what) from None
     if type(value) is not dict:
         raise LogFormatError(record_no, "bad-field", f"{what} is not a msgpack map")
     if not all(type(key) is str for key in value):
@@ -452,10 +462,12 @@ def _parse_header(fields: dict[str, Any]) -> Header:
     )
     if len({seat.key for seat in seats}) != len(seats):
         raise _bad(0, "two seats have the same public key")
-    try:
-        keys = tuple(Ed25519PublicKey.from_public_bytes(seat.key) for seat in seats)
-    except ValueError as e:
-        raise _bad(0, f"a seat key is not an Ed25519 public key: {e}") from None
+    keys = []
+    for number, seat in enumerate(seats):
+        try:
+            keys.append(Ed25519PublicKey.from_public_bytes(seat.key))
+        except ValueError:
+            raise _bad(0, f"seat {number}'s key is not an Ed25519 public key") from None
     try:
         host = require(fields, "host", Int(0, len(seats) - 1), "header")
     except SchemaError as e:
@@ -472,7 +484,7 @@ def _parse_header(fields: dict[str, Any]) -> Header:
         insecure=fields["insecure"],
         created=fields["created"],
         fields=fields,
-        verifying_keys=keys,
+        verifying_keys=tuple(keys),
     )
 
 
@@ -556,8 +568,8 @@ def parse_stored_record(
         raise LogFormatError(record_no, "too-large", f"record of {len(data)} bytes over {limit}")
     try:
         obj = _unpack(data)
-    except _DECODE_ERRORS as e:
-        raise LogFormatError(record_no, "bad-encoding", f"not one msgpack object: {e}") from None
+    except _DECODE_ERRORS:
+        raise _not_msgpack(data, record_no, "the stored record") from None
     return _build_record(obj, record_no, 0, len(data), header)
 
 

@@ -27,6 +27,7 @@ from typing import Any, Final
 import msgpack
 
 from ..schema import Bool, Bytes, Int, Schema, SchemaError, Text, require
+from .scan import first_problem
 
 # record kinds written by the host
 COMMIT: Final = "commit"
@@ -88,8 +89,10 @@ def unpack_map(data: bytes, what: str, limit: int = MAX_ACT_SIZE) -> dict[str, A
         raise MessageError("bad-message", f"{what}: not bytes, or over {limit} bytes")
     try:
         value = msgpack.unpackb(data, raw=False, strict_map_key=False, max_bin_len=limit)
-    except (ValueError, TypeError, msgpack.UnpackException) as e:
-        raise MessageError("bad-message", f"{what}: not msgpack ({e})") from None
+    except (ValueError, TypeError, msgpack.UnpackException):
+        bad = first_problem(data, what, limit)
+        where = "" if bad is None else f": at its byte {bad.offset}, {bad.what}"
+        raise MessageError("bad-message", f"{what} is not valid msgpack{where}") from None
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise MessageError("bad-message", f"{what}: not a map with text keys")
     return value
