@@ -40,6 +40,8 @@ CHECKPOINT: Final = "checkpoint"
 FORFEIT: Final = "forfeit"
 MATCH_END: Final = "match-end"
 CHAT: Final = "chat"
+# a connection event (docs/log-format.md, "Connection events"): the host's word, not a move
+SEAT_EVENT: Final = "seat-event"
 
 # the blind deal's messages (docs/blind-deal.md): an announcement, a stage output, sealed keys,
 # released keys, a report of the red threes among positions just received

@@ -48,6 +48,18 @@ class HandReplay:
     checkpoint_signers: frozenset[int] = frozenset()
 
 
+@dataclass(frozen=True)
+class SeatEvent:
+    """A connection event the host recorded (``seat-event``): its word, nothing the log proves.
+    ``time`` is the record's time in ms (None in format 1, which has no such records anyway)."""
+
+    record_no: int
+    time: int | None
+    seat: int
+    event: str
+    reason: str | None
+
+
 @dataclass
 class ReplayResult:
     header: Header
@@ -102,6 +114,9 @@ class Replayer:
         self.over = False
         self.keys = [s.key for s in header.seats]  # each seat's key now (a stand-in's, a while)
         self._observers: list[Applied] = []
+        #: The host's connection events so far, in log order (not game moves: the hand ignores
+        #: them; an auditor lists them as the host's unproven word).
+        self.seat_events: list[SeatEvent] = []
         try:
             self._start_hand(0)
         except ValueError as e:
@@ -159,6 +174,7 @@ class Replayer:
             R.MATCH_END: self._on_match_end,
             R.CHAT: self._on_chat,
             SEAT_KEY_KIND: self._on_seat_key,
+            R.SEAT_EVENT: self._on_seat_event,
         }.get(kind)
         if handler is None:
             self._fail(record, "unknown-kind", f"unknown record kind {kind!r}")
@@ -220,6 +236,21 @@ class Replayer:
                 self.keys[seat] = key
                 if not self.hand_over:
                     self.hand.rekey(seat, key)
+
+    def _on_seat_event(self, record: StoredRecord) -> None:
+        """The host says a seat's connection came or went (the container checked its fields);
+        it changes nothing in the hand, whatever point of it the record falls at."""
+        f = record.fields
+        stamp, reason = f.get("time"), f.get("reason")
+        self.seat_events.append(
+            SeatEvent(
+                record.index,
+                stamp if isinstance(stamp, int) else None,
+                f["seat"],
+                f["event"],
+                reason if isinstance(reason, str) else None,
+            )
+        )
 
     def _on_chat(self, record: StoredRecord) -> None:
         act = record.action

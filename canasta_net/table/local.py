@@ -93,19 +93,22 @@ def recorded_match(
     table_id: bytes | None = None,
     deal: str = "commit-reveal",
     timing: Timing = NO_TIMING,
+    clock: Callable[[], float] = lambda: 0.0,
 ) -> LocalMatch:
     """Set up an all-bot table journaling to ``log_file``; deterministic for a given seed.
 
     Seeds are derived with ``insecure_seed`` (the header says ``insecure``): a simulation's log
     must be reproducible, and nobody plays for stakes against bots. ``timing`` is told of the
-    table's and its writer's steps (``canasta_net.timing``).
+    table's and its writer's steps (``canasta_net.timing``). ``clock`` (seconds since the Unix
+    epoch) dates the records: by default every record says 0, like the header's ``created``, so
+    that a seed gives the same log byte for byte.
     """
     game = game_of_rules(rules)
     rng = random.Random(seed)
     identities = [bot_identity(seed, s) for s in range(rules.players)]
     table = table_id or rng.randbytes(16)
     entries = [SeatEntry(f"bot-{s}", identities[s].public_key, True) for s in range(rules.players)]
-    writer = LogWriter(log_file, identities[0], fsync=fsync, timing=timing)
+    writer = LogWriter(log_file, identities[0], fsync=fsync, timing=timing, clock=clock)
     host = HostTable(
         game,
         table,
