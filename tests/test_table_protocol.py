@@ -55,6 +55,7 @@ from canasta_net.table.host import HostTable, TablePhase
 from canasta_net.table.signer import SeatSigner
 from canasta_net.ui.players import BotPlayer
 from canasta_net.ui.terminal_view import render_view
+from replay.audit import audit_source
 
 HOST = Identity.from_seed(b"protocol test host")
 TABLE_ID = bytes(range(16))
@@ -1109,6 +1110,7 @@ def test_a_stand_in_takes_a_dropped_seat_and_the_player_reclaims_it() -> None:
         h.run(lambda p, m: len(h.table.history) > records + 40 and turn_for("act", alice)(p, m))
     )
     assert h.table.next_aseq[2] > aseq_at_drop
+    assert "the host says bob (seat 2) is played by a bot stand-in from now on" in alice.events
     stand_in_aseq = h.table.next_aseq[2]
     missed = bob.session.last_seq
     # bob is back (same identity, same session): resynced, then his seat is his again
@@ -1129,6 +1131,12 @@ def test_a_stand_in_takes_a_dropped_seat_and_the_player_reclaims_it() -> None:
     h.run_to_end()
     check_logs(h, alice, bob)
     assert h.service.seat_summary()[2]["name"] == "bob"
+    # the audit reports the drop and the stand-in's moves for bob's seat
+    activity = audit_source(h.log_bytes()).activity
+    assert activity is not None and activity["timed"]
+    bob_seat = activity["seats"][2]
+    assert bob_seat["disconnections"] == 1 and bob_seat["stand_ins"] == 1
+    assert bob_seat["stand_in_moves"] >= 1 and bob_seat["moves"] >= 1
     # bob signed again after reclaiming, with his own key, numbering on from the stand-in's
     assert any(
         m["t"] == "act" and R.unpack_map(m["act"], "act")["aseq"] >= stand_in_aseq for m in bob.sent
