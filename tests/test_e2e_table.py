@@ -8,6 +8,7 @@ reclaims its seat, and the host, which resumes from its own log while the seats 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -491,8 +492,6 @@ def test_a_seat_killed_and_rejoined_is_in_the_audit(tmp_path: Path) -> None:
         timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    import json
-
     report = json.loads(result.stdout)["files"][0]
     assert report["log"]["format"] == 2
     activity = report["activity"]
