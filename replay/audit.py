@@ -26,6 +26,7 @@ from canasta_net.log import records as R
 from canasta_net.log.records import shown_number
 from canasta_net.log.replay import Claim, HandReplay, Replayer
 
+from .activity import ActivityCounter
 from .checking import LogCheck
 from .findings import STAGE_FORMAT, UNSUPPORTED_CODES, Failure, io_failure
 from .wording import capital, count, hand_name, hand_noun, result_text, seat_name, side_names
@@ -77,6 +78,8 @@ class AuditReport:
     claims: list[dict[str, Any]] = field(default_factory=list)  # the host's word alone
     truncated: dict[str, int] | None = None
     warnings: list[str] = field(default_factory=list)
+    #: per seat: moves, thinking time, disconnections, stand-in turns (``replay/activity.py``)
+    activity: dict[str, Any] | None = None
     failure: Failure | None = None
     seconds: float = 0.0
 
@@ -102,6 +105,7 @@ class AuditReport:
             "claims": self.claims,
             "truncated": self.truncated,
             "warnings": self.warnings,
+            "activity": self.activity,
             "failure": None if self.failure is None else self.failure.to_dict(),
             "seconds": round(self.seconds, 4),
         }
@@ -139,8 +143,15 @@ def unreadable_report(file: str, reason: str) -> AuditReport:
 def audit_source(source: LogSource, file: str = "") -> AuditReport:
     """Audit one log (a file object, bytes or chunks); never raises for a bad log."""
     start = time.perf_counter()
-    check = LogCheck(source).run()
+    check = LogCheck(source)
+    activity = ActivityCounter()
+    for checked in check:
+        if checked.record.index == 0 and check.header is not None:
+            activity.start(check.header)
+        activity.feed(checked.record)
     report = _report(check, file)
+    if check.header is not None:
+        report.activity = activity.to_dict()
     report.seconds = time.perf_counter() - start
     return report
 

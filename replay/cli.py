@@ -21,6 +21,7 @@ from canasta_net import __version__
 from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_lines, safe_text
 
+from .activity import activity_lines
 from .annotations import (
     AnnotationSet,
     load_annotations,
@@ -272,6 +273,8 @@ def _audit_text(report: AuditReport) -> str:
         if failure.seat is not None:
             lines.append(f"  Seat concerned: {_seat(log, failure.seat)}.")
         lines.append(f"  Responsibility: {failure.responsibility}")
+    if log is not None and report.activity is not None:
+        lines.extend(activity_lines(report.activity, [s["name"] for s in log["seats"]]))
     for warning in report.warnings:
         lines.append(f"  Warning: {warning}")
     return "\n".join(safe_text(line) for line in lines)

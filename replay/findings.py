@@ -41,6 +41,7 @@ _ACCEPTED_BY_HOST: Final = {
     "bad-aseq": "an action out of its author's sequence (a gap or a replay)",
     "unknown-head": "a signed message naming a head that is no earlier record",
     "bad-checkpoint-signature": "a checkpoint signature that does not verify",
+    "bad-time": "a time earlier than the time of the record before it",
 }
 
 # Game codes whose subject is what an author signed (its signature has verified by then).

@@ -47,7 +47,7 @@ from canasta_net.log import (
 )
 from canasta_net.table.local import bot_identity, recorded_match
 
-WRITER_FIELDS = frozenset({"seq", "prev", "kind", "priv", "format"})
+WRITER_FIELDS = frozenset({"seq", "prev", "kind", "priv", "format", "time"})
 SIZE_GOAL = 300_000
 RATIO_GOAL = 1.6
 

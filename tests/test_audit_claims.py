@@ -52,11 +52,17 @@ def resign(
     """The records ``keep`` selects (up to the first it refuses), then ``extra``, every record
     signed again with the host's real key: what a lying host could write."""
     out = io.BytesIO()
-    writer = LogWriter(out, identity or bot_identity(SEED, 0), fsync=False)
+    now = [0]  # each record keeps its time (format 2); the extra ones take the last
+    writer = LogWriter(
+        out, identity or bot_identity(SEED, 0), fsync=False, clock=lambda: now[0] / 1000
+    )
     for record in iter_records(data):
         fields = {
-            k: v for k, v in record.fields.items() if k not in ("seq", "prev", "kind", "priv")
+            k: v
+            for k, v in record.fields.items()
+            if k not in ("seq", "prev", "kind", "priv", "time")
         }
+        now[0] = record.fields.get("time", 0)
         if record.index == 0:
             del fields["format"]
             writer.write_header(fields)

@@ -8,6 +8,7 @@ reclaims its seat, and the host, which resumes from its own log while the seats 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -459,3 +460,68 @@ def test_a_host_that_leaves_tells_the_seats_and_they_exit(tmp_path: Path, how: s
     if how == "quit":
         assert last.fields["reason"] == "host-quit" and last.fields["mid_hand"] is True
         assert list(iter_records((tmp_path / "a.cnlog").read_bytes()))[-1].hash == last.hash
+
+
+def _stand_in_moves(log: Path, seat: int) -> int:
+    """How many moves a stand-in has made for ``seat`` so far, read from the host's log (each
+    record is on disk before it is sent, so the file is always whole records, perhaps a tail)."""
+    stand_in = False
+    moves = 0
+    for record in iter_records(log.read_bytes()):
+        f = record.fields
+        if record.kind == "seat-event" and f["seat"] == seat and f["event"] == "stand-in":
+            stand_in = True
+        elif stand_in and record.kind == "action" and record.action is not None:
+            moves += record.action["seat"] == seat
+    return moves
+
+
+def test_a_seat_killed_and_rejoined_is_in_the_audit(tmp_path: Path) -> None:
+    """kill -9 a joined seat mid-hand; its hold runs out, a stand-in plays for it, and the seat
+    comes back. The host's log (format 2) records the disconnection and the stand-in, and the
+    audit reports them per seat, with each seat's moves and thinking time."""
+    log = tmp_path / "host.cnlog"
+    host, port, fingerprint, host_out = _host(
+        tmp_path, "--players", "2", "--delay", "0.02", "--hold", "0.2", "--hands", "2"
+    )
+    first, first_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-1.cnlog")
+    _wait_for(first_out, r"hand 1 is dealt", first)  # revealed: a stand-in can take the seat
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    deadline = time.monotonic() + 30
+    while _stand_in_moves(log, 1) < 3:  # the stand-in has played a few of alice's turns
+        assert time.monotonic() < deadline and host.poll() is None, _outputs(host_out, first_out)
+        time.sleep(0.05)
+    second, second_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-2.cnlog")
+    try:
+        _finish_unless("Traceback", host_out, second, host, seconds=60)
+    except (subprocess.TimeoutExpired, AssertionError) as e:
+        raise AssertionError(f"{e}\n{_outputs(host_out, first_out, second_out)}") from None
+    assert second.returncode == host.returncode == 0, _outputs(host_out, first_out, second_out)
+    result = subprocess.run(
+        [sys.executable, "-m", "replay", "audit", "--json", str(log)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)["files"][0]
+    assert report["log"]["format"] == 2
+    activity = report["activity"]
+    assert activity["timed"]
+    alice = activity["seats"][1]
+    assert alice["disconnections"] == 1 and alice["stand_ins"] == 1
+    assert alice["stand_in_moves"] >= 3 and alice["moves"] >= 1
+    assert alice["thinking_ms"] is not None and alice["thinking_ms"]["max"] >= 0
+    events = [(e["seat"], e["event"]) for e in activity["events"]]
+    assert events[:3] == [(1, "lost"), (1, "held"), (1, "stand-in")]
+    assert (1, "connected") in events
+    assert all(e["claimed_by"] == "host" for e in activity["events"])
+    text = subprocess.run(
+        [sys.executable, "-m", "replay", "audit", str(log)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    assert "seat 1 (alice): " in text and "1 disconnection" in text, text
+    assert f"{alice['stand_in_moves']} moves by a stand-in" in text, text

@@ -221,7 +221,7 @@ def test_header_fields() -> None:
     log = GameLog(extra_note="kept as is")
     report = verify_log(log.data)
     header = report.header
-    assert header.format == FORMAT_VERSION == 1
+    assert header.format == FORMAT_VERSION == 2
     assert header.software == "canasta-net 0.1.0"
     assert header.table == TABLE
     assert header.variant == "classic"
@@ -542,7 +542,7 @@ MALFORMED: list[tuple[str, Any, int, str]] = [
         0,
         "missing-header",
     ),
-    ("future format", lambda: raw_record(header_body(format=2)), 0, "bad-version"),
+    ("future format", lambda: raw_record(header_body(format=3)), 0, "bad-version"),
     ("format as text", lambda: raw_record(header_body(format="1")), 0, "bad-version"),
     ("header without table", lambda: raw_record(header_body(table=None)), 0, "bad-field"),
     ("short table id", lambda: raw_record(header_body(table=b"t" * 15)), 0, "bad-field"),

@@ -47,7 +47,7 @@ from canasta_net.table.local import LocalMatch, bot_identity, recorded_match
 PRESETS = ("classic", "classic-2p", "classic-3p", "vienna")
 EXAMPLE_LOG = Path(__file__).parent / "data" / "example.cnlog"
 EXAMPLE_VARIANT, EXAMPLE_SEED, EXAMPLE_HANDS = "classic-2p", 2, 1
-WRITER_FIELDS = frozenset({"seq", "prev", "kind", "priv"})
+WRITER_FIELDS = frozenset({"seq", "prev", "kind", "priv", "time"})
 
 
 def pack(value: Any) -> bytes:
@@ -359,12 +359,16 @@ def resign(log: bytes, mutate: Mutation, *, seed: int) -> bytes:
     records = list(iter_records(log))
     header = records[0].fields
     out = io.BytesIO()
-    writer = LogWriter(out, bot_identity(seed, header["host"]), fsync=False)
+    now = [0]  # each record keeps its time (format 2)
+    writer = LogWriter(
+        out, bot_identity(seed, header["host"]), fsync=False, clock=lambda: now[0] / 1000
+    )
     writer.write_header({k: v for k, v in header.items() if k not in WRITER_FIELDS | {"format"}})
     new_hash = {records[0].hash: writer.head}
     aseq: Counter[int] = Counter()
     for stored in records[1:]:
         fields = {k: v for k, v in stored.fields.items() if k not in WRITER_FIELDS}
+        now[0] = stored.fields.get("time", 0)
         original_act = stored.action
         fields, act, private = mutate(
             stored.index, fields, None if original_act is None else dict(original_act)

@@ -46,11 +46,15 @@ Edit = Callable[[StoredRecord, dict[str, Any], dict[int, bytes]], None]
 def rebuild(data: bytes, edit: Edit, seed: int = SEED) -> bytes:
     """Re-sign every record with the host's real key (a fresh writer), after ``edit``."""
     out = io.BytesIO()
-    writer = LogWriter(out, bot_identity(seed, 0), fsync=False)
+    now = [0]  # each record keeps its time (format 2)
+    writer = LogWriter(out, bot_identity(seed, 0), fsync=False, clock=lambda: now[0] / 1000)
     for record in iter_records(data):
         fields = {
-            k: v for k, v in record.fields.items() if k not in ("seq", "prev", "kind", "priv")
+            k: v
+            for k, v in record.fields.items()
+            if k not in ("seq", "prev", "kind", "priv", "time")
         }
+        now[0] = record.fields.get("time", 0)
         if record.index == 0:
             del fields["format"]
             writer.write_header(fields)
@@ -375,7 +379,7 @@ def test_a_newer_format_is_unsupported(tmp_path: Path) -> None:
 
     identity = bot_identity(SEED, 0)
     body = msgpack.packb(
-        {"seq": 0, "prev": bytes(32), "kind": "header", "format": 2}, use_bin_type=True
+        {"seq": 0, "prev": bytes(32), "kind": "header", "format": 3}, use_bin_type=True
     )
     stored = msgpack.packb([body, identity.sign("log-record", body), {}], use_bin_type=True)
     status, report = audit_json(tmp_path, stored)

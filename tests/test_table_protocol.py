@@ -55,6 +55,7 @@ from canasta_net.table.host import HostTable, TablePhase
 from canasta_net.table.signer import SeatSigner
 from canasta_net.ui.players import BotPlayer
 from canasta_net.ui.terminal_view import render_view
+from replay.audit import audit_source
 
 HOST = Identity.from_seed(b"protocol test host")
 TABLE_ID = bytes(range(16))
@@ -673,7 +674,11 @@ def test_overlong_frame_drops_only_that_connection() -> None:
     assert bob.closing and not alice.closing
     assert bob.transport is not None and bob.transport.messages[-1]["t"] == "turn"  # no reply
     bob.drop()
-    assert len(h.table.history) == records
+    # nothing but the host's word that bob's connection went and his seat is held
+    assert [(i.kind, i.seq) for i in h.table.history[records:]] == [
+        ("seat-event", records),
+        ("seat-event", records + 1),
+    ]
     verify_log(h.log_bytes())
     reconnect(bob)  # within the hold time: bob's seat is still his
     finish_and_check(h, alice, bob)
@@ -1074,6 +1079,23 @@ def stand_in_key(seat: int, generation: int = 1) -> bytes:
     return derived_identity(HOST, TABLE_ID, seat, generation).public_key
 
 
+def seat_events(h: Harness, start: int) -> list[tuple[int, str, str | None, int | None]]:
+    """The connection events the host wrote from record ``start`` on: (seat, event, reason,
+    hold in ms)."""
+    out = []
+    for info in h.table.history[start:]:
+        if info.kind == R.SEAT_EVENT:
+            f = R.unpack_map(info.body, "record", limit=1 << 20)
+            out.append((f["seat"], f["event"], f.get("reason"), f.get("hold")))
+    return out
+
+
+def record_time(h: Harness, seq: int) -> int:
+    """A record's ``time`` (ms, the host's clock)."""
+    time_ms: int = R.unpack_map(h.table.history[seq].body, "record", limit=1 << 20)["time"]
+    return time_ms
+
+
 def test_a_stand_in_takes_a_dropped_seat_and_the_player_reclaims_it() -> None:
     h = Harness(config(classic(3000)))
     alice, bob = h.remote("alice"), h.remote("bob")
@@ -1085,17 +1107,26 @@ def test_a_stand_in_takes_a_dropped_seat_and_the_player_reclaims_it() -> None:
     aseq_at_drop = h.table.next_aseq[2]
     assert h.run() is None and not h.service.finished  # everyone waits for bob
     records = len(h.table.history)
+    # the host's word that bob went and is held, dated by its clock (a fake one here)
+    assert seat_events(h, records - 2) == [
+        (2, "lost", "connection lost", None),
+        (2, "held", None, int(HOLD * 1000)),
+    ]
+    dropped_at = record_time(h, records - 1)
     h.clock.advance(HOLD - 1)
     assert h.run() is None and len(h.table.history) == records and seat_keys(h) == []
     h.clock.advance(1)  # the hold runs out: a bot stands in
     assert seat_keys(h) == [(2, stand_in_key(2))]
-    assert h.table.history[records].kind == SEAT_KEY_KIND
+    assert seat_events(h, records)[0] == (2, "stand-in", None, None)
+    assert h.table.history[records + 1].kind == SEAT_KEY_KIND
+    assert record_time(h, records) - dropped_at == int(HOLD * 1000)
     assert h.service.seat_summary()[2]["name"] == "bob (bot stand-in)"
     # the match goes on with the stand-in playing bob's cards
     stopped(
         h.run(lambda p, m: len(h.table.history) > records + 40 and turn_for("act", alice)(p, m))
     )
     assert h.table.next_aseq[2] > aseq_at_drop
+    assert "the host says bob (seat 2) is played by a bot stand-in from now on" in alice.events
     stand_in_aseq = h.table.next_aseq[2]
     missed = bob.session.last_seq
     # bob is back (same identity, same session): resynced, then his seat is his again
@@ -1112,9 +1143,16 @@ def test_a_stand_in_takes_a_dropped_seat_and_the_player_reclaims_it() -> None:
         bob.session.handle(message, bob.send)
     assert bob.session.problem is None and bob.session.last_seq == len(h.table.history) - 1
     assert bob.session.signer is not None and bob.session.signer.aseq >= stand_in_aseq
+    assert [e[:2] for e in seat_events(h, records + 2)] == [(2, "connected"), (2, "reclaimed")]
     h.run_to_end()
     check_logs(h, alice, bob)
     assert h.service.seat_summary()[2]["name"] == "bob"
+    # the audit reports the drop and the stand-in's moves for bob's seat
+    activity = audit_source(h.log_bytes()).activity
+    assert activity is not None and activity["timed"]
+    bob_seat = activity["seats"][2]
+    assert bob_seat["disconnections"] == 1 and bob_seat["stand_ins"] == 1
+    assert bob_seat["stand_in_moves"] >= 1 and bob_seat["moves"] >= 1
     # bob signed again after reclaiming, with his own key, numbering on from the stand-in's
     assert any(
         m["t"] == "act" and R.unpack_map(m["act"], "act")["aseq"] >= stand_in_aseq for m in bob.sent
@@ -1562,7 +1600,9 @@ def test_a_host_whose_log_lost_records_a_seat_holds_stops_with_the_reason(
     assert alice.session.done and "lost record" in (alice.session.problem or "")
     assert told and f"lost record {kept}" in told[0] and h.service.closed
     assert any(m["t"] == "bye" and "lost record" in m["reason"] for m in alice.received)
-    assert len(h.table.history) == kept  # nothing was written after the cut
+    # nothing was written after the cut but the host's word that it resumed and alice came back
+    assert [e[:2] for e in seat_events(h, kept)] == [(0, "resumed"), (1, "connected")]
+    assert len(h.table.history) == kept + 2
 
 
 def test_a_record_that_proves_no_loss_is_refused() -> None:
@@ -1794,7 +1834,10 @@ def test_a_seat_that_quits_is_held_then_stood_in_for_and_the_others_are_told() -
     assert inject(h, bob, bye) == []  # no refusal: the host closes the connection
     assert bob.closing
     bob.drop()
-    assert h.run() is None and len(h.table.history) == records
+    assert h.run() is None and seat_events(h, records) == [
+        (2, "lost", "quit", None),
+        (2, "held", None, int(HOLD * 1000)),
+    ]
     seats = [m for m in alice.received if m["t"] == "seats"][-1]["seats"]
     assert seats[2]["left"] == "quit" and seats[2]["stand_in_in"] == HOLD
     assert "bob (seat 2) left (quit); a bot stands in after 30 s unless they return" in (

@@ -1,4 +1,4 @@
-"""The event log container, ``.cnlog`` format 1: write, read, redact and verify.
+"""The event log container, ``.cnlog`` formats 1 and 2: write, read, redact and verify.
 
 A log is a plain concatenation of msgpack objects, one per record, each ``[body, host_sig,
 private]``; every body names the hash of the previous one, so the records form a chain rooted in
@@ -33,7 +33,10 @@ from .format import (
     MAX_RECORD_SIZE,
     MAX_SEATS,
     RECORD_SIGNATURE_KIND,
+    SEAT_EVENT_KIND,
+    SEAT_EVENTS,
     SEAT_KEY_KIND,
+    SUPPORTED_FORMATS,
     TABLE_ID_SIZE,
     ZERO_HASH,
     CheckpointInfo,
@@ -69,7 +72,10 @@ __all__ = [
     "MAX_SEATS",
     "READ_SIZE",
     "RECORD_SIGNATURE_KIND",
+    "SEAT_EVENTS",
+    "SEAT_EVENT_KIND",
     "SEAT_KEY_KIND",
+    "SUPPORTED_FORMATS",
     "TABLE_ID_SIZE",
     "ZERO_HASH",
     "CheckpointInfo",

@@ -56,7 +56,10 @@ __all__ = [
     "MAX_RECORD_SIZE",
     "MAX_SEATS",
     "RECORD_SIGNATURE_KIND",
+    "SEAT_EVENTS",
+    "SEAT_EVENT_KIND",
     "SEAT_KEY_KIND",
+    "SUPPORTED_FORMATS",
     "TABLE_ID_SIZE",
     "ZERO_HASH",
     "CheckpointInfo",
@@ -75,7 +78,12 @@ __all__ = [
     "record_hash",
 ]
 
-FORMAT_VERSION: Final = 1
+#: The format the writer writes; a reader reads every format in SUPPORTED_FORMATS.
+FORMAT_VERSION: Final = 2
+#: Format 1 has no ``time``; format 2 adds the host's clock to every record after the header.
+SUPPORTED_FORMATS: Final = frozenset({1, 2})
+#: The first format whose records carry ``time`` (ms since the Unix epoch, the host's clock).
+TIMED_FORMAT: Final = 2
 #: The largest stored record (the whole outer array, payloads included), in bytes.
 MAX_RECORD_SIZE: Final = 1 << 20
 #: The largest stored header record, in bytes.
@@ -92,6 +100,10 @@ ZERO_HASH: Final = bytes(HASH_SIZE)
 HEADER_KIND: Final = "header"
 CHECKPOINT_KIND: Final = "checkpoint"
 SEAT_KEY_KIND: Final = "seat-key"
+#: A connection event the host reports (its word only: nothing in the log proves it).
+SEAT_EVENT_KIND: Final = "seat-event"
+SEAT_EVENTS: Final = ("connected", "lost", "held", "stand-in", "reclaimed", "resumed")
+MAX_EVENT_REASON: Final = 200
 RECORD_SIGNATURE_KIND: Final = "log-record"
 ACTION_SIGNATURE_KIND: Final = "seat-action"
 CHECKPOINT_SIGNATURE_KIND: Final = "checkpoint"
@@ -136,7 +148,7 @@ class LogVerificationError(LogError):
 
     Codes: ``bad-host-signature``, ``bad-seq``, ``bad-prev``, ``bad-private``,
     ``bad-author-signature``, ``wrong-table``, ``bad-aseq``, ``unknown-head``,
-    ``bad-checkpoint-signature``.
+    ``bad-checkpoint-signature``, ``bad-time``.
     """
 
     def __init__(self, record_no: int, code: str, reason: str, seat: int | None = None) -> None:
@@ -259,6 +271,8 @@ class VerificationReport:
     private_absent: dict[int, int]
     last_aseq: dict[int, int]
     checkpoints: tuple[CheckpointInfo, ...]
+    #: Format 2: the ``time`` of the last record (ms, the host's clock); None in format 1.
+    last_time: int | None = None
 
     @property
     def payload_seats(self) -> frozenset[int]:
@@ -402,6 +416,7 @@ _HEADER: Final = Map(
     }
 )
 _STORED: Final = Tuple(Bytes(), Bytes(size=SIGNATURE_SIZE), Anything())
+_TIME: Final = Map({"time": _COUNT})  # format 2: every record after the header
 _SIGNED: Final = Map({"act": Bytes(), "asig": Bytes(size=SIGNATURE_SIZE)})
 _CHECKPOINT_MSG: Final = Map(
     {"table": _TABLE_ID, "hand": _COUNT, "head": _HASH, "result": Anything()}
@@ -414,6 +429,7 @@ class _SeatSchemas:
 
     action: Map  # a decoded ``act``
     rekey: Map
+    seat_event: Map
     priv: MapOf  # seat -> hash of its private payload
     checkpoint: Map  # the checkpoint's message and its seats' signatures
     private: MapOf  # seat -> private payload (the stored record's unsigned part)
@@ -427,6 +443,10 @@ def _seat_schemas(seats: int) -> _SeatSchemas:
             {"table": _TABLE_ID, "hand": _COUNT, "seat": seat, "aseq": _COUNT, "head": _HASH}
         ),
         rekey=Map({"seat": seat, "key": Bytes(size=PUBLIC_KEY_SIZE)}),
+        seat_event=Map(
+            {"seat": seat, "event": Text(32)},
+            {"reason": Text(MAX_EVENT_REASON), "hold": _COUNT},
+        ),
         priv=MapOf(seat, _HASH, min_len=1),
         checkpoint=Map({"msg": Bytes(), "sigs": MapOf(seat, Bytes(size=SIGNATURE_SIZE))}),
         private=MapOf(seat, Bytes()),
@@ -447,11 +467,12 @@ def _parse_header(fields: dict[str, Any]) -> Header:
             0, "missing-header", f"the first record has kind {kind!r}, not {HEADER_KIND!r}"
         )
     version = fields.get("format")
-    if type(version) is not int or version != FORMAT_VERSION:
+    if type(version) is not int or version not in SUPPORTED_FORMATS:
         raise LogFormatError(
             0,
             "bad-version",
-            f"log format {version!r} is not supported (this reader reads format {FORMAT_VERSION})",
+            f"log format {version!r} is not supported (this reader reads formats "
+            f"{', '.join(map(str, sorted(SUPPORTED_FORMATS)))})",
         )
     forbidden = sorted(_HEADER_FORBIDDEN & fields.keys())
     if forbidden:
@@ -511,6 +532,10 @@ def _check_record(
             raise _bad(record_no, f"a {SEAT_KEY_KIND!r} record is the host's alone")
     elif "rekey" in fields:
         raise _bad(record_no, f"field 'rekey' belongs to {SEAT_KEY_KIND!r} records only")
+    if kind == SEAT_EVENT_KIND:
+        _check_seat_event(fields, record_no, schemas, action)
+    if header.format >= TIMED_FORMAT:
+        _checked(_TIME, fields, record_no, "body")
     checkpoint = None
     if kind == CHECKPOINT_KIND:
         _checked(schemas.checkpoint, fields, record_no, "body")
@@ -519,6 +544,20 @@ def _check_record(
     elif "msg" in fields or "sigs" in fields:
         raise _bad(record_no, f"fields 'msg' and 'sigs' belong to {CHECKPOINT_KIND!r} records only")
     return action, checkpoint
+
+
+def _check_seat_event(
+    fields: dict[str, Any],
+    record_no: int,
+    schemas: _SeatSchemas,
+    action: dict[str, Any] | None,
+) -> None:
+    """A connection event: the host's word about a seat (``resumed``: about itself)."""
+    _checked(schemas.seat_event, fields, record_no, "body")
+    if fields["event"] not in SEAT_EVENTS:
+        raise _bad(record_no, f"unknown seat event {fields['event']!r}")
+    if action is not None:
+        raise _bad(record_no, f"a {SEAT_EVENT_KIND!r} record is the host's alone")
 
 
 def _build_record(

@@ -42,6 +42,8 @@ FORFEIT: Final = "forfeit"
 MATCH_END: Final = "match-end"
 MATCH_STOP: Final = "match-stop"
 CHAT: Final = "chat"
+# a connection event (docs/log-format.md, "Connection events"): the host's word, not a move
+SEAT_EVENT: Final = "seat-event"
 
 # why a match stopped before its end (a ``match-stop`` record's ``reason``): the table's limit of
 # hands was reached, every person at the table left, the host quit

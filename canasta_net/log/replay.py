@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 from ..canasta.match import MatchResult as ForfeitResult
 from ..games import CANASTA, AnyGameState, GameMatch, HandScore, UnknownGame, game_from_header
@@ -87,6 +87,18 @@ class HandReplay:
     checkpoint_signers: frozenset[int] = frozenset()
 
 
+@dataclass(frozen=True)
+class SeatEvent:
+    """A connection event the host recorded (``seat-event``): its word, nothing the log proves.
+    ``time`` is the record's time in ms (None in format 1, which has no such records anyway)."""
+
+    record_no: int
+    time: int | None
+    seat: int
+    event: str
+    reason: str | None
+
+
 @dataclass
 class ReplayResult:
     header: Header
@@ -108,6 +120,14 @@ class ReplayResult:
             if hand.state is not None:
                 return hand.state
         return None
+
+
+_SEAT_EVENT_CLAIMS: Final = {
+    "lost": "lost its connection",
+    "stand-in": "was away, so a stand-in took its seat",
+}
+"""The connection events an audit lists as claims: the ones a dispute about stalling or about a
+bot playing a person's cards turns on."""
 
 
 class Replayer:
@@ -145,6 +165,9 @@ class Replayer:
         self.over = False
         self.keys = [s.key for s in header.seats]  # each seat's key now (a stand-in's, a while)
         self._observers: list[Applied] = []
+        #: The host's connection events so far, in log order (not game moves: the hand ignores
+        #: them; an auditor lists them as the host's unproven word).
+        self.seat_events: list[SeatEvent] = []
         try:
             self._start_hand(0)
         except ValueError as e:
@@ -205,6 +228,7 @@ class Replayer:
             R.MATCH_STOP: self._on_match_stop,
             R.CHAT: self._on_chat,
             SEAT_KEY_KIND: self._on_seat_key,
+            R.SEAT_EVENT: self._on_seat_event,
         }.get(kind)
         if handler is None:
             self._fail(record, "unknown-kind", f"unknown record kind {kind!r}")
@@ -278,6 +302,27 @@ class Replayer:
                 self.keys[seat] = key
                 if not self.hand_over:
                     self.hand.rekey(seat, key)
+
+    def _on_seat_event(self, record: StoredRecord) -> None:
+        """The host says a seat's connection came or went (the container checked its fields);
+        it changes nothing in the hand, whatever point of it the record falls at."""
+        f = record.fields
+        stamp, reason = f.get("time"), f.get("reason")
+        self.seat_events.append(
+            SeatEvent(
+                record.index,
+                stamp if isinstance(stamp, int) else None,
+                f["seat"],
+                f["event"],
+                reason if isinstance(reason, str) else None,
+            )
+        )
+        # what a dispute may turn on, and only the host's word: that the seat was gone, and that
+        # a bot therefore took its cards (the stand-in's moves themselves are proven by its key)
+        claimed = _SEAT_EVENT_CLAIMS.get(f["event"])
+        if claimed is not None:
+            why = f" ({reason})" if isinstance(reason, str) and reason else ""
+            self.claim(record, f"seat {f['seat']} {claimed}{why}", frozenset())
 
     def _on_chat(self, record: StoredRecord) -> None:
         act = record.action

@@ -19,6 +19,7 @@ from .format import (
     CHECKPOINT_SIGNATURE_KIND,
     MAX_RECORD_SIZE,
     RECORD_SIGNATURE_KIND,
+    TIMED_FORMAT,
     ZERO_HASH,
     CheckpointInfo,
     Header,
@@ -58,6 +59,9 @@ class LogVerifier:
         self.seat_keys: list[bytes] = []  # each seat's current key (raw)
         self._host = 0
         self._table = b""
+        self._timed = False
+        #: The ``time`` of the last record (format 2; None before the first timed record).
+        self.last_time: int | None = None
 
     @property
     def records(self) -> int:
@@ -69,6 +73,7 @@ class LogVerifier:
         self.seat_keys = [seat.key for seat in header.seats]
         self._host = header.host
         self._table = header.table
+        self._timed = header.format >= TIMED_FORMAT
 
     def feed(self, record: StoredRecord) -> None:
         """Verify ``record`` (the next one in the log); raise LogVerificationError if it fails.
@@ -80,6 +85,8 @@ class LogVerifier:
         if self.header is None:
             raise LogFormatError(record.index, "missing-header", "no header before this record")
         self._check_chain(record)
+        if self._timed and record.index:  # the header has no time of its own
+            self._check_time(record)
         self._check_private(record)
         if record.action is not None:
             self._check_author(record, record.action)
@@ -109,6 +116,19 @@ class LogVerifier:
             raise LogVerificationError(
                 n, "bad-prev", "'prev' is not the hash of the previous record", host
             )
+
+    def _check_time(self, record: StoredRecord) -> None:
+        """Format 2: the host's clock, as each record states it, never runs backwards."""
+        stamp: int = record.fields["time"]
+        if self.last_time is not None and stamp < self.last_time:
+            raise LogVerificationError(
+                record.index,
+                "bad-time",
+                f"the record's time ({stamp} ms) is before the previous record's "
+                f"({self.last_time} ms)",
+                self._host,
+            )
+        self.last_time = stamp
 
     def _check_private(self, record: StoredRecord) -> None:
         """Each private payload against its hash in ``priv``; count the payloads held and lacked."""
@@ -220,6 +240,7 @@ class LogVerifier:
             private_absent=dict(self.absent),
             last_aseq=dict(self.last_aseq),
             checkpoints=tuple(self.checkpoints),
+            last_time=self.last_time,
         )
 
 

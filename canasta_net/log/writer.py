@@ -8,7 +8,8 @@ only calls ``read`` on a file object it is handed; everything else is pure).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO, Final, cast
 
 from canasta_net.identity import Identity
@@ -20,6 +21,7 @@ from .format import (
     MAX_HEADER_SIZE,
     MAX_RECORD_SIZE,
     RECORD_SIGNATURE_KIND,
+    TIMED_FORMAT,
     ZERO_HASH,
     Header,
     LogFormatError,
@@ -36,7 +38,7 @@ from .verify import verify_log
 __all__ = ["LogWriter", "LogWriterError", "fsync_directory", "open_log_for_writing"]
 
 # Body fields the writer fills in itself; a caller may not supply them.
-_WRITER_FIELDS: Final = frozenset({"seq", "prev", "kind", "priv"})
+_WRITER_FIELDS: Final = frozenset({"seq", "prev", "kind", "priv", "time"})
 _HEADER_WRITER_FIELDS: Final = _WRITER_FIELDS | {"format"}
 
 
@@ -108,8 +110,12 @@ class LogWriter:
         fsync: bool = True,
         max_record_size: int = MAX_RECORD_SIZE,
         timing: Timing = NO_TIMING,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._file = file
+        # seconds since the Unix epoch (the reactor's ``seconds``, or a test's fake clock)
+        self._clock = clock
+        self._last_time = 0
         self._timing = timing
         self._identity = host_identity
         self._fsync = fsync
@@ -144,6 +150,7 @@ class LogWriter:
         fsync: bool = True,
         max_record_size: int = MAX_RECORD_SIZE,
         timing: Timing = NO_TIMING,
+        clock: Callable[[], float] = time.time,
     ) -> LogWriter:
         """Continue an existing log (a host restarting after a crash).
 
@@ -157,7 +164,12 @@ class LogWriter:
         if report.header.host_key != host_identity.public_key:
             raise ValueError("this identity is not the log's host: its key does not sign the log")
         writer = cls(
-            file, host_identity, fsync=fsync, max_record_size=max_record_size, timing=timing
+            file,
+            host_identity,
+            fsync=fsync,
+            max_record_size=max_record_size,
+            timing=timing,
+            clock=clock,
         )
         if report.truncated is not None:
             file.truncate(report.valid_length)
@@ -167,6 +179,7 @@ class LogWriter:
         writer._next_seq = report.records
         writer._head = report.last_hash
         writer.resumed_from = report
+        writer._last_time = report.last_time or 0
         return writer
 
     def write_header(self, fields: Mapping[str, Any]) -> RecordInfo:
@@ -212,7 +225,11 @@ class LogWriter:
                 raise ValueError(f"seat {seat}'s private payload is not bytes")
             payloads[seat] = bytes(payload)
         seq = self._next_seq
-        body_fields: dict[str, Any] = {"seq": seq, "prev": self._head, "kind": kind, **fields}
+        body_fields: dict[str, Any] = {"seq": seq, "prev": self._head, "kind": kind}
+        stamp = self._now() if header.format >= TIMED_FORMAT else None
+        if stamp is not None:
+            body_fields["time"] = stamp
+        body_fields.update(fields)
         if payloads:
             body_fields["priv"] = {seat: record_hash(data) for seat, data in payloads.items()}
         body = _pack(body_fields)
@@ -220,7 +237,15 @@ class LogWriter:
             _check_record(_decode_map(body, seq, "the record body"), seq, header)
         except LogFormatError as e:
             raise ValueError(f"refusing to write an invalid record: {e.reason}") from None
-        return self._write(seq, kind, body, payloads, self._max_record_size)
+        info = self._write(seq, kind, body, payloads, self._max_record_size)
+        if stamp is not None:
+            self._last_time = stamp
+        return info
+
+    def _now(self) -> int:
+        """The host's clock in whole milliseconds, never before the last record's time (a clock
+        stepped back, say by NTP, must not make the log invalid: format 2 times never decrease)."""
+        return max(self._last_time, round(self._clock() * 1000))
 
     def _write(
         self, seq: int, kind: str, body: bytes, payloads: dict[int, bytes], limit: int

@@ -155,6 +155,8 @@ class TableService:
         self._setup_slots()
         if table is not None:
             self._adopt_resumed_table(table)
+            # the host's word that it restarted here from its log (the seats reconnect next)
+            self._publish(self._seat_event(0, "resumed"))  # seat 0 is the host's
             self._schedule_pump()
         elif all(s.key is not None for s in self.slots):
             reactor.callLater(0, self._start)  # nobody to wait for: bots only
@@ -301,7 +303,12 @@ class TableService:
         )
         if self.table is not None:
             resume = message.get("resume", -1)
-            for info in self.table.history[max(0, resume + 1) :]:
+            start = max(0, resume + 1)
+            if start > len(self.table.history):
+                # the seat holds records this log lost (a crash cut it back): show it the last
+                # record this log has, so that it can tell where the two part (``fork``)
+                start = len(self.table.history) - 1
+            for info in self.table.history[start:]:
                 conn.send(
                     {
                         "t": "record",
@@ -309,6 +316,8 @@ class TableService:
                         "data": redact_for_seat(info.stored, slot.seat),
                     }
                 )
+            # after the resync, so the seat reads its own coming back in order
+            self._publish(self._seat_event(slot.seat, "connected"))
             self._send_view(slot)
             self._try_reclaims()  # after the resync: its seat-key record comes in order
         self._broadcast_seats()
@@ -350,9 +359,21 @@ class TableService:
         if self.table.phase is not TablePhase.OVER:
             # held for its player (the others are told who went, and why), then stood in for
             slot.life.leave(reason, self.reactor.seconds(), self.config.hold_seconds)
+            events = self._seat_event(slot.seat, "lost", reason)
             if slot.life.state is SeatState.AWAY:
                 slot.hold = self.reactor.callLater(self.config.hold_seconds, self._stand_in, slot)
+                events += self._seat_event(slot.seat, "held", hold=self.config.hold_seconds)
+            self._publish(events)
         self._broadcast_seats()
+
+    def _seat_event(
+        self, seat: int, event: str, reason: str | None = None, hold: float | None = None
+    ) -> list[RecordInfo]:
+        """Journal a connection event while the match is played (``HostTable.seat_event``);
+        nothing once the host has finished or left, so a stopped log ends where it stopped."""
+        if self.table is None or self.finished or self.closed:
+            return []
+        return self.table.seat_event(seat, event, reason, hold)
 
     def seat_says_bye(self, conn: HostConnection, reason: str) -> None:
         """A seat's player leaves (its ``bye``): remember why, for the others, and close.
@@ -420,7 +441,7 @@ class TableService:
             return
         ident = derived_identity(self.identity, self.table_id, slot.seat, slot.life.stand_ins)
         slot.local = LocalSeat(ident, self._bot())
-        infos = table.rekey(slot.seat, ident.public_key)
+        infos = self._seat_event(slot.seat, "stand-in") + table.rekey(slot.seat, ident.public_key)
         # the stand-in reads the hand so far (what the others announced, the list it reveals to)
         slot.local.agent = self._agent_for(slot.seat, ident)
         self._publish(infos)
@@ -436,7 +457,9 @@ class TableService:
                 continue  # the stand-in holds this hand's secrets: it plays the hand out
             slot.life.reclaimed()
             slot.local = None
-            self._publish(table.rekey(slot.seat, slot.key))
+            self._publish(
+                self._seat_event(slot.seat, "reclaimed") + table.rekey(slot.seat, slot.key)
+            )
             if slot.conn is not None:
                 slot.conn.send(
                     {
@@ -455,7 +478,13 @@ class TableService:
             return  # the host left (or could not listen) before the match began
         keys = [s.key for s in self.slots]
         assert all(k is not None for k in keys)
-        writer = LogWriter(self.log_file, self.identity, fsync=self.fsync, timing=self.timing)
+        writer = LogWriter(
+            self.log_file,
+            self.identity,
+            fsync=self.fsync,
+            timing=self.timing,
+            clock=self.reactor.seconds,  # the log's times are the host's clock
+        )
         entries = [SeatEntry(s.name, s.key, s.is_bot) for s in self.slots if s.key is not None]
         self.table = HostTable(
             self.config.game,

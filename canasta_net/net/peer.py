@@ -95,7 +95,26 @@ def _record_line(record: StoredRecord, names: list[str]) -> str | None:
         return f"match stopped ({f.get('reason')}) after {played}, totals {f.get('totals')}"
     if kind == "seat-key":
         return f"seat {f['rekey']['seat']} changes hands (stand-in or reclaim)"
+    if kind == R.SEAT_EVENT:
+        return _describe_seat_event(f, who)
     return None
+
+
+# What a seat-event record says, for the events the ``seats`` messages do not already tell
+# people (who left, who came back: ``comings_and_goings``).
+_SEAT_EVENT_TEXT = {
+    "stand-in": "is played by a bot stand-in from now on",
+    "reclaimed": "is played by its player again",
+}
+
+
+def _describe_seat_event(fields: dict[str, Any], who: Callable[[int], str]) -> str | None:
+    """The host's word on a seat's connection (``seat-event``), as the host states it."""
+    event = fields.get("event")
+    if event == "resumed":
+        return "the host says it restarted and resumed the table from its log"
+    text = _SEAT_EVENT_TEXT.get(str(event))
+    return None if text is None else f"the host says {who(fields['seat'])} {text}"
 
 
 def comings_and_goings(

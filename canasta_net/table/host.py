@@ -17,6 +17,7 @@ The table's lifecycle is an explicit state machine; the hand says which dealing 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -41,6 +42,7 @@ from ..log import (
     record_hash,
 )
 from ..log import records as R
+from ..log.format import MAX_EVENT_REASON, TIMED_FORMAT
 from ..timing import NO_TIMING, Timing
 
 ACTION_KIND = "seat-action"
@@ -463,6 +465,23 @@ class HostTable:
             self.hand.rekey(seat, key)  # the hand under way: the new key signs its part
         return [self._append(SEAT_KEY_KIND, {"rekey": {"seat": seat, "key": key}})]
 
+    def seat_event(
+        self, seat: int, event: str, reason: str | None = None, hold: float | None = None
+    ) -> list[RecordInfo]:
+        """Record a connection event (``docs/log-format.md``, "Connection events"): ``seat``'s
+        player connected, was lost, is held for ``hold`` seconds, was stood in for, reclaimed its
+        seat; or the host (its own seat) ``resumed`` from its log. Not a move: the hand under way
+        is untouched. Nothing is written to a format-1 log or after the match's end."""
+        header = self.writer.header
+        if self.over or header is None or header.format < TIMED_FORMAT:
+            return []
+        fields: dict[str, Any] = {"seat": seat, "event": event}
+        if reason:
+            fields["reason"] = reason[:MAX_EVENT_REASON]
+        if hold is not None:
+            fields["hold"] = max(0, int(hold * 1000))
+        return [self._append(R.SEAT_EVENT, fields)]
+
     def needs(self, seat: int) -> str:
         """What the table waits for from ``seat``: a hand message type (``commit``, ``act``...),
         ``checkpoint`` or ``wait``."""
@@ -502,6 +521,7 @@ class HostTable:
         random_bytes: Callable[[int], bytes] = os.urandom,
         fsync: bool = True,
         timing: Timing = NO_TIMING,
+        clock: Callable[[], float] = time.time,
     ) -> HostTable:
         """Rebuild the table exactly from its own log and continue writing it.
 
@@ -512,7 +532,7 @@ class HostTable:
         """
         from ..log.replay import Replayer
 
-        writer = LogWriter.resume(file, host_identity, fsync=fsync, timing=timing)
+        writer = LogWriter.resume(file, host_identity, fsync=fsync, timing=timing, clock=clock)
         report = writer.resumed_from
         assert report is not None
         header = report.header

@@ -115,6 +115,7 @@ def recorded_match(
     deal: str = "commit-reveal",
     timing: Timing = NO_TIMING,
     max_hands: int | None = None,
+    clock: Callable[[], float] = lambda: 0.0,
 ) -> LocalMatch:
     """Set up an all-bot table journaling to ``log_file``; deterministic for a given seed.
 
@@ -122,14 +123,16 @@ def recorded_match(
     must be reproducible, and nobody plays for stakes against bots. ``timing`` is told of the
     table's and its writer's steps (``canasta_net.timing``). With ``max_hands`` the header
     carries the table's setup (``table_config``) with that limit of hands, which proves a stop
-    there (``LocalMatch.stop``) agreed.
+    there (``LocalMatch.stop``) agreed. ``clock`` (seconds since the Unix
+    epoch) dates the records: by default every record says 0, like the header's ``created``, so
+    that a seed gives the same log byte for byte.
     """
     game = game_of_rules(rules)
     rng = random.Random(seed)
     identities = [bot_identity(seed, s) for s in range(rules.players)]
     table = table_id or rng.randbytes(16)
     entries = [SeatEntry(f"bot-{s}", identities[s].public_key, True) for s in range(rules.players)]
-    writer = LogWriter(log_file, identities[0], fsync=fsync, timing=timing)
+    writer = LogWriter(log_file, identities[0], fsync=fsync, timing=timing, clock=clock)
     host = HostTable(
         game,
         table,

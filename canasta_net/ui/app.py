@@ -121,7 +121,9 @@ async def start_host(
     table: HostTable | None = None
     if resume:
         log_file = open_log_for_writing(log_path, resume=True)
-        table = HostTable.resume(log_file, identity, fsync=fsync, timing=timing)
+        table = HostTable.resume(
+            log_file, identity, fsync=fsync, timing=timing, clock=reactor.seconds
+        )
         config.rules = table.rules
     else:
         log_file = open_new_log(log_path)
