@@ -30,6 +30,23 @@ from typing import Any
 from .selfplay import NoLegalAction, choose_for
 
 ROLLOUT_LIMIT = 2_000  # actions in one rollout before it is scored where it stands
+DEFAULT_BUDGET = 0.5  # seconds a move for the bot kind ``search``; ``search:0.2`` names another
+
+
+def search_budget(kind: str) -> float | None:
+    """The budget a ``search`` or ``search:SECONDS`` bot kind names (None: not a search kind)."""
+    name, _, seconds = kind.partition(":")
+    if name != "search":
+        return None
+    if not seconds:
+        return DEFAULT_BUDGET
+    try:
+        budget = float(seconds)
+    except ValueError:
+        budget = -1.0
+    if not 0 < budget <= 60:
+        raise ValueError(f"bot {kind!r}: a search budget is 0 to 60 seconds, like search:0.5")
+    return budget
 
 
 @dataclass(frozen=True)
@@ -61,7 +78,7 @@ class SearchBot:
         budget: float = 0.5,
         simulations: int | None = None,
         candidates: int = 4,
-        horizon: int | None = 40,
+        horizon: int | None = None,
         fallback: Any = None,
     ) -> None:
         self.game = game

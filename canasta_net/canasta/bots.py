@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from .. import selfplay
 from ..cards import JOKER, is_black_three, rank_of
-from ..search import SearchBot, SearchGame
+from ..search import DEFAULT_BUDGET, SearchBot, SearchGame, search_budget
 from ..selfplay import NoLegalAction as NoLegalAction
 from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, TakePile
 from .heuristic import HeuristicBot, knowledge_of
@@ -120,8 +120,14 @@ def _hidden_keys(position: dict[str, Any], seat: int) -> list[tuple[str, int | N
 
 
 def _side_value(state: HandState, seat: int) -> float:
-    """The hand's score for ``seat``'s side minus the best other side's."""
-    totals = [score.total for score in score_hand(state)]
+    """The hand's score for ``seat``'s side minus the best other side's. A hand cut short is
+    scored without the cards still in hand: they are the side's means until the hand ends, and
+    counting them would make every pile taken look like a loss."""
+    scores = score_hand(state)
+    if state.is_over:
+        totals = [score.total for score in scores]
+    else:
+        totals = [score.total + score.cards_in_hand for score in scores]
     # three-handed lone-hand play scores per seat, every other rule set per team
     mine = seat if len(totals) == state.players else state.team_of(seat)
     return float(totals[mine] - max(t for i, t in enumerate(totals) if i != mine))
@@ -143,8 +149,6 @@ CANASTA_SEARCH = SearchGame(
     ranked=_ranked,
 )
 
-DEFAULT_BUDGET = 0.5  # seconds a move for ``search``; ``search:0.2`` names another
-
 
 def search_bot(
     rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
@@ -153,22 +157,6 @@ def search_bot(
     return SearchBot(
         CANASTA_SEARCH, rng, budget=budget, simulations=simulations, fallback=HeuristicBot(rng)
     )
-
-
-def search_budget(kind: str) -> float | None:
-    """The budget a ``search`` or ``search:SECONDS`` kind names (None: not a search kind)."""
-    name, _, seconds = kind.partition(":")
-    if name != "search":
-        return None
-    if not seconds:
-        return DEFAULT_BUDGET
-    try:
-        budget = float(seconds)
-    except ValueError:
-        budget = -1.0
-    if not 0 < budget <= 60:
-        raise ValueError(f"bot {kind!r}: a search budget is 0 to 60 seconds, like search:0.5")
-    return budget
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "heuristic": HeuristicBot, "search": SearchBot}
