@@ -79,6 +79,7 @@ class SearchBot:
         simulations: int | None = None,
         candidates: int = 4,
         horizon: int | None = None,
+        margin: float = 30.0,
         fallback: Any = None,
     ) -> None:
         self.game = game
@@ -87,6 +88,9 @@ class SearchBot:
         self.simulations = simulations
         self.candidates = candidates
         self.horizon = horizon  # actions a rollout plays before it is scored (None: to the end)
+        # points a candidate's mean must beat the policy's first choice by to replace it: with a
+        # few sampled deals the means are noisy, and the policy's order is a good prior
+        self.margin = margin
         self.fallback = fallback  # plays from a legal list and a hand alone (a remote prompt)
         self.deals_tried = 0  # sampled deals of the last search (for the benchmark)
 
@@ -127,6 +131,8 @@ class SearchBot:
         self.deals_tried = deals
         # ties go to the policy's order: max keeps the first of equal totals
         best = max(range(len(tried)), key=lambda i: totals[i])
+        if (totals[best] - totals[0]) / deals < self.margin:
+            return tried[0]
         return tried[best]
 
     # ------------------------------------------------------------------ sampling

@@ -49,6 +49,7 @@ class Game:
     diff: int  # A's score minus B's
     moves: list[int] = field(default_factory=lambda: [0, 0])
     seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    deals: list[int] = field(default_factory=lambda: [0, 0])  # sampled by a searching bot
 
 
 def _bot(kind: str, rng: random.Random, simulations: int | None) -> Any:
@@ -72,6 +73,7 @@ def _play_hand(state: HandState, bots: list[Any], a_parity: int, game: Game) -> 
         action = choose_for(bots[seat], state)
         game.seconds[side] += time.perf_counter() - started
         game.moves[side] += 1
+        game.deals[side] += getattr(bots[seat], "deals_tried", 0)
         state.apply(action, seat)
 
 
@@ -155,6 +157,10 @@ def bench(args: argparse.Namespace, variant: str) -> dict[str, Any]:
         "seconds_per_move": {
             args.a: round(seconds[0] / max(1, moves[0]), 5),
             args.b: round(seconds[1] / max(1, moves[1]), 5),
+        },
+        "sampled_deals_per_move": {
+            args.a: round(sum(g.deals[0] for g in games) / max(1, moves[0]), 2),
+            args.b: round(sum(g.deals[1] for g in games) / max(1, moves[1]), 2),
         },
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
