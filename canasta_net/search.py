@@ -93,6 +93,7 @@ class SearchBot:
         self.margin = margin
         self.fallback = fallback  # plays from a legal list and a hand alone (a remote prompt)
         self.deals_tried = 0  # sampled deals of the last search (for the benchmark)
+        self.last: list[tuple[Any, float]] = []  # the last search's candidates, mean values
 
     def choose(self, legal: Sequence[Any], hand: Sequence[int], rules: Any) -> Any:
         """Without a state (a remote seat's prompt) there is nothing to sample: the policy."""
@@ -107,7 +108,7 @@ class SearchBot:
         ranked = self.game.ranked(state, legal)
         tried = ranked[: self.candidates]
         if len(tried) == 1:
-            self.deals_tried = 0
+            self.deals_tried, self.last = 0, [(tried[0], 0.0)]
             return tried[0]
         seat = state.to_move
         position = self.game.to_dict(state)
@@ -129,6 +130,7 @@ class SearchBot:
             elif time.perf_counter() - started >= self.budget:
                 break
         self.deals_tried = deals
+        self.last = [(action, total / deals) for action, total in zip(tried, totals, strict=True)]
         # ties go to the policy's order: max keeps the first of equal totals
         best = max(range(len(tried)), key=lambda i: totals[i])
         if (totals[best] - totals[0]) / deals < self.margin:

@@ -12,6 +12,7 @@ from canasta_net.canasta import bots as canasta_bots
 from canasta_net.canasta.rules import PRESETS, preset
 from canasta_net.canasta.state import HandState
 from canasta_net.games import game_for
+from canasta_net.hint import suggest
 from canasta_net.search import SearchBot, search_budget
 from canasta_net.table.config import TableConfig
 
@@ -104,3 +105,12 @@ def test_a_table_config_accepts_the_new_bot_kinds() -> None:
             rules, config.to_log_fields(), deal=config.deal, insecure=False
         )
         assert back.bot_kind == kind
+
+
+@pytest.mark.parametrize("variant", ["classic", "may-i"])
+def test_a_hint_names_a_legal_move_and_a_reason(variant: str) -> None:
+    state = _state(variant, 2)
+    state.apply(state.legal_actions()[0])
+    hint = suggest(state, simulations=1, rng=random.Random(0))
+    assert state.is_legal(hint.action)
+    assert hint.reason and str(hint.action) in str(hint)
