@@ -23,7 +23,7 @@ from canasta_net.search import SearchBot
 
 VARIANTS = ["classic", "classic-2p", "samba", "bolivia", "may-i"]
 KINDS = ["random", "greedy", "heuristic", "search"]
-POSITIONS = 6  # per variant and bot kind (the search: 2)
+POSITIONS = 5  # per variant and bot kind (the search: 2)
 
 
 def _engine(variant: str) -> tuple[Any, Callable[[Any], dict[str, Any]], Callable[..., Any]]:
