@@ -1,4 +1,5 @@
-"""Bots that fill empty seats: a random-legal bot and a simple greedy one.
+"""Bots that fill empty seats: a random-legal bot, a simple greedy one, the heuristic bot that
+knows the game's aims (:mod:`.heuristic`) and the searching bot (:mod:`canasta_net.search`).
 
 A bot chooses among the legal actions given its own hand: exactly what a remote seat receives
 from the host (the legal list comes with every prompt), so the same bot plays in-process and
@@ -14,10 +15,14 @@ from typing import Any, Protocol
 
 from .. import selfplay
 from ..cards import JOKER, is_black_three, rank_of
+from ..search import DEFAULT_BUDGET, SearchBot, SearchGame, search_budget
 from ..selfplay import NoLegalAction as NoLegalAction
 from .actions import Action, AddToMeld, Answer, AskGoOut, Discard, Draw, Meld, TakePile
+from .heuristic import HeuristicBot, knowledge_of
 from .melds import is_wild
+from .position import position_from_dict, position_to_dict
 from .rules import RuleSet
+from .scoring import score_hand
 from .state import HandState
 
 
@@ -107,7 +112,54 @@ class GreedyBot:
         return min(discards, key=cost)
 
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+def _hidden_keys(position: dict[str, Any], seat: int) -> list[tuple[str, int | None]]:
+    others: list[tuple[str, int | None]] = [
+        ("hands", s) for s in range(len(position["hands"])) if s != seat
+    ]
+    return [*others, ("stock", None)]
+
+
+def _side_value(state: HandState, seat: int) -> float:
+    """The hand's score for ``seat``'s side minus the best other side's. A hand cut short is
+    scored without the cards still in hand: they are the side's means until the hand ends, and
+    counting them would make every pile taken look like a loss."""
+    scores = score_hand(state)
+    if state.is_over:
+        totals = [score.total for score in scores]
+    else:
+        totals = [score.total + score.cards_in_hand for score in scores]
+    # three-handed lone-hand play scores per seat, every other rule set per team
+    mine = seat if len(totals) == state.players else state.team_of(seat)
+    return float(totals[mine] - max(t for i, t in enumerate(totals) if i != mine))
+
+
+_POLICY = HeuristicBot()
+
+
+def _ranked(state: HandState, legal: Sequence[Action]) -> list[Action]:
+    return _POLICY.ranked(legal, knowledge_of(state, state.to_move))
+
+
+CANASTA_SEARCH = SearchGame(
+    to_dict=position_to_dict,
+    from_dict=position_from_dict,
+    hidden_keys=_hidden_keys,
+    side_value=_side_value,
+    rollout_bot=HeuristicBot,
+    ranked=_ranked,
+)
+
+
+def search_bot(
+    rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
+) -> SearchBot:
+    """The searching bot for Canasta (``simulations``: a fixed number of sampled deals)."""
+    return SearchBot(
+        CANASTA_SEARCH, rng, budget=budget, simulations=simulations, fallback=HeuristicBot(rng)
+    )
+
+
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "heuristic": HeuristicBot, "search": SearchBot}
 
 
 def make_bot(kind: str, rng: random.Random) -> Bot:
@@ -115,4 +167,9 @@ def make_bot(kind: str, rng: random.Random) -> Bot:
         return RandomBot(rng)
     if kind == "greedy":
         return GreedyBot(rng)
-    raise ValueError(f"unknown bot {kind!r}; known: {', '.join(BOTS)}")
+    if kind == "heuristic":
+        return HeuristicBot(rng)
+    budget = search_budget(kind)
+    if budget is not None:
+        return search_bot(rng, budget)
+    raise ValueError(f"unknown bot {kind!r}; known: {', '.join(BOTS)} (search:SECONDS)")

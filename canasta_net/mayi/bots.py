@@ -1,4 +1,5 @@
-"""Bots for May I?: a random-legal bot and a simple greedy one.
+"""Bots for May I?: a random-legal bot, a simple greedy one, the heuristic that plays for the
+contract (:mod:`.heuristic`) and the searching bot (:mod:`canasta_net.search`).
 
 A bot chooses among the legal actions given its own hand, exactly what a remote seat receives with
 every prompt (``choose(legal, hand, rules)``, the protocol of :mod:`canasta_net.bots`). Actions
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from .. import selfplay
 from ..cards import ACE
+from ..search import DEFAULT_BUDGET, SearchBot, SearchGame, search_budget
 from ..selfplay import NoLegalAction as NoLegalAction
 from .actions import (
     AddToMeld,
@@ -27,7 +29,10 @@ from .actions import (
     Pass,
     TakeDiscard,
 )
+from .heuristic import HeuristicMayIBot, knowledge_of
+from .position import position_from_dict, position_to_dict
 from .rules import MayIRules
+from .scoring import deal_scores
 from .state import DealState
 
 
@@ -121,7 +126,52 @@ class GreedyMayIBot:
         return wanted >= 2 and wanted > min(affinity(f, [*hand, card]) for f in hand)
 
 
-BOTS = {"random": RandomMayIBot, "greedy": GreedyMayIBot}
+def _hidden_keys(position: dict[str, Any], seat: int) -> list[tuple[str, int | None]]:
+    others: list[tuple[str, int | None]] = [
+        ("hands", s) for s in range(len(position["hands"])) if s != seat
+    ]
+    return [*others, ("stock", None)]
+
+
+def _side_value(state: DealState, seat: int) -> float:
+    """The other seats' mean penalty minus the seat's own (each seat plays for itself)."""
+    points = deal_scores(state)
+    others = [p for s, p in enumerate(points) if s != seat]
+    return sum(others) / len(others) - points[seat]
+
+
+_POLICY = HeuristicMayIBot()
+
+
+def _ranked(state: DealState, legal: Sequence[MayIAction]) -> list[MayIAction]:
+    return _POLICY.ranked(legal, knowledge_of(state, state.to_move))
+
+
+MAYI_SEARCH = SearchGame(
+    to_dict=position_to_dict,
+    from_dict=position_from_dict,
+    hidden_keys=_hidden_keys,
+    side_value=_side_value,
+    rollout_bot=HeuristicMayIBot,
+    ranked=_ranked,
+)
+
+
+def search_bot(
+    rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
+) -> SearchBot:
+    """The searching bot for May I? (``simulations``: a fixed number of sampled deals)."""
+    return SearchBot(
+        MAYI_SEARCH, rng, budget=budget, simulations=simulations, fallback=HeuristicMayIBot(rng)
+    )
+
+
+BOTS = {
+    "random": RandomMayIBot,
+    "greedy": GreedyMayIBot,
+    "heuristic": HeuristicMayIBot,
+    "search": SearchBot,
+}
 
 
 def make_bot(kind: str, rng: random.Random) -> MayIBot:
@@ -129,4 +179,9 @@ def make_bot(kind: str, rng: random.Random) -> MayIBot:
         return RandomMayIBot(rng)
     if kind == "greedy":
         return GreedyMayIBot(rng)
-    raise ValueError(f"unknown bot {kind!r}; known: {', '.join(BOTS)}")
+    if kind == "heuristic":
+        return HeuristicMayIBot(rng)
+    budget = search_budget(kind)
+    if budget is not None:
+        return search_bot(rng, budget)
+    raise ValueError(f"unknown bot {kind!r}; known: {', '.join(BOTS)} (search:SECONDS)")

@@ -85,7 +85,8 @@ def variants() -> None:
     "bot_kinds",
     default="random",
     show_default=True,
-    help="Bot kinds by seat, comma-separated (random, greedy); repeated over the seats.",
+    help="Bot kinds by seat, comma-separated (random, greedy, heuristic, search,"
+    " search:SECONDS); repeated over the seats.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option(
@@ -766,7 +767,12 @@ def _refuse_contradictions(
 @click.argument("address", required=False)
 @click.option("--fingerprint", default=None, help="The host's fingerprint, as the host shows it.")
 @click.option("--name", default="", help="Your name at the table.")
-@click.option("--bot", "bot_kind", default=None, help="Let a bot play this seat (random, greedy).")
+@click.option(
+    "--bot",
+    "bot_kind",
+    default=None,
+    help="Let a bot play this seat (random, greedy, heuristic; search plays as heuristic here).",
+)
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--password", default=None)
 @click.option("--listen-port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")

@@ -1,0 +1,59 @@
+"""A suggested move with a short reason, for any client: the searching bot's choice.
+
+``suggest(state)`` asks the searching bot what the seat to move should play and says why in one
+sentence. It reads only what that seat may see (``docs/bots.md``), so a client may call it with
+the state it holds for its own seat.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from . import mayi
+from .canasta.bots import search_bot as canasta_search_bot
+from .canasta.state import HandState
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    action: Any
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.action}: {self.reason}"
+
+
+def suggest(
+    state: Any,
+    budget: float = 0.5,
+    simulations: int | None = None,
+    rng: random.Random | None = None,
+) -> Suggestion:
+    """The move the searching bot would play for the seat to move in ``state``, and why."""
+    rng = rng or random.Random()
+    if isinstance(state, HandState):
+        bot = canasta_search_bot(rng, budget, simulations)
+    elif isinstance(state, mayi.DealState):
+        bot = mayi.bots.search_bot(rng, budget, simulations)
+    else:
+        raise TypeError(f"no game's state: {type(state).__name__}")
+    action = bot.choose_in(state)
+    tried = bot.last
+    if len(tried) <= 1:
+        return Suggestion(action, "the only move worth considering here")
+    value = dict((str(a), v) for a, v in tried)[str(action)]
+    others = [(str(a), v) for a, v in tried if str(a) != str(action)]
+    runner, runner_value = max(others, key=lambda t: t[1])
+    if value < runner_value:
+        reason = (
+            f"the usual play; in {bot.deals_tried} sampled deals '{runner}' did not do better "
+            f"by enough to prefer it"
+        )
+    else:
+        reason = (
+            f"best of {len(tried)} candidates over {bot.deals_tried} sampled deals: "
+            f"{value - runner_value:+.0f} points a deal over '{runner}'"
+        )
+    return Suggestion(action, reason)

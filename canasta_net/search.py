@@ -1,0 +1,178 @@
+"""A searching bot for every game: determinized Monte Carlo over the engine.
+
+For each move the bot samples the cards hidden from its seat (the other hands and the stock) as
+one random deal of the cards the seat has not seen, keeping every hand's and the stock's count,
+plays each of its best few candidate moves in that deal and then ``horizon`` more actions (or the
+rest of the hand) with a fast policy (the game's heuristic bot at every seat), and scores the
+position reached for its own side (a hand's score counts melds, bonuses and the cards still in
+hand, so a position cut short is scored as if the hand ended there). The
+candidate with the best mean over the deals is played. Every candidate is tried in the same
+sampled deals with the same rollout seeds (common random numbers), so the comparison is fair
+even with few deals.
+
+It decides only from what its seat may see: the sampled deal is built from the multiset of unseen
+cards, sorted before it is shuffled, so two positions that differ only in hidden cards give the
+same deals (``tests/test_bot_information.py``). A ``budget`` in seconds bounds the thinking per
+move; ``simulations`` fixes the number of sampled deals instead (reproducible, for tests).
+
+The games plug in through :class:`SearchGame`: how to read a seat's hidden cards out of a
+position dictionary, how to score a finished hand for a seat, and the rollout policy.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .selfplay import NoLegalAction, choose_for
+
+ROLLOUT_LIMIT = 2_000  # actions in one rollout before it is scored where it stands
+DEFAULT_BUDGET = 0.5  # seconds a move for the bot kind ``search``; ``search:0.2`` names another
+
+
+def search_budget(kind: str) -> float | None:
+    """The budget a ``search`` or ``search:SECONDS`` bot kind names (None: not a search kind)."""
+    name, _, seconds = kind.partition(":")
+    if name != "search":
+        return None
+    if not seconds:
+        return DEFAULT_BUDGET
+    try:
+        budget = float(seconds)
+    except ValueError:
+        budget = -1.0
+    if not 0 < budget <= 60:
+        raise ValueError(f"bot {kind!r}: a search budget is 0 to 60 seconds, like search:0.5")
+    return budget
+
+
+@dataclass(frozen=True)
+class SearchGame:
+    """One game's side of the search."""
+
+    to_dict: Callable[[Any], dict[str, Any]]
+    from_dict: Callable[[dict[str, Any]], Any]
+    hidden_keys: Callable[[dict[str, Any], int], list[tuple[str, int | None]]]
+    """The places in a position dictionary hidden from a seat: ``("hands", s)``, ``("stock",
+    None)``."""
+    side_value: Callable[[Any, int], float]
+    """A finished (or abandoned) hand's value for a seat's side: its score minus the best other."""
+    rollout_bot: Callable[[random.Random], Any]
+    ranked: Callable[[Any, Sequence[Any]], list[Any]]
+    """The legal actions of a position, the policy's best first."""
+
+
+class SearchBot:
+    """Determinized Monte Carlo with the heuristic as rollout policy (see the module docstring)."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        game: SearchGame,
+        rng: random.Random,
+        *,
+        budget: float = 0.5,
+        simulations: int | None = None,
+        candidates: int = 4,
+        horizon: int | None = None,
+        margin: float = 30.0,
+        fallback: Any = None,
+    ) -> None:
+        self.game = game
+        self.rng = rng
+        self.budget = budget
+        self.simulations = simulations
+        self.candidates = candidates
+        self.horizon = horizon  # actions a rollout plays before it is scored (None: to the end)
+        # points a candidate's mean must beat the policy's first choice by to replace it: with a
+        # few sampled deals the means are noisy, and the policy's order is a good prior
+        self.margin = margin
+        self.fallback = fallback  # plays from a legal list and a hand alone (a remote prompt)
+        self.deals_tried = 0  # sampled deals of the last search (for the benchmark)
+        self.last: list[tuple[Any, float]] = []  # the last search's candidates, mean values
+
+    def choose(self, legal: Sequence[Any], hand: Sequence[int], rules: Any) -> Any:
+        """Without a state (a remote seat's prompt) there is nothing to sample: the policy."""
+        if self.fallback is None:
+            raise NoLegalAction("the searching bot needs the seat's position")
+        return self.fallback.choose(legal, hand, rules)
+
+    def choose_in(self, state: Any) -> Any:
+        legal = state.legal_actions()
+        if not legal:
+            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
+        ranked = self.game.ranked(state, legal)
+        tried = ranked[: self.candidates]
+        if len(tried) == 1:
+            self.deals_tried, self.last = 0, [(tried[0], 0.0)]
+            return tried[0]
+        seat = state.to_move
+        position = self.game.to_dict(state)
+        unseen = self._unseen(position, seat)
+        totals = [0.0] * len(tried)
+        started = time.perf_counter()
+        deals = 0
+        seed = self.rng.getrandbits(64)
+        while True:
+            deal_rng = random.Random(seed + deals)
+            sampled = self._sample(position, seat, unseen, deal_rng)
+            rollout_seed = deal_rng.getrandbits(64)
+            for i, action in enumerate(tried):
+                totals[i] += self._rollout(sampled, action, seat, rollout_seed)
+            deals += 1
+            if self.simulations is not None:
+                if deals >= self.simulations:
+                    break
+            elif time.perf_counter() - started >= self.budget:
+                break
+        self.deals_tried = deals
+        self.last = [(action, total / deals) for action, total in zip(tried, totals, strict=True)]
+        # ties go to the policy's order: max keeps the first of equal totals
+        best = max(range(len(tried)), key=lambda i: totals[i])
+        if (totals[best] - totals[0]) / deals < self.margin:
+            return tried[0]
+        return tried[best]
+
+    # ------------------------------------------------------------------ sampling
+    def _unseen(self, position: dict[str, Any], seat: int) -> list[str]:
+        """The hidden cards as a multiset, sorted: the same for every arrangement of them."""
+        cards: list[str] = []
+        for key, index in self.game.hidden_keys(position, seat):
+            cards += position[key] if index is None else position[key][index]
+        return sorted(cards)
+
+    def _sample(
+        self, position: dict[str, Any], seat: int, unseen: list[str], rng: random.Random
+    ) -> Any:
+        cards = list(unseen)
+        rng.shuffle(cards)
+        sampled = dict(position)
+        sampled["hands"] = [list(h) for h in position["hands"]]
+        for key, index in self.game.hidden_keys(position, seat):
+            size = len(position[key] if index is None else position[key][index])
+            part, cards = cards[:size], cards[size:]
+            if index is None:
+                sampled[key] = part
+            else:
+                sampled[key][index] = part
+        return self.game.from_dict(sampled)
+
+    # ------------------------------------------------------------------ rollouts
+    def _rollout(self, state: Any, action: Any, seat: int, seed: int) -> float:
+        sim = state.copy()
+        sim.apply(action, seat)
+        rng = random.Random(seed)
+        bots = [self.game.rollout_bot(rng) for _ in range(sim.players)]
+        limit = ROLLOUT_LIMIT if self.horizon is None else self.horizon
+        played = 0
+        try:
+            while not sim.is_over and played < limit:
+                sim.apply(choose_for(bots[sim.to_move], sim), sim.to_move)
+                played += 1
+        except NoLegalAction:
+            pass  # a rollout that stalls is scored where it stands
+        return self.game.side_value(sim, seat)

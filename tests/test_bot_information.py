@@ -1,0 +1,131 @@
+"""Every bot decides only from what its seat may see (issue 15's information test).
+
+Positions come from self-play. In each, every card hidden from the seat to move (the other hands
+and the stock) is shuffled among those places, keeping how many cards each holds, and the bot,
+made again with the same seed, must choose the same action. A bot made to cheat (it reads the
+next seat's hand) shows that the shuffle does change what a cheat would see.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from canasta_net import mayi, selfplay
+from canasta_net.canasta import bots as canasta_bots
+from canasta_net.canasta.position import position_from_dict, position_to_dict
+from canasta_net.canasta.rules import preset
+from canasta_net.canasta.state import HandState
+from canasta_net.search import SearchBot
+
+VARIANTS = ["classic", "classic-2p", "samba", "bolivia", "may-i"]
+KINDS = ["random", "greedy", "heuristic", "search"]
+POSITIONS = 5  # per variant and bot kind (the search: 2)
+
+
+def _engine(variant: str) -> tuple[Any, Callable[[Any], dict[str, Any]], Callable[..., Any]]:
+    if variant in mayi.PRESETS:
+        return mayi.preset(variant), mayi.position_to_dict, mayi.position_from_dict
+    return preset(variant), position_to_dict, position_from_dict
+
+
+def _new_state(variant: str, seed: int) -> Any:
+    rules, _, _ = _engine(variant)
+    order = list(range(rules.deck_size))
+    random.Random(seed).shuffle(order)
+    if variant in mayi.PRESETS:
+        return mayi.DealState(rules, order, 0, 0)
+    return HandState(rules, order, dealer=0)
+
+
+def _make(variant: str, kind: str, seed: int) -> Any:
+    rng = random.Random(seed)
+    if kind == "search":
+        maker = mayi.bots.search_bot if variant in mayi.PRESETS else canasta_bots.search_bot
+        bot: SearchBot = maker(rng, simulations=2)
+        bot.horizon = 12  # short rollouts keep the test fast; the sampling is what is tested
+        return bot
+    if variant in mayi.PRESETS:
+        return mayi.make_bot(kind, rng)
+    return canasta_bots.make_bot(kind, rng)
+
+
+def _positions(variant: str, count: int) -> Iterator[dict[str, Any]]:
+    """Positions with a real choice, spread over self-play hands of greedy bots."""
+    _, to_dict, _ = _engine(variant)
+    found = 0
+    for seed in range(50):
+        state = _new_state(variant, seed)
+        bots = [_make(variant, "greedy", seed) for _ in range(state.players)]
+        step = 0
+        while not state.is_over and found < count:
+            if step % 7 == 3 and len(state.legal_actions()) > 1:
+                found += 1
+                yield to_dict(state)
+            state.apply(selfplay.choose_for(bots[state.to_move], state))
+            step += 1
+        if found >= count:
+            return
+
+
+def _shuffle_hidden(variant: str, position: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The same position with every card hidden from the seat to move dealt anew."""
+    seat = _engine(variant)[2](position).to_move
+    places: list[tuple[str, int | None]] = [
+        ("hands", s) for s in range(len(position["hands"])) if s != seat
+    ]
+    places.append(("stock", None))
+    cards = [c for key, i in places for c in (position[key] if i is None else position[key][i])]
+    rng.shuffle(cards)
+    out = dict(position)
+    out["hands"] = [list(h) for h in position["hands"]]
+    for key, i in places:
+        size = len(position[key] if i is None else position[key][i])
+        part, cards = cards[:size], cards[size:]
+        if i is None:
+            out[key] = part
+        else:
+            out[key][i] = part
+    return out
+
+
+def _choice(variant: str, kind: str, position: dict[str, Any]) -> str:
+    _, _, from_dict = _engine(variant)
+    return str(selfplay.choose_for(_make(variant, kind, 7), from_dict(position)))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_choice_does_not_depend_on_hidden_cards(variant: str, kind: str) -> None:
+    rng = random.Random(11)
+    count = 2 if kind == "search" else POSITIONS
+    for position in _positions(variant, count):
+        shuffled = _shuffle_hidden(variant, position, rng)
+        assert _choice(variant, kind, shuffled) == _choice(variant, kind, position), position
+
+
+class _Cheat:
+    """Discards (or plays) by the next seat's hand: what the test must catch."""
+
+    name = "cheat"
+
+    def choose_in(self, state: Any) -> Any:
+        legal = state.legal_actions()
+        peek = sum(state.hand_faces((state.to_move + 1) % state.players))
+        return legal[peek % len(legal)]
+
+
+@pytest.mark.parametrize("variant", ["classic", "may-i"])
+def test_the_shuffle_catches_a_bot_that_peeks(variant: str) -> None:
+    rng = random.Random(11)
+    _, _, from_dict = _engine(variant)
+    changed = 0
+    for position in _positions(variant, POSITIONS):
+        shuffled = _shuffle_hidden(variant, position, rng)
+        before = selfplay.choose_for(_Cheat(), from_dict(position))
+        after = selfplay.choose_for(_Cheat(), from_dict(shuffled))
+        changed += str(before) != str(after)
+    assert changed

@@ -1,0 +1,115 @@
+"""The heuristic and searching bots: always a legal move, and a search that can be replayed."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from canasta_net import mayi, selfplay
+from canasta_net.canasta import bots as canasta_bots
+from canasta_net.canasta.rules import PRESETS, preset
+from canasta_net.canasta.state import HandState
+from canasta_net.games import game_for
+from canasta_net.hint import suggest
+from canasta_net.search import SearchBot, search_budget
+from canasta_net.table.config import TableConfig
+
+
+def _state(variant: str, seed: int) -> Any:
+    order = list(range(game_for(variant).deck_size))
+    random.Random(seed).shuffle(order)
+    if variant in mayi.PRESETS:
+        return mayi.DealState(mayi.preset(variant), order, 0, 0)
+    return HandState(preset(variant), order, dealer=0)
+
+
+def _search(variant: str, seed: int, simulations: int = 1) -> SearchBot:
+    maker = mayi.bots.search_bot if variant in mayi.PRESETS else canasta_bots.search_bot
+    bot = maker(random.Random(seed), simulations=simulations)
+    bot.horizon = 8
+    return bot
+
+
+@pytest.mark.parametrize("variant", [*PRESETS, "may-i"])
+def test_the_heuristic_plays_whole_hands_legally(variant: str) -> None:
+    game = game_for(variant)
+    state = _state(variant, 0)
+    bots = [game.make_bot("heuristic", random.Random(0)) for _ in range(state.players)]
+    # play_to_end applies each choice, which raises IllegalAction for an illegal one
+    selfplay.play_to_end(state, bots)
+    assert state.is_over
+
+
+@pytest.mark.parametrize("variant", ["classic", "classic-2p", "samba", "may-i"])
+def test_the_search_chooses_legal_moves(variant: str) -> None:
+    state = _state(variant, 3)
+    game = game_for(variant)
+    others = [game.make_bot("heuristic", random.Random(1)) for _ in range(state.players)]
+    searcher = _search(variant, 5)
+    for _ in range(25):
+        if state.is_over:
+            break
+        bot = searcher if state.to_move == 0 else others[state.to_move]
+        action = selfplay.choose_for(bot, state)
+        assert state.is_legal(action)
+        state.apply(action)
+
+
+def test_the_heuristic_chooses_from_a_prompt_alone() -> None:
+    """A remote seat knows its legal list and hand: the search falls back to the heuristic."""
+    state = _state("classic", 4)
+    state.apply(state.legal_actions()[0])
+    legal, hand = state.legal_actions(), state.hand_faces(state.to_move)
+    for kind in ("heuristic", "search"):
+        bot = canasta_bots.make_bot(kind, random.Random(0))
+        assert bot.choose(legal, hand, state.rules) in legal
+
+
+@pytest.mark.parametrize("variant", ["classic-2p", "may-i"])
+def test_the_search_is_reproducible_with_a_seed_and_a_count(variant: str) -> None:
+    def line(seed: int) -> list[str]:
+        state = _state(variant, 8)
+        bot = _search(variant, seed, simulations=2)
+        moves = []
+        for _ in range(12):
+            if state.is_over:
+                break
+            action = selfplay.choose_for(bot, state)
+            moves.append(str(action))
+            state.apply(action)
+        return moves
+
+    assert line(9) == line(9)
+
+
+def test_search_kinds_name_a_budget() -> None:
+    assert search_budget("search") == 0.5
+    assert search_budget("search:0.2") == 0.2
+    assert search_budget("greedy") is None
+    for bad in ("search:0", "search:x", "search:100"):
+        with pytest.raises(ValueError):
+            search_budget(bad)
+    bot = canasta_bots.make_bot("search:0.1", random.Random(0))
+    assert isinstance(bot, SearchBot) and bot.budget == 0.1
+
+
+def test_a_table_config_accepts_the_new_bot_kinds() -> None:
+    rules = preset("classic")
+    for kind in ("heuristic", "search", "search:0.25"):
+        config = TableConfig.simple("bots", rules, 1, host_plays=False)
+        config.bot_kind = kind
+        back = TableConfig.from_log_fields(
+            rules, config.to_log_fields(), deal=config.deal, insecure=False
+        )
+        assert back.bot_kind == kind
+
+
+@pytest.mark.parametrize("variant", ["classic", "may-i"])
+def test_a_hint_names_a_legal_move_and_a_reason(variant: str) -> None:
+    state = _state(variant, 2)
+    state.apply(state.legal_actions()[0])
+    hint = suggest(state, simulations=1, rng=random.Random(0))
+    assert state.is_legal(hint.action)
+    assert hint.reason and str(hint.action) in str(hint)
