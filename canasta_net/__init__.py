@@ -14,8 +14,9 @@ The package gives the rules engine at its top level, in python-chess's manner::
 
 ``HandState`` is one hand (``legal_actions``, ``is_legal``, ``apply`` raising ``IllegalAction``
 with a reason code, ``copy``); ``Match`` strings hands into a match; positions are read and written
-as plain dictionaries (``docs/position.md``); ``make_bot`` gives the bots, and
-``choose_for(bot, hand)`` asks one for a move. The table, the deal, the log and the network live in
+as plain dictionaries (``docs/position.md``); ``make_bot`` gives the bots (``random``, ``greedy``,
+``heuristic``, ``search``), ``choose_for(bot, hand)`` asks one for a move and ``suggest(hand)``
+gives the searching bot's hint. The table, the deal, the log and the network live in
 the subpackages (``docs/architecture.md``).
 """
 
@@ -33,6 +34,7 @@ from .canasta.actions import (
     parse_action,
 )
 from .canasta.bots import Bot, GreedyBot, RandomBot, choose_for, make_bot
+from .canasta.heuristic import HeuristicBot
 from .canasta.match import Match, MatchOver, MatchResult
 from .canasta.position import position_from_dict, position_to_dict, seat_view
 from .canasta.rules import PRESETS, RuleSet, RuleSetError, preset
@@ -40,6 +42,8 @@ from .canasta.scoring import TeamScore, score_hand
 from .canasta.state import EndReason, HandState, Phase
 from .cards import Deck, face_text, parse_face, parse_faces
 from .errors import IllegalAction, PositionError
+from .hint import Suggestion, suggest
+from .search import SearchBot
 
 __version__ = "0.1.0"
 
@@ -56,6 +60,7 @@ __all__ = [
     "EndReason",
     "GreedyBot",
     "HandState",
+    "HeuristicBot",
     "IllegalAction",
     "Match",
     "MatchOver",
@@ -67,6 +72,8 @@ __all__ = [
     "RandomBot",
     "RuleSet",
     "RuleSetError",
+    "SearchBot",
+    "Suggestion",
     "TakePile",
     "TakeTop",
     "TeamScore",
@@ -81,4 +88,5 @@ __all__ = [
     "preset",
     "score_hand",
     "seat_view",
+    "suggest",
 ]
