@@ -227,6 +227,8 @@ class PeerSession:
             for line in comings_and_goings(self.seats, message["seats"], self.seat):
                 self.player.event(line)
             self.seats = message["seats"]
+        elif t == "ping":
+            send({"t": "pong"})  # the host checks that a seated peer is still there
         elif t == "error":
             self.player.event(f"refused ({message['code']}): {message['message']}")
         elif t == "bye":
