@@ -36,7 +36,7 @@ class HostLimits:
     max_unauthenticated_bytes: int = 256 << 10  # partial frames held across all of them
     # seated connections that speak version 2: heartbeats
     ping_interval: float = 5.0
-    silence_limit: float = 15.0  # a seat heard nothing from for this long is dropped
+    silence_limit: float = 10.0  # a ping unanswered this long drops the seat
     # chat: a token bucket per seat
     chat_burst: int = 5
     chat_per_second: float = 0.5
