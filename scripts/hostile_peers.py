@@ -1,11 +1,13 @@
 """Attack a live host on 127.0.0.1 while two players sit at its table, and print what happened.
 
 The host runs in a child process (``--serve``, started by this script: TLS on 127.0.0.1, no
-beacons, a password, a log synced to disk). Two seated players probe it all along: every 50 ms
-each sends a message off its schema and times the host's ``error`` reply. Each attack runs for at
-most ``--seconds`` and a bounded number of connections; then the table shows: attack, host alive,
-the players' reply latency p50/p99, whether the host's log verifies, the errors the attacker got,
-and the host's RSS. ``--frames N`` adds a fuzzer sending N random and mutated frames.
+beacons, a password, a log synced to disk). Two seated players in another child (``--probe``)
+probe it all along: every 50 ms each sends a message off its schema and times the host's
+``error`` reply; the attacker's own work does not share their process. A third seat is the
+attacker's (the chat flood, and a reconnect while idle connections fill the host). Each attack
+runs for at most ``--seconds`` and a bounded number of connections; then the table shows: attack,
+host alive, the players' reply latency p50/p99, whether the host's log verifies, the errors the
+attacker got, and the host's RSS. ``--frames N`` adds a fuzzer sending N random and mutated frames.
 
     python scripts/hostile_peers.py --seconds 12 --frames 1000000 --json hostile.json
 
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import msgpack
 from twisted.internet import defer, protocol, task
 from twisted.internet.endpoints import SSL4ClientEndpoint, TCP4ClientEndpoint
 
@@ -50,13 +52,34 @@ def serve(port_file: Path, log_path: Path) -> None:
     async def main(reactor: Any) -> None:
         identity = Identity.generate()
         config = TableConfig.simple(
-            "hostile", preset("classic"), 3, host_plays=False, password=PASSWORD
+            "hostile", preset("classic"), 4, host_plays=False, password=PASSWORD
         )
         hosted = await start_host(
             reactor, config, identity, bind=LOOPBACK, port=0, log_path=log_path
         )
         port_file.write_text(f"{hosted.address[1]} {identity.fingerprint}")
         await defer.Deferred()  # until killed
+
+    task.react(lambda reactor: defer.ensureDeferred(main(reactor)))
+
+
+# --------------------------------------------------------------------------- the players (child)
+def probe(port_file: Path, out: Path) -> None:
+    async def main(reactor: Any) -> None:
+        port_text, fingerprint = port_file.read_text().split()
+        target = Target(reactor, int(port_text), fingerprint, 0)
+        players = [Player(target, "alice"), Player(target, "bob")]
+        for player in players:
+            await player.sit()
+        with out.open("a") as sink:
+
+            def record(latency: float) -> None:
+                sink.write(f"{time.time():.4f} {latency:.3f}\n")
+                sink.flush()
+
+            for player in players:
+                player.record = record
+            await defer.gatherResults([defer.ensureDeferred(p.probe()) for p in players])
 
     task.react(lambda reactor: defer.ensureDeferred(main(reactor)))
 
@@ -160,6 +183,7 @@ class Player:
         self.latencies: list[float] = []
         self.failures = 0
         self.running = False
+        self.record: Callable[[float], None] = self.latencies.append
 
     async def sit(self) -> None:
         client = await self.target.tls(self.identity)
@@ -188,9 +212,10 @@ class Player:
             try:
                 while (await reply)["t"] != "error":
                     reply = client.next_message()
-                self.latencies.append((time.perf_counter() - start) * 1000)
+                self.record((time.perf_counter() - start) * 1000)
             except defer.CancelledError:
                 self.failures += 1
+                self.record(float("nan"))
             if timeout.active():
                 timeout.cancel()
             await sleep(self.target.reactor, 0.05)
@@ -267,7 +292,7 @@ async def idle_connections(target: Target, options: Options, players: list[Playe
     for _ in range(options.connections):
         raws.append(await target.raw())
     # a seated player loses its connection and comes back while they are all open
-    player = players[1]
+    player = players[0]
     if player.client is not None:
         abort(player.client)
     try:
@@ -282,7 +307,7 @@ async def idle_connections(target: Target, options: Options, players: list[Playe
 
 
 async def chat_flood(target: Target, options: Options, players: list[Player]) -> str:
-    player = players[1]  # seated again after the match started: its welcome has a real head
+    player = players[0]  # seated again after the match started: its welcome has a real head
     client, welcome = player.client, player.welcome
     assert client is not None
     signer = SeatSigner(
@@ -325,58 +350,118 @@ async def password_guessing(target: Target, options: Options) -> str:
     return f"{tries} guesses ({rate:.0f}/s): {dict(codes)}"
 
 
+def random_value(rng: random.Random, depth: int = 0) -> Any:
+    kind = rng.randrange(8 if depth < 3 else 5)
+    if kind == 0:
+        return rng.randrange(-(2**63), 2**64)
+    if kind == 1:
+        return rng.randbytes(rng.randrange(0, 80))
+    if kind == 2:
+        return "".join(chr(rng.randrange(0x20, 0x2FF)) for _ in range(rng.randrange(0, 30)))
+    if kind == 3:
+        return rng.choice([None, True, False, 0.5, -1])
+    if kind == 4:
+        return rng.choice(sorted(wire.SCHEMAS))
+    if kind == 5:
+        return [random_value(rng, depth + 1) for _ in range(rng.randrange(0, 5))]
+    keys = ["t", "act", "asig", "min", "max", "name", "bot", "hand", "sig", "record", "seed"]
+    return {rng.choice(keys): random_value(rng, depth + 1) for _ in range(rng.randrange(0, 6))}
+
+
+CLOSERS = frozenset({"hello", "bye"})
+
+
+def fuzz_frame(rng: random.Random, templates: list[bytes], garbage: float) -> tuple[bytes, bool]:
+    """A random or mutated frame body, and whether it decodes (the host answers it; a frame
+    that does not decode drops the connection, so only a ``garbage`` share of them is sent)."""
+    while True:
+        if rng.random() < 0.5:
+            body = bytearray(rng.choice(templates))
+            for _ in range(rng.randrange(1, 4)):
+                body[rng.randrange(len(body))] = rng.randrange(256)
+            data = bytes(body)
+        elif rng.random() < 0.9:
+            message = random_value(rng, 1) if rng.random() < 0.2 else {}
+            if not isinstance(message, dict):
+                message = {}
+            # hello and bye end a connection (a refusal, a goodbye): rarely, as garbage does
+            closing = rng.random() < garbage * 5
+            names = sorted(wire.SCHEMAS) if closing else sorted(set(wire.SCHEMAS) - CLOSERS)
+            message["t"] = rng.choice([*names, "x"])
+            data = msgpack.packb(message, use_bin_type=True)
+        else:
+            data = rng.randbytes(rng.randrange(0, 64))
+        try:
+            wire.decode(data)
+            return data, True
+        except wire.FramingError:
+            if rng.random() < garbage:
+                return data, False
+
+
 async def fuzz_frames(target: Target, options: Options) -> str:
+    """Random and mutated frames, about one in a thousand of them not msgpack (each of those
+    ends its connection: the fuzzer connects again). Paced by the host's answers."""
     rng = random.Random(1)
     templates = [
-        wire.encode(hello("fuzz")),
         wire.encode({"t": "act", "act": b"\x81\xa4type\xa4chat", "asig": bytes(64)}),
         wire.encode({"t": "checkpoint", "hand": 0, "sig": bytes(64)}),
         wire.encode({"t": "fork", "record": b"\x00" * 40}),
+        wire.encode({"t": "pong"}),
     ]
-    sent, connections = 0, 0
+    sent, connections, answers = 0, 0, Counter[str]()
     client: Client | None = None
-    deadline = time.monotonic() + max(options.seconds, 1.0) * 10
+    deadline = time.monotonic() + max(options.seconds * 10, options.frames / 2000)
     while sent < options.frames and time.monotonic() < deadline:
         if client is None or client.closed.called:
+            if client is not None:
+                answers.update(client.errors())
             client = await target.tls()
             connections += 1
         batch = []
-        for _ in range(min(2000, options.frames - sent)):
-            if rng.random() < 0.5:
-                body = rng.randbytes(rng.randrange(0, 64))
-            else:
-                body = bytearray(rng.choice(templates))
-                for _ in range(rng.randrange(1, 4)):
-                    body[rng.randrange(len(body))] = rng.randrange(256)
-                body = bytes(body)
+        for _ in range(min(200, options.frames - sent)):
+            body, answered = fuzz_frame(rng, templates, 0.0002)
             batch.append(len(body).to_bytes(4, "big") + body)
+            if not answered:
+                break  # the host closes the connection here
         client.transport.write(b"".join(batch))
         sent += len(batch)
-        await sleep(target.reactor, 0.001)
+        seen, waited = -1, 0.0  # until the host's answers stop coming (or 2 s)
+        while seen != len(client.messages) and not client.closed.called and waited < 2.0:
+            seen = len(client.messages)
+            await sleep(target.reactor, 0.005)
+            waited += 0.005
     if client is not None:
+        answers.update(client.errors())
         abort(client)
-    return f"{sent} frames on {connections} connections"
+    top = dict(answers.most_common(4))
+    return f"{sent} frames on {connections} connections; {top}"
 
 
 # --------------------------------------------------------------------------- the run
 async def run(reactor: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
     workdir = Path(tempfile.mkdtemp(prefix="hostile-"))
     port_file, log_path = workdir / "port", workdir / "host.log"
-    env = dict(os.environ)
-    host = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(port_file), str(log_path)], env=env
-    )
+    probes_file = workdir / "latencies"
+    host = subprocess.Popen([sys.executable, __file__, "--serve", str(port_file), str(log_path)])
+    prober: subprocess.Popen[bytes] | None = None
     try:
-        for _ in range(200):
+        for _ in range(400):
             if port_file.exists() and port_file.read_text():
                 break
             await sleep(reactor, 0.05)
         port_text, fingerprint = port_file.read_text().split()
         target = Target(reactor, int(port_text), fingerprint, host.pid)
-        players = [Player(target, "alice"), Player(target, "bob")]
+        prober = subprocess.Popen(
+            [sys.executable, __file__, "--probe", str(port_file), str(probes_file)]
+        )
+        for _ in range(400):
+            if probes_file.exists() and probes_file.stat().st_size:
+                break
+            await sleep(reactor, 0.05)
+        players = [Player(target, "mallory")]  # the attacker's own seat; the match starts
         for player in players:
             await player.sit()
-        probes = [defer.ensureDeferred(p.probe()) for p in players]
         options = Options(args.seconds, args.connections, args.frames)
         attacks: list[tuple[str, Callable[[], Coroutine[Any, Any, str]]]] = [
             ("baseline", lambda: _idle(reactor, options)),
@@ -390,35 +475,38 @@ async def run(reactor: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
         ]
         if args.frames:
             attacks.append(("frame fuzzer", lambda: fuzz_frames(target, options)))
-        rows = []
+        rows, windows = [], []
         for name, attack in attacks:
-            for p in players:
-                p.latencies.clear()
+            start = time.time()
             try:
                 outcome = await attack()
             except Exception as e:  # reported in the table, not fatal to the run
                 outcome = f"the attack itself failed: {e!r}"
             await sleep(reactor, 0.2)
-            latencies = [x for p in players for x in p.latencies]
+            windows.append((start, time.time()))
             rows.append(
                 {
                     "attack": name,
                     "host_alive": host.poll() is None,
-                    "p50_ms": round(percentile(latencies, 0.5), 2),
-                    "p99_ms": round(percentile(latencies, 0.99), 2),
-                    "probes": len(latencies),
                     "log_valid": _log_valid(log_path),
                     "attacker_got": outcome,
                     "host_rss_mb": round(target.rss_mb(), 1),
                 }
             )
-        for p in players:
-            p.running = False
-        await defer.DeferredList(probes)
+        await sleep(reactor, 0.3)
+        samples = [tuple(map(float, line.split())) for line in probes_file.read_text().split("\n")]
+        for row, (start, end) in zip(rows, windows, strict=True):
+            window = [s[1] for s in samples if len(s) == 2 and start <= s[0] <= end]
+            answered = [x for x in window if x == x]  # nan: a probe got no answer in 2 s
+            row["p50_ms"] = round(percentile(answered, 0.5), 2)
+            row["p99_ms"] = round(percentile(answered, 0.99), 2)
+            row["probes"], row["unanswered"] = len(answered), len(window) - len(answered)
         return rows
     finally:
-        host.kill()
-        host.wait()
+        for child in (prober, host):
+            if child is not None:
+                child.kill()
+                child.wait()
 
 
 async def _idle(reactor: Any, options: Options) -> str:
@@ -440,11 +528,11 @@ def _log_valid(path: Path) -> bool:
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    print(f"{'attack':28} {'alive':5} {'p50 ms':>7} {'p99 ms':>7} {'log':5} {'RSS MB':>7}  got")
+    print(f"{'attack':26} {'alive':5} {'p50 ms':>7} {'p99 ms':>7} {'log':4} {'RSS MB':>7}  got")
     for r in rows:
         print(
-            f"{r['attack']:28} {'yes' if r['host_alive'] else 'NO':5} {r['p50_ms']:7.2f} "
-            f"{r['p99_ms']:7.2f} {'ok' if r['log_valid'] else 'BAD':5} {r['host_rss_mb']:7.1f}  "
+            f"{r['attack']:26} {'yes' if r['host_alive'] else 'NO':5} {r['p50_ms']:7.2f} "
+            f"{r['p99_ms']:7.2f} {'ok' if r['log_valid'] else 'BAD':4} {r['host_rss_mb']:7.1f}  "
             f"{r['attacker_got']}"
         )
 
@@ -452,6 +540,9 @@ def print_table(rows: list[dict[str, Any]]) -> None:
 def main() -> None:
     if len(sys.argv) == 4 and sys.argv[1] == "--serve":
         serve(Path(sys.argv[2]), Path(sys.argv[3]))
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "--probe":
+        probe(Path(sys.argv[2]), Path(sys.argv[3]))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=12.0, help="at most, per attack")

@@ -758,6 +758,8 @@ class HostConnection(FrameProtocol):
     what it may leave unread. While the transport's buffer to the peer is full the host reads
     nothing more from it (the transport pauses this producer); past the cap it is dropped."""
 
+    FRAMES_PER_TURN = 32  # frames handled per reactor iteration before other peers' turn
+
     def __init__(self, service: TableService, key_source: Callable[[Any], bytes]) -> None:
         self.service = service
         self.key_source = key_source
@@ -775,6 +777,8 @@ class HostConnection(FrameProtocol):
         self.ping_sent: float | None = None  # when the unanswered ping went out
         self._deadline: IDelayedCall | None = None  # the handshake's or hello's
         self._heartbeat: IDelayedCall | None = None
+        self._frames_this_turn = 0
+        self._turn_over = False  # this reactor iteration's share of frames is used up
 
     def peer_key(self) -> bytes:
         return self.key_source(self.transport)
@@ -810,7 +814,8 @@ class HostConnection(FrameProtocol):
             return
         self.send_error(code, why)
         self.drop(f"{code}: {why}")
-        self._deadline = self._later(self.limits.tls_timeout, self.abort, code, why)
+        self._cancel_deadline()
+        self._deadline = self._later(self.limits.refusal_grace, self.abort, code, why)
 
     def message_received(self, message: dict[str, Any]) -> None:
         try:
@@ -879,11 +884,38 @@ class HostConnection(FrameProtocol):
 
     def pauseProducing(self) -> None:  # Twisted's name: the buffer to the peer is full
         self.output_paused = True
-        super().pauseProducing()  # and read nothing more from it meanwhile
+        self._pause_reading()  # and read nothing more from it meanwhile
 
     def resumeProducing(self) -> None:  # Twisted's name: the buffer drained
         self.output_paused, self.unsent = False, 0
-        super().resumeProducing()
+        self._resume_reading()
+
+    def stringReceived(self, frame: bytes) -> None:  # Twisted's name
+        super().stringReceived(frame)
+        # A fair share: a peer that sends frames back to back gets FRAMES_PER_TURN handled per
+        # reactor iteration, so the other seats' messages are read in between.
+        self._frames_this_turn += 1
+        if self._frames_this_turn >= self.FRAMES_PER_TURN and not self._turn_over:
+            self._turn_over = True
+            self._pause_reading()
+            self._later(0, self._next_turn)
+
+    def _next_turn(self) -> None:
+        self._turn_over, self._frames_this_turn = False, 0
+        self._resume_reading()
+
+    def _pause_reading(self) -> None:
+        self.paused = True  # the frame loop stops after this frame; the rest stays buffered
+        if self.transport is not None:
+            self.transport.pauseProducing()
+
+    def _resume_reading(self) -> None:
+        if self.dropped or self.output_paused or self._turn_over or not self.paused:
+            return
+        self.paused = False
+        if self.transport is not None:
+            self.transport.resumeProducing()
+        self.dataReceived(b"")  # the frames that arrived meanwhile
 
     def sendString(self, string: bytes) -> None:  # Twisted's name
         if self.output_paused:

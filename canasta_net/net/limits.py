@@ -26,10 +26,12 @@ class HostLimits:
     """Every bound the host keeps against a peer that is slow, silent or hostile."""
 
     # output: a peer that does not read what it is sent
-    max_unsent: int = 4 << 20  # bytes queued for a peer beyond the transport's own buffer
+    # bytes queued for a peer beyond the transport's own buffer: room for a whole log's resync
+    max_unsent: int = 16 << 20
     # connections that have not said hello
     tls_timeout: float = 10.0  # seconds from accepting to a finished TLS handshake
     hello_timeout: float = 10.0  # seconds from the handshake to ``hello``
+    refusal_grace: float = 2.0  # seconds a refused peer has to read why before it is cut off
     max_hello_frame: int = 8192  # a frame before ``hello``: a hello is well under 1 kB
     max_unauthenticated: int = 128  # open connections that have not been given a seat
     max_unauthenticated_per_address: int = 16
