@@ -906,15 +906,17 @@ class HostConnection(FrameProtocol):
 
     def _pause_reading(self) -> None:
         self.paused = True  # the frame loop stops after this frame; the rest stays buffered
-        if self.transport is not None:
-            self.transport.pauseProducing()
+        transport: Any = self.transport  # TCP, or TLS passing it on: an IPushProducer
+        if transport is not None:
+            transport.pauseProducing()
 
     def _resume_reading(self) -> None:
         if self.dropped or self.output_paused or self._turn_over or not self.paused:
             return
         self.paused = False
-        if self.transport is not None:
-            self.transport.resumeProducing()
+        transport: Any = self.transport
+        if transport is not None:
+            transport.resumeProducing()
         self.dataReceived(b"")  # the frames that arrived meanwhile
 
     def sendString(self, string: bytes) -> None:  # Twisted's name
