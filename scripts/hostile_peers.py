@@ -252,6 +252,11 @@ async def never_reading(target: Target, options: Options) -> str:
             client.send({"t": "nonsense", "pad": "x" * 200})
         sent += 500
         await sleep(target.reactor, 0.01)
+    left = deadline - time.monotonic() + options.seconds  # the host's deadlines run meanwhile
+    waited = 0.0
+    while not client.closed.called and waited < left:
+        await sleep(target.reactor, 0.1)
+        waited += 0.1
     closed = client.closed.called
     abort(client)
     return f"{sent} requests sent, unread; closed by the host: {closed}"
@@ -426,11 +431,18 @@ async def fuzz_frames(target: Target, options: Options) -> str:
                 break  # the host closes the connection here
         client.transport.write(b"".join(batch))
         sent += len(batch)
-        seen, waited = -1, 0.0  # until the host's answers stop coming (or 2 s)
-        while seen != len(client.messages) and not client.closed.called and waited < 2.0:
-            seen = len(client.messages)
+        before = seen = len(client.messages)
+        waited = 0.0  # until the host's answers stop coming (or 2 s)
+        while not client.closed.called and waited < 2.0:
             await sleep(target.reactor, 0.005)
             waited += 0.005
+            if len(client.messages) == seen and (seen > before or waited >= 0.5):
+                break
+            seen = len(client.messages)
+        if len(client.messages) == before:  # no answer at all: the host has closed it
+            answers.update(client.errors())
+            abort(client)
+            client = None
     if client is not None:
         answers.update(client.errors())
         abort(client)
