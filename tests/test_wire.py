@@ -73,6 +73,8 @@ GOOD: dict[str, Message] = {
     "seats": {"seats": [SEAT], "t": "seats"},
     "error": {"t": "error", "code": "bad-aseq", "message": "expected 3"},
     "bye": {"t": "bye", "reason": "the match is over"},
+    "ping": {"t": "ping"},
+    "pong": {"t": "pong"},
 }
 
 OPTIONAL = {("hello", "password"), ("hello", "resume"), ("turn", "legal"), ("turn", "msg")}
@@ -440,7 +442,7 @@ def test_message_builds_and_validates() -> None:
 
 def test_limits() -> None:
     assert wire.MAX_FRAME == 2 * 1024 * 1024
-    assert (wire.PROTOCOL_MIN, wire.PROTOCOL_MAX) == (1, 1)
+    assert (wire.PROTOCOL_MIN, wire.PROTOCOL_MAX) == (1, 2)
     blind = {"announce", "stage", "keys", "release", "reds"}
     assert {"commit", "reveal", "act", "checkpoint", "wait"} | blind == wire.NEEDS
     # a frame's length prefix is 4 bytes, big-endian: the framing layer's MAX_LENGTH
@@ -455,18 +457,18 @@ def test_limits() -> None:
 
 @pytest.mark.parametrize(
     ("low", "high", "agreed"),
-    [(1, 1, 1), (0, 1, 1), (1, 5, 1), (0, 9, 1), (-3, 1, 1)],
+    [(1, 1, 1), (0, 1, 1), (1, 5, 2), (0, 9, 2), (-3, 1, 1), (2, 2, 2)],
 )
 def test_negotiate_picks_the_highest_common_version(low: int, high: int, agreed: int) -> None:
     assert wire.negotiate(low, high) == agreed
 
 
-@pytest.mark.parametrize(("low", "high"), [(2, 2), (2, 9), (0, 0), (-1, 0), (3, 1), (1, 0)])
+@pytest.mark.parametrize(("low", "high"), [(3, 3), (3, 9), (0, 0), (-1, 0), (3, 1), (1, 0)])
 def test_negotiate_refuses_ranges_without_a_common_version(low: int, high: int) -> None:
     with pytest.raises(WireError) as info:
         wire.negotiate(low, high)
     assert info.value.code == "version-mismatch"
-    assert "1-1" in str(info.value) and f"{low}-{high}" in str(info.value)
+    assert "1-2" in str(info.value) and f"{low}-{high}" in str(info.value)
 
 
 # --------------------------------------------------------------------------- the document

@@ -41,21 +41,21 @@ class FrameProtocol(Int32StringReceiver):
         try:
             message = wire.decode(frame)
         except wire.FramingError as e:
-            self.log.info("dropping a connection: {reason}", reason=str(e))
-            self.drop()
+            self.drop(str(e))
             return
         self.message_received(message)
 
     def lengthLimitExceeded(self, length: int) -> None:  # Twisted's name
-        self.log.info("dropping a connection: a frame of {length} bytes", length=length)
-        self.drop()
+        self.drop(f"a frame of {length} bytes, over the limit of {self.MAX_LENGTH}")
 
     def message_received(self, message: dict[str, Any]) -> None:
         """A decoded message, not yet checked against its schema."""
         raise NotImplementedError
 
-    def drop(self) -> None:
-        """Close this connection (broken framing, or the peer is refused)."""
+    def drop(self, why: str = "") -> None:
+        """Close this connection (broken framing, or the peer is refused), saying ``why``."""
+        if why and not self.dropped:
+            self.log.info("dropping a connection: {reason}", reason=why)
         self.dropped = True
         if self.transport is not None:
             self.transport.loseConnection()

@@ -24,9 +24,10 @@ from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives import serialization
 from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IDelayedCall
+from twisted.internet.interfaces import IDelayedCall, IHandshakeListener
 from twisted.internet.protocol import Factory
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from ..canasta.bots import Bot
 from ..hand import HandContext
@@ -42,8 +43,22 @@ from ..table.signer import keyed_seeds
 from ..timing import NO_TIMING, Timing
 from . import wire
 from .framing import FrameProtocol
+from .limits import (
+    LOCKED_OUT,
+    RATE_LIMITED,
+    HostLimits,
+    PasswordGuard,
+    TokenBucket,
+    UnauthenticatedBudget,
+    is_chat,
+)
 
 log = Logger()
+# Connections accepted, refused and dropped, with why (``canasta host -v`` shows them).
+connection_log = Logger(namespace="canasta_net.net.host.connections")
+
+# Refusals after which the host closes the connection.
+CLOSING_CODES = frozenset({"bad-password", "table-full", "version-mismatch", LOCKED_OUT})
 
 MAX_LEFT_REASON = 80  # characters of a leaving seat's own reason passed on to the others
 
@@ -130,8 +145,15 @@ class TableService:
         events: ServiceEvents | None = None,
         table_id: bytes | None = None,
         timing: Timing = NO_TIMING,
+        limits: HostLimits | None = None,
     ) -> None:
         self.config = config
+        self.limits = limits or HostLimits()
+        self.unauthenticated: UnauthenticatedBudget[HostConnection] = UnauthenticatedBudget(
+            self.limits
+        )
+        self.password_guard = PasswordGuard(self.limits)
+        self.chat_buckets: dict[int, TokenBucket] = {}
         self.timing = timing  # told of prompts, handling, publishing, bot turns (``..timing``)
         self.identity = identity
         self.reactor = reactor
@@ -264,12 +286,8 @@ class TableService:
         key = conn.peer_key()
         password = self.config.password
         # The host's own seat needs none (TLS proved its key); a resumed host has only the hash.
-        if (
-            password is not None
-            and key != self.identity.public_key
-            and not password.matches(str(message.get("password", "")))
-        ):
-            raise TableError("bad-password", "wrong table password")
+        if password is not None and key != self.identity.public_key:
+            self._check_password(conn, key, password, str(message.get("password", "")))
         slot = next((s for s in self.slots if s.key == key), None)
         if slot is None:
             if self.table is not None:
@@ -286,6 +304,8 @@ class TableService:
         slot.conn = conn
         conn.seat = slot.seat
         self.said_bye.discard(slot.seat)  # its player is back
+        self.unauthenticated.release(conn)
+        conn.seated(version)
         if slot.hold is not None and slot.hold.active():
             slot.hold.cancel()
         slot.hold = None
@@ -336,11 +356,59 @@ class TableService:
             "deal": self.config.deal,
         }
 
+    def _check_password(
+        self, conn: HostConnection, key: bytes, password: TablePassword, attempt: str
+    ) -> None:
+        """Wrong passwords make the address and the key wait longer and longer, then lock them
+        out (``limits.PasswordGuard``); a refused try is not even checked."""
+        now = self.reactor.seconds()
+        refusal = self.password_guard.check(now, conn.address, key)
+        if refusal is not None:
+            raise TableError(refusal.code, refusal.text)
+        if not password.matches(attempt):
+            self.password_guard.failed(now, conn.address, key)
+            raise TableError("bad-password", "wrong table password")
+        self.password_guard.succeeded(conn.address, key)
+
+    def _check_chat_rate(self, seat: int, message: dict[str, Any]) -> None:
+        """A seat's chat beyond its bucket is refused: not logged, synced or sent to anyone."""
+        if message["t"] != "act" or not is_chat(message["act"]):
+            return
+        now = self.reactor.seconds()
+        limits = self.limits
+        bucket = self.chat_buckets.setdefault(
+            seat, TokenBucket(limits.chat_burst, limits.chat_per_second, now)
+        )
+        if not bucket.take(now):
+            raise TableError(RATE_LIMITED, f"too many chats: wait {bucket.wait():.1f} s")
+
     def connection_made(self, conn: HostConnection) -> None:
         self.connections.add(conn)
+        connection_log.info(
+            "accepted a connection from {address}", event="accepted", address=conn.address
+        )
+        for old, why in self.unauthenticated.admit(conn, conn.address):
+            old.abort("busy", why)
 
-    def connection_lost(self, conn: HostConnection) -> None:
+    def connection_lost(self, conn: HostConnection, reason: Any = None) -> None:
         self.connections.discard(conn)
+        self.unauthenticated.release(conn)
+        if conn.drop_reason is not None:
+            connection_log.info(
+                "dropped the connection from {address} (seat {seat}): {why}",
+                event="dropped",
+                address=conn.address,
+                seat=conn.seat,
+                why=conn.drop_reason,
+            )
+        else:
+            connection_log.info(
+                "the connection from {address} (seat {seat}) closed: {why}",
+                event="closed",
+                address=conn.address,
+                seat=conn.seat,
+                why=getattr(reason, "getErrorMessage", lambda: "closed")(),
+            )
         if conn.seat is None:
             return
         slot = self.slots[conn.seat]
@@ -384,7 +452,7 @@ class TableService:
             self.said_bye.add(conn.seat)
             if self._everyone_left():
                 self.stop_match(R.STOP_PLAYERS_LEFT)  # no person is left to play for
-        conn.drop()
+        conn.drop("the peer said bye")
 
     def _everyone_left(self) -> bool:
         """Whether every seat a person plays has said bye during the match (and not come back):
@@ -464,7 +532,7 @@ class TableService:
                 slot.conn.send(
                     {
                         "t": "welcome",
-                        "version": wire.PROTOCOL_MAX,
+                        "version": slot.conn.version or wire.PROTOCOL_MAX,
                         "seat": slot.seat,
                         "table": self.table_info(),
                         "aseq": table.next_aseq[slot.seat],
@@ -663,6 +731,7 @@ class TableService:
                 raise TableError("unexpected-message", f"a host does not accept {t!r}")
             if conn.seat is None:
                 raise TableError("no-seat", "say hello first")
+            self._check_chat_rate(conn.seat, message)
             slot = self.slots[conn.seat]
             if slot.local is not None:
                 raise TableError("seat-is-local", "a stand-in holds this seat for now")
@@ -679,15 +748,17 @@ class TableService:
                 return
             infos = table.take_message(conn.seat, message)
         except (TableError, wire.WireError) as e:
-            conn.send_error(e.code, str(e))
-            if isinstance(e, TableError) and e.code in (
-                "bad-password",
-                "table-full",
-                "version-mismatch",
-            ):
-                conn.drop()
-            if isinstance(e, wire.WireError) and e.code == "version-mismatch":
-                conn.drop()
+            if e.code in CLOSING_CODES or (t == "hello" and e.code == RATE_LIMITED):
+                connection_log.info(
+                    "refused {address}: {code}: {why}",
+                    event="refused",
+                    address=conn.address,
+                    code=e.code,
+                    why=str(e),
+                )
+                conn.refuse(e.code, str(e))
+            else:
+                conn.send_error(e.code, str(e))
             slot_seat = conn.seat
             if slot_seat is not None:
                 self.slots[slot_seat].prompted = ()
@@ -738,15 +809,34 @@ def bot_turns(reactor: Any) -> BotTurns:
     return _bot_turns[key]
 
 
+@implementer(IHandshakeListener)
 class HostConnection(FrameProtocol):
-    """One peer's connection to the host."""
+    """One peer's connection to the host, and its limits (``limits.HostLimits``): a deadline for
+    the TLS handshake and ``hello``, small frames until then, heartbeats once seated, and a cap on
+    what it may leave unread. While the transport's buffer to the peer is full the host reads
+    nothing more from it (the transport pauses this producer); past the cap it is dropped."""
+
+    FRAMES_PER_TURN = 32  # frames handled per reactor iteration before other peers' turn
 
     def __init__(self, service: TableService, key_source: Callable[[Any], bytes]) -> None:
         self.service = service
         self.key_source = key_source
+        self.limits = service.limits
         self.seat: int | None = None
+        self.version = 0  # negotiated at hello
         self.said_bye = False
         self.lost: Deferred[None] = Deferred()  # fires when the connection is gone
+        self.address = "?"
+        self.drop_reason: str | None = None  # why the host ended it, for the connection log
+        self.MAX_LENGTH = self.limits.max_hello_frame  # until hello: a hello is small
+        self.output_paused = False  # the transport's buffer to the peer is full
+        self.unsent = 0  # bytes written while it was full
+        self.last_heard = 0.0
+        self.ping_sent: float | None = None  # when the unanswered ping went out
+        self._deadline: IDelayedCall | None = None  # the handshake's or hello's
+        self._heartbeat: IDelayedCall | None = None
+        self._frames_this_turn = 0
+        self._turn_over = False  # this reactor iteration's share of frames is used up
 
     def peer_key(self) -> bytes:
         return self.key_source(self.transport)
@@ -760,7 +850,30 @@ class HostConnection(FrameProtocol):
     def say_bye(self, reason: str) -> None:
         """``send_bye``, then close once it is written (the transport flushes before closing)."""
         self.send_bye(reason)
-        self.drop()
+        self.drop(f"bye: {reason}")
+
+    def drop(self, why: str = "") -> None:
+        if self.drop_reason is None and why:
+            self.drop_reason = why
+        super().drop()
+
+    def abort(self, code: str, why: str) -> None:
+        """End the connection now, without waiting to flush what it has not read."""
+        if self.drop_reason is None:
+            self.drop_reason = f"{code}: {why}"
+        self.dropped = True
+        transport: Any = self.transport
+        if transport is not None:
+            transport.abortConnection()
+
+    def refuse(self, code: str, why: str) -> None:
+        """Tell the peer why in an ``error``, then close (aborted if it will not read it)."""
+        if self.dropped:
+            return
+        self.send_error(code, why)
+        self.drop(f"{code}: {why}")
+        self._cancel_deadline()
+        self._deadline = self._later(self.limits.refusal_grace, self.abort, code, why)
 
     def message_received(self, message: dict[str, Any]) -> None:
         try:
@@ -769,14 +882,133 @@ class HostConnection(FrameProtocol):
             # off-schema: refused before the table sees it; the prompt the seat holds stays good
             self.send_error(e.code, str(e))
             return
+        if message["t"] == "pong":
+            return  # it was heard (``dataReceived``): that is all a pong says
         self.service.handle(self, message)
+
+    # ------------------------------------------------------------------ limits
+    def _later(self, delay: float, f: Callable[..., Any], *args: Any) -> IDelayedCall:
+        call: IDelayedCall = self.service.reactor.callLater(delay, f, *args)
+        return call
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline = None
+
+    def handshakeCompleted(self) -> None:  # Twisted's name (IHandshakeListener)
+        self._cancel_deadline()
+        if self.seat is None and not self.dropped:
+            self._deadline = self._later(
+                self.limits.hello_timeout,
+                self.refuse,
+                "timeout",
+                f"no hello within {self.limits.hello_timeout:g} s of the TLS handshake",
+            )
+
+    def seated(self, version: int) -> None:
+        """Given a seat: frames of any size, no hello deadline, heartbeats from version 2."""
+        self.version = version
+        self.MAX_LENGTH = wire.MAX_FRAME
+        self._cancel_deadline()
+        if version >= wire.PING_VERSION and self._heartbeat is None:
+            self._heartbeat = self._later(self.limits.ping_interval, self._beat)
+
+    def _beat(self) -> None:
+        """Ping a seat it has not heard from lately; drop it if a ping went unanswered."""
+        self._heartbeat = None
+        if self.dropped:
+            return
+        now = self.service.reactor.seconds()
+        limits = self.limits
+        if self.ping_sent is not None and now - self.ping_sent >= limits.silence_limit:
+            self.abort("silent", f"no answer to a ping for {now - self.ping_sent:.0f} s")
+            return
+        if self.ping_sent is None and now - self.last_heard >= limits.ping_interval:
+            self.ping_sent = now
+            self.send({"t": "ping"})
+        self._heartbeat = self._later(limits.ping_interval, self._beat)
+
+    def dataReceived(self, data: bytes) -> None:  # Twisted's name
+        if data:
+            self.last_heard = self.service.reactor.seconds()
+            self.ping_sent = None
+        super().dataReceived(data)
+        budget = self.service.unauthenticated
+        if self in budget and not budget.hold(self, len(self._unprocessed)):
+            self.abort(
+                "busy", "too many bytes held in partial frames of connections without a seat"
+            )
+
+    def pauseProducing(self) -> None:  # Twisted's name: the buffer to the peer is full
+        self.output_paused = True
+        self._pause_reading()  # and read nothing more from it meanwhile
+
+    def resumeProducing(self) -> None:  # Twisted's name: the buffer drained
+        self.output_paused, self.unsent = False, 0
+        self._resume_reading()
+
+    def stringReceived(self, frame: bytes) -> None:  # Twisted's name
+        super().stringReceived(frame)
+        # A fair share: a peer that sends frames back to back gets FRAMES_PER_TURN handled per
+        # reactor iteration, so the other seats' messages are read in between.
+        self._frames_this_turn += 1
+        if self._frames_this_turn >= self.FRAMES_PER_TURN and not self._turn_over:
+            self._turn_over = True
+            self._pause_reading()
+            self._later(0, self._next_turn)
+
+    def _next_turn(self) -> None:
+        self._turn_over, self._frames_this_turn = False, 0
+        self._resume_reading()
+
+    def _pause_reading(self) -> None:
+        self.paused = True  # the frame loop stops after this frame; the rest stays buffered
+        transport: Any = self.transport  # TCP, or TLS passing it on: an IPushProducer
+        if transport is not None:
+            transport.pauseProducing()
+
+    def _resume_reading(self) -> None:
+        if self.dropped or self.output_paused or self._turn_over or not self.paused:
+            return
+        self.paused = False
+        transport: Any = self.transport
+        if transport is not None:
+            transport.resumeProducing()
+        self.dataReceived(b"")  # the frames that arrived meanwhile
+
+    def sendString(self, string: bytes) -> None:  # Twisted's name
+        if self.output_paused:
+            self.unsent += len(string) + 4
+            if self.unsent > self.limits.max_unsent:
+                self.abort(
+                    "slow-reader", f"over {self.limits.max_unsent} bytes sent to it are unread"
+                )
+                return
+        super().sendString(string)
 
     def connectionMade(self) -> None:  # Twisted's name
         super().connectionMade()
+        transport: Any = self.transport
+        peer = transport.getPeer() if transport is not None else None
+        self.address = str(getattr(peer, "host", peer))
+        self.last_heard = self.service.reactor.seconds()
+        if transport is not None:
+            transport.registerProducer(self, True)
+        self._deadline = self._later(
+            self.limits.tls_timeout,
+            self.abort,
+            "timeout",
+            f"no finished TLS handshake within {self.limits.tls_timeout:g} s",
+        )
         self.service.connection_made(self)
 
     def connectionLost(self, reason: Any = None) -> None:  # Twisted's name
-        self.service.connection_lost(self)
+        self._cancel_deadline()
+        if self._heartbeat is not None and self._heartbeat.active():
+            self._heartbeat.cancel()
+        self._heartbeat = None
+        self.service.connection_lost(self, reason)
         if not self.lost.called:
             self.lost.callback(None)
 

@@ -45,7 +45,9 @@ RECENT_RECORDS = 256
 # The host's refusals of a ``hello`` that asking again cannot change (``docs/wire-protocol.md``,
 # "Codes"): the seat stops and says why instead of reconnecting. Any other refusal, and a lost
 # connection, is worth another try.
-FINAL_REFUSALS = frozenset({"version-mismatch", "bad-password", "table-full", "seat-is-local"})
+FINAL_REFUSALS = frozenset(
+    {"version-mismatch", "bad-password", "table-full", "seat-is-local", "locked-out"}
+)
 
 
 class Player(Protocol):
@@ -262,6 +264,8 @@ class PeerSession:
             for line in comings_and_goings(self.seats, message["seats"], self.seat):
                 self.player.event(line)
             self.seats = message["seats"]
+        elif t == "ping":
+            send({"t": "pong"})  # the host checks that a seated peer is still there
         elif t == "error":
             refusal = safe_text(f"refused ({message['code']}): {message['message']}")
             self.player.event(refusal)

@@ -21,7 +21,8 @@ from ..schema import Anything, Bool, Bytes, Int, List, Map, MapOf, Nullable, Sch
 from ..schema import validate as validate_schema
 
 PROTOCOL_MIN: Final = 1
-PROTOCOL_MAX: Final = 1
+PROTOCOL_MAX: Final = 2
+PING_VERSION: Final = 2  # the first version with ``ping``/``pong`` (heartbeats)
 MAX_FRAME: Final = 2 << 20  # a log record is at most 1 MiB; views and lists are far smaller
 MAX_NAME: Final = 40
 MAX_TEXT: Final = 4096
@@ -95,6 +96,7 @@ SCHEMAS: Final[dict[str, Map]] = {
     "checkpoint": Map({"hand": Int(), "sig": Bytes(SIGNATURE_SIZE)}),
     # a record the host signed and sent this seat that the host's log lost or contradicts
     "fork": Map({"record": Bytes(MAX_FRAME)}),
+    "pong": Map({}),  # the answer to ``ping`` (version 2)
     # host -> peer
     "welcome": Map(
         {
@@ -113,12 +115,17 @@ SCHEMAS: Final[dict[str, Map]] = {
     ),
     "seats": Map({"seats": SEAT_LIST}),
     "error": Map({"code": Text(MAX_CODE), "message": _TEXT}),
+    "ping": Map({}),  # are you there? (version 2: a seat answers ``pong``)
     # both ways: the host ends the connection, or a seat's player leaves the table
     "bye": Map({"reason": _TEXT}),
 }
 
-PEER_TO_HOST: Final = frozenset({"hello", "commit", "reveal", "act", "checkpoint", "fork", "bye"})
-HOST_TO_PEER: Final = frozenset({"welcome", "record", "view", "turn", "seats", "error", "bye"})
+PEER_TO_HOST: Final = frozenset(
+    {"hello", "commit", "reveal", "act", "checkpoint", "fork", "bye", "pong"}
+)
+HOST_TO_PEER: Final = frozenset(
+    {"welcome", "record", "view", "turn", "seats", "error", "bye", "ping"}
+)
 NEEDS: Final = frozenset(
     {
         "commit",

@@ -1,0 +1,211 @@
+"""What a slow, silent or hostile peer can make the host hold (``net/limits.py``, ``net/host.py``):
+deadlines, frame and byte budgets, unread output, heartbeats, chat and password rates, and the
+host's connection events. Without sockets: StringTransport and a Clock (``test_table_protocol``)."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from test_table_protocol import Harness, Remote, classic, config, frame, hello, inject, stranger
+from twisted.logger import LogEvent, globalLogPublisher
+
+from canasta_net.net.limits import HostLimits, PasswordGuard, TokenBucket, UnauthenticatedBudget
+
+
+def aborted(peer: Remote) -> bool:
+    """The host ended the connection: closed it after its last frame, or aborted it."""
+    assert peer.transport is not None
+    return bool(peer.transport.disconnecting) or peer.conn is None or peer.conn.dropped
+
+
+def test_a_token_bucket_gives_its_burst_then_its_rate() -> None:
+    bucket = TokenBucket(3, 0.5, now=0.0)
+    assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.wait() == 2.0
+    assert not bucket.take(1.0) and bucket.take(2.0)
+
+
+def test_the_password_guard_waits_longer_then_locks_out_per_address_and_key() -> None:
+    limits = HostLimits(password_free_tries=2, password_lockout_after=5)
+    guard = PasswordGuard(limits)
+    for _ in range(2):
+        assert guard.check(0.0, "addr", b"key") is None
+        guard.failed(0.0, "addr", b"key")
+    refusal = guard.check(0.5, "other address", b"key")  # the key waits, from any address
+    assert refusal is not None and refusal.code == "rate-limited"
+    assert guard.check(1.0, "addr", b"other key") is None  # the wait is over
+    guard.failed(1.0, "addr", b"key")
+    assert guard.check(2.5, "addr", b"key") is not None  # now 2 s
+    assert guard.check(3.0, "addr", b"key") is None
+    for t in (3.0, 7.0, 20.0):
+        guard.failed(t, "addr", b"key")
+    locked = guard.check(100.0, "addr", b"new key")
+    assert locked is not None and locked.code == "locked-out"
+    guard.succeeded("addr", b"key")
+    assert guard.check(100.0, "addr", b"key") is None
+
+
+def test_the_unauthenticated_budget_evicts_the_oldest_to_admit_a_newcomer() -> None:
+    budget: UnauthenticatedBudget[str] = UnauthenticatedBudget(
+        HostLimits(max_unauthenticated=3, max_unauthenticated_per_address=2)
+    )
+    assert budget.admit("a1", "A") == [] and budget.admit("a2", "A") == []
+    assert [c for c, _ in budget.admit("a3", "A")] == ["a1"]  # its address's share
+    assert budget.admit("b1", "B") == []
+    assert [c for c, _ in budget.admit("c1", "C")] == ["a2"]  # the oldest of all
+    assert budget.hold("b1", 100) and budget.held_total == 100
+    budget.release("b1")
+    assert budget.held_total == 0 and len(budget) == 2
+
+
+def test_a_hello_frame_is_small_and_partial_frames_have_a_shared_budget() -> None:
+    # Before: a connection without a seat could park a 2 MiB frame, less a byte, for ever.
+    h = Harness(config(classic(100)))
+    mallory = stranger(h)
+    mallory.raw(struct.pack(">I", 2 << 20) + b"x" * 100)
+    assert aborted(mallory)
+    small = Harness(config(classic(100)))
+    small.service.limits = small.service.unauthenticated.limits = HostLimits(
+        max_unauthenticated_bytes=10_000
+    )
+    peers = [stranger(small, f"m{i}") for i in range(3)]
+    for peer in peers:
+        peer.raw(struct.pack(">I", 8000) + b"x" * 4000)
+    assert [aborted(p) for p in peers] == [False, False, True]
+
+
+def test_the_handshake_and_hello_have_deadlines_and_the_peer_hears_why() -> None:
+    h = Harness(config(classic(100)))
+    silent, late = stranger(h, "silent"), stranger(h, "late")
+    assert late.conn is not None
+    h.clock.advance(5)
+    late.conn.handshakeCompleted()
+    h.clock.advance(4.9)
+    assert not aborted(silent) and not aborted(late)
+    h.clock.advance(0.2)
+    assert aborted(silent)  # no handshake in 10 s
+    late.collect()
+    assert not aborted(late)
+    h.clock.advance(5)
+    assert [m["code"] for m in late.collect() if m["t"] == "error"] == ["timeout"]
+    assert aborted(late)
+
+
+def test_a_seated_peer_is_pinged_and_a_silent_one_is_dropped_and_held() -> None:
+    h = Harness(config(classic(100)))
+    h.service.limits = HostLimits()  # heartbeats as a real host has them
+    alice = h.remote("alice")
+    h.run()
+    bob = h.remote("bob", auto=False)  # never answers anything
+    assert bob.conn is not None
+    bob_conn = bob.conn
+    bob_conn.limits = h.service.limits
+    h.run()
+    h.clock.advance(5)
+    assert {"t": "ping"} in bob.collect()
+    h.run()  # alice answers hers
+    h.clock.advance(5)
+    h.run()
+    assert not aborted(bob)
+    h.clock.advance(5)  # 10 s after the ping without a word
+    h.run()
+    assert bob_conn.dropped and bob_conn.drop_reason is not None
+    assert bob_conn.drop_reason.startswith("silent")
+    assert bob.conn is None  # closed, as TCP reports it to the host
+    assert h.service.slots[2].life.state.value == "away"  # held for its player
+    assert not aborted(alice)
+
+
+def test_a_peer_that_reads_nothing_is_not_read_and_is_dropped_past_the_cap() -> None:
+    # Before: the host queued every answer for a peer that never read, without limit.
+    h = Harness(config(classic(100)))
+    mallory = stranger(h)
+    conn, transport = mallory.conn, mallory.transport
+    assert conn is not None and transport is not None
+    assert transport.producer is conn and transport.streaming  # registered for backpressure
+    conn.limits = HostLimits(max_unsent=2000)
+    conn.pauseProducing()  # what TCP does once its buffer to the peer is full
+    assert transport.producerState == "paused"  # the host stops reading from it
+    before = len(transport.value())
+    mallory.raw(frame({"t": "act", "act": b"", "asig": b""}) * 3)
+    assert len(transport.value()) == before  # the requests wait in the socket, not answered
+    conn.resumeProducing()
+    assert transport.producerState == "producing"
+    assert len(transport.value()) > before  # answered once it reads again
+    conn.pauseProducing()
+    for _ in range(40):
+        conn.send_error("no-seat", "x" * 100)
+    assert conn.dropped and conn.drop_reason is not None
+    assert conn.drop_reason.startswith("slow-reader")
+
+
+def test_a_chat_flood_is_refused_and_nothing_is_logged() -> None:
+    h = Harness(config(classic(100)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    h.run()
+    chats = []
+    for i in range(8):
+        message = bob.session.chat(f"spam {i}")
+        assert message is not None
+        chats.append(message)
+    log_before = len(h.log_bytes())
+    codes: list[str] = []
+    for i, message in enumerate(chats):
+        answers = inject(h, bob, message)
+        codes += [m["code"] for m in answers if m["t"] == "error"]
+        assert bob.session.agent is not None
+        bob.session.agent.aseq = h.table.next_aseq[2]  # as a prompt would resynchronise it
+        if i + 1 < len(chats):
+            chats[i + 1] = bob.session.chat(f"spam {i + 1}") or chats[i + 1]
+    assert codes == ["rate-limited"] * 3
+    written = len(h.log_bytes()) - log_before
+    h.clock.advance(2)  # a token comes back
+    message = bob.session.chat("later")
+    assert message is not None and not [m for m in inject(h, bob, message) if m["t"] == "error"]
+    assert written > 0 and alice.conn is not None
+
+
+def test_password_guessing_slows_down_then_is_locked_out() -> None:
+    # Before: every guess was checked at once, 466 a second, for ever.
+    h = Harness(config(classic(100), password="sesame"))
+    codes = []
+    for i in range(30):
+        mallory = stranger(h)
+        answers = inject(h, mallory, hello(password=f"guess {i}"))
+        codes += [m["code"] for m in answers if m["t"] == "error"]
+        assert aborted(mallory)
+        mallory.drop()
+        h.clock.advance(0.5)
+    assert codes[:5] == ["bad-password"] * 5
+    assert "rate-limited" in codes[5:] and codes.count("bad-password") < 12
+    h.clock.advance(10_000)
+    for i in range(40):
+        mallory = stranger(h)
+        inject(h, mallory, hello(password=f"again {i}"))
+        mallory.drop()
+        h.clock.advance(60)
+    mallory = stranger(h)
+    answers = inject(h, mallory, hello(password="sesame"))
+    assert [m["code"] for m in answers if m["t"] == "error"] == ["locked-out"]
+
+
+def test_connection_events_are_logged_with_why() -> None:
+    events: list[LogEvent] = []
+
+    def keep(event: LogEvent) -> None:
+        if event.get("log_namespace") == "canasta_net.net.host.connections":
+            events.append(event)
+
+    globalLogPublisher.addObserver(keep)
+    try:
+        h = Harness(config(classic(100), password="sesame"))
+        mallory = stranger(h)
+        inject(h, mallory, hello(password="wrong"))
+        mallory.drop()
+    finally:
+        globalLogPublisher.removeObserver(keep)
+    kinds: list[tuple[Any, ...]] = [(e["event"], e.get("code")) for e in events]
+    assert kinds == [("accepted", None), ("refused", "bad-password"), ("dropped", None)]
+    assert events[-1]["why"].startswith("bad-password")
+    assert events[0]["address"] == "192.168.1.1"
