@@ -59,6 +59,15 @@ the default: on, as the real host, then off):
   start-up and shutdown); the top-level ``cpu_seconds`` are the host process's. Goal (the issue):
   100 tables, p99 action->broadcast under 10 ms.
 
+Two ways to load the host: **busy** (the default, ``--bot-delay 0``: every table's host bots move
+as fast as the host lets them, so the host runs flat out and the figures show its limit) and
+**paced** (``--bot-delay 0.1 --ramp 3``, say: each bot move waits, and the tables start spread
+over a few seconds, so the host has a steady load and latency is not queueing behind a
+saturated process). ``--passes N`` runs the pass(es) N times in one process; each pass reports the
+host's resident memory after it (``host_rss_mib_after``, after a garbage collection; all of them
+in ``host_rss_mib_after_each_pass``), so growth across passes shows. ``host_cpu_ms_per_action``
+is the host process's CPU over the window per action.
+
 ``--nodelay`` also sets TCP_NODELAY from here (the library's ``FrameProtocol`` sets it itself
 now), ``--ramp`` spreads the tables' joins over some seconds, ``--profile FILE`` runs cProfile over
 the timed window (the seats' process writes its own, FILE's name with ``-seats``).

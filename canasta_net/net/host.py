@@ -414,14 +414,14 @@ class TableService:
         self._outbox.clear()  # what waited for the disk goes to nobody now; the log keeps it
         for conn in list(self.connections):
             conn.say_bye(reason)
+        if self._shutdown_trigger is not None:
+            self.reactor.removeSystemEventTrigger(self._shutdown_trigger)
+            self._shutdown_trigger = None
         self.close_log()
 
     def close_log(self) -> None:
         """Wait until every record written is on disk (the writer thread drained and ended).
         A record written later starts the thread again."""
-        if self._shutdown_trigger is not None:
-            self.reactor.removeSystemEventTrigger(self._shutdown_trigger)
-            self._shutdown_trigger = None
         if self.table is not None:
             self.table.writer.close()
 
@@ -707,6 +707,7 @@ class TableService:
         if self.finished:
             return
         self.finished = True
+        self.close_log()  # everything is on disk already: the idle writer thread ends
         for slot in self.slots:
             if slot.conn is not None:
                 slot.conn.send_bye("the match is over")  # the seat closes the connection
