@@ -64,8 +64,9 @@ as fast as the host lets them, so the host runs flat out and the figures show it
 **paced** (``--bot-delay 0.1 --ramp 3``, say: each bot move waits, and the tables start spread
 over a few seconds, so the host has a steady load and latency is not queueing behind a
 saturated process). ``--passes N`` runs the pass(es) N times in one process; each pass reports the
-host's resident memory after it (``host_rss_mib_after``, after a garbage collection; all of them
-in ``host_rss_mib_after_each_pass``), so growth across passes shows. ``host_cpu_ms_per_action``
+host's resident memory after it (``host_rss_mib_before_gc``, then ``host_rss_mib_after`` a full
+garbage collection; the latter for every pass in ``host_rss_mib_after_each_pass``), so growth
+across passes shows. ``host_cpu_ms_per_action``
 is the host process's CPU over the window per action.
 
 ``--nodelay`` also sets TCP_NODELAY from here (the library's ``FrameProtocol`` sets it itself
@@ -1260,6 +1261,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
             directory = base / f"{number}-{'fsync' if fsync else 'nofsync'}"
             directory.mkdir()
             figures = await run_pass(reactor, cfg, directory)
+            figures["host_rss_mib_before_gc"] = rss_mib()
             gc.collect()  # what a pass leaves behind, not what the collector has yet to free
             figures["host_rss_mib_after"] = rss_mib()
             seat_errors = (figures.get("seats_process") or {}).get("logged_errors") or 0
