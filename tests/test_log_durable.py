@@ -268,3 +268,34 @@ def test_closing_the_host_drains_the_log() -> None:
     assert table.writer.durable == table.writer.next_seq
     harness.log.seek(0)
     assert verify_log(harness.log).records == table.writer.next_seq
+
+
+def test_the_seats_the_host_plays_read_records_before_they_are_on_disk() -> None:
+    """A bot's turn queued earlier may run while records are still on their way to the disk: its
+    agent must have read them (else it signs for an older head or position: out of step)."""
+    disk = threading.Event()
+    disk.set()
+
+    def sync(file: BinaryIO) -> None:
+        assert disk.wait(10)
+
+    harness, _ = threaded_harness(sync)
+    harness.remote("a")
+    harness.remote("b")
+    found = harness.run(lambda peer, message: message["t"] == "turn")
+    assert found is not None
+    peer, prompt = found
+    disk.clear()  # from now on the disk is slow
+    peer.pending.pop(0)
+    replies: list[dict[str, Any]] = []
+    peer.session.handle(prompt, replies.append)
+    for reply in replies:
+        peer.send(reply)  # the host journals it; its sync is held
+    table = harness.table
+    assert table.writer.durable < table.writer.next_seq
+    local = [slot.local for slot in harness.service.slots if slot.local is not None]
+    assert local
+    for seat in local:
+        assert seat.agent is not None and seat.agent.signer.head == table.head
+    disk.set()
+    harness.service.close("the host quit")

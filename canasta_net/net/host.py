@@ -567,6 +567,14 @@ class TableService:
         if not infos:
             self._when_durable(self._schedule_pump)
             return
+        # The seats the host plays read the records at once, in the order they are written: a
+        # bot's turn queued before them may run before they are on disk, and must answer the
+        # table as it is (what the bot then signs is itself sent to nobody before it is on disk).
+        for info in infos:
+            written = WrittenRecord(info)  # decoded only if a seat the host plays looks inside
+            for slot in self.slots:
+                if slot.local is not None and slot.local.agent is not None:
+                    slot.local.agent.observe(written)
         summary = self.seat_summary()
         targets = [
             (slot, slot.conn, self._view_message(slot.seat, summary))
@@ -583,10 +591,6 @@ class TableService:
         for info in infos:
             if self.events.on_record:
                 self.events.on_record(info)
-            written = WrittenRecord(info)  # decoded only if a seat the host plays looks inside
-            for slot in self.slots:
-                if slot.local is not None and slot.local.agent is not None:
-                    slot.local.agent.observe(written)
             for slot, conn, _ in targets:
                 if slot.conn is conn and conn is not None:
                     data = redact_for_seat(info.stored, slot.seat)
