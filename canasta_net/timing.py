@@ -27,13 +27,15 @@ name                kind   where, details
 ``host.handle``     span   ``TableService.handle``: its whole handling of one message from a seat
                            (``t``: the message's type, ``act``: its ``act`` bytes or None,
                            ``conn``: the ``HostConnection``)
-``host.publish``    span   ``TableService``: sending every seat its copy of new records and views
-                           (``records``: how many)
+``host.publish``    span   ``TableService``: every seat's copy of new records and views, sent at
+                           once or queued until the log is on disk (``records``: how many)
 ``host.bot-turn``   span   ``TableService``: a host bot's (or stand-in's) whole turn (``seat``,
                            ``need``)
 ``table.submit``    span   ``HostTable.submit``: checking one signed message, the engine, the
                            journal (``seat``)
-``log.sync``        span   ``LogWriter``: flushing (and with ``fsync``, syncing) one record
+``log.sync``        span   ``log.durable``: writing, flushing (with ``fsync``, syncing) a group of
+                           records (``records``: how many; on the log's writer thread when the
+                           host syncs off its reactor thread)
 ==================  =====  ========================================================================
 
 :class:`Recorder` keeps the durations per name (tests, simple tools).

@@ -59,6 +59,16 @@ the default: on, as the real host, then off):
   start-up and shutdown); the top-level ``cpu_seconds`` are the host process's. Goal (the issue):
   100 tables, p99 action->broadcast under 10 ms.
 
+Two ways to load the host: **busy** (the default, ``--bot-delay 0``: every table's host bots move
+as fast as the host lets them, so the host runs flat out and the figures show its limit) and
+**paced** (``--bot-delay 0.1 --ramp 3``, say: each bot move waits, and the tables start spread
+over a few seconds, so the host has a steady load and latency is not queueing behind a
+saturated process). ``--passes N`` runs the pass(es) N times in one process; each pass reports the
+host's resident memory after it (``host_rss_mib_before_gc``, then ``host_rss_mib_after`` a full
+garbage collection; the latter for every pass in ``host_rss_mib_after_each_pass``), so growth
+across passes shows. ``host_cpu_ms_per_action``
+is the host process's CPU over the window per action.
+
 ``--nodelay`` also sets TCP_NODELAY from here (the library's ``FrameProtocol`` sets it itself
 now), ``--ramp`` spreads the tables' joins over some seconds, ``--profile FILE`` runs cProfile over
 the timed window (the seats' process writes its own, FILE's name with ``-seats``).
@@ -245,6 +255,17 @@ def turn_latency(
             if prompted is not None:
                 samples.append(at - prompted)
     return samples
+
+
+def rss_mib() -> float | None:
+    """This process's resident memory now (Linux), in MiB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def cpu_figures(start: Any, end: Any, seconds: float) -> dict[str, Any]:
@@ -839,6 +860,10 @@ async def close_hosts(reactor: Any, tables: Sequence[Table]) -> None:
         for slot in service.slots:
             if slot.hold is not None and slot.hold.active():
                 slot.hold.cancel()
+    for service in services:
+        close_log = getattr(service, "close_log", None)  # the log's writer thread drains first
+        if close_log is not None:
+            close_log()
     for t in tables:
         if t.hosted is not None:
             t.hosted.log_file.close()
@@ -1033,6 +1058,9 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
         "cpu_system_seconds": host_cpu["cpu_system_seconds"],
         "cpu_share": host_cpu["cpu_share"],
         "cpu_by_process": cpu_by_process,
+        "host_cpu_ms_per_action": (
+            round(host_cpu["cpu_seconds"] / stats.actions * 1000, 3) if stats.actions else None
+        ),
         "records": stats.records,
         "records_per_second": round(stats.records / seconds, 1) if seconds > 0 else None,
         "actions": stats.actions,
@@ -1193,8 +1221,9 @@ def begin_logging(errors: list[int]) -> None:
 
 
 async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
-    fsyncs = {"on": [True], "off": [False], "both": [True, False]}[args.fsync]
+    fsyncs = {"on": [True], "off": [False], "both": [True, False]}[args.fsync] * args.passes
     load = [round(x, 2) for x in os.getloadavg()]  # other work on the machine skews the figures
+    rss_start = rss_mib()
     deadline = time.perf_counter() + args.seconds
     runs: list[dict[str, Any]] = []
     errors = [0]
@@ -1229,9 +1258,12 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
                 seats_process=args.seats == "process",
             )
             before = errors[0]
-            directory = base / ("fsync" if fsync else "nofsync")
+            directory = base / f"{number}-{'fsync' if fsync else 'nofsync'}"
             directory.mkdir()
             figures = await run_pass(reactor, cfg, directory)
+            figures["host_rss_mib_before_gc"] = rss_mib()
+            gc.collect()  # what a pass leaves behind, not what the collector has yet to free
+            figures["host_rss_mib_after"] = rss_mib()
             seat_errors = (figures.get("seats_process") or {}).get("logged_errors") or 0
             figures["logged_errors"] = errors[0] - before + seat_errors
             runs.append(figures)
@@ -1243,7 +1275,9 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
             print(
                 f"fsync {'on' if fsync else 'off'}: {figures['tables_finished']}/{args.tables} "
                 f"tables, {figures['actions_per_second']} actions/s, act p50 {act.get('p50')} ms "
-                f"p99 {act.get('p99')} ms; CPU {cpu}",
+                f"p99 {act.get('p99')} ms; CPU {cpu}, "
+                f"{figures['host_cpu_ms_per_action']} ms/action; "
+                f"RSS {figures['host_rss_mib_after']} MiB",
                 file=sys.stderr,
             )
     return {
@@ -1258,6 +1292,8 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
         "clock": time.get_clock_info("perf_counter").implementation,
         "log_filesystem": fs,
         "load_average_at_start": load,
+        "host_rss_mib_at_start": rss_start,
+        "host_rss_mib_after_each_pass": [r.get("host_rss_mib_after") for r in runs],
         "address": LOOPBACK,
         "seats_run": args.seats,
         "variant": args.variant,
@@ -1315,6 +1351,12 @@ def main() -> int:
     parser.add_argument(
         "--seconds", type=float, default=55.0, help="cap on the whole run (shared by the passes)"
     )
+    parser.add_argument(
+        "--passes",
+        type=int,
+        default=1,
+        help="run the --fsync pass(es) this many times in one process (host memory across passes)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seeds the bots (deals stay random)")
     parser.add_argument("--dir", type=Path, help="where the logs go (default: the temp dir)")
     parser.add_argument(
@@ -1352,8 +1394,8 @@ def main() -> int:
         parser.error(str(e))
     if not 1 <= args.remote_seats < players:
         parser.error(f"--remote-seats must be 1 to {players - 1} for {args.variant}")
-    if args.tables < 1 or args.hands < 1:
-        parser.error("--tables and --hands must be at least 1")
+    if args.tables < 1 or args.hands < 1 or args.passes < 1:
+        parser.error("--tables, --hands and --passes must be at least 1")
 
     async def body(reactor: Any) -> None:
         text = json.dumps(await run(reactor, args), indent=2)

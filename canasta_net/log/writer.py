@@ -1,8 +1,9 @@
 """Writing a log: the host's writer, which builds, signs and durably appends records, and the
 opening of a log file for it.
 
-This is the only module of :mod:`canasta_net.log` that opens, writes or syncs files (the reader
-only calls ``read`` on a file object it is handed; everything else is pure).
+This and :mod:`.durable` (which writes and syncs the records' bytes, on the caller's thread or a
+writer thread) are the only modules of :mod:`canasta_net.log` that open, write or sync files (the
+reader only calls ``read`` on a file object it is handed; everything else is pure).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, BinaryIO, Final, cast
 from canasta_net.identity import Identity
 from canasta_net.timing import NO_TIMING, Timing
 
+from .durable import Durability, SyncDurability
 from .format import (
     FORMAT_VERSION,
     HEADER_KIND,
@@ -82,24 +84,17 @@ def fsync_directory(directory: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def _write_all(file: BinaryIO, data: bytes) -> None:
-    view = memoryview(data)
-    written = 0
-    while written < len(data):
-        count = file.write(view[written:])
-        if not count:
-            raise OSError(f"short write to the log ({written} of {len(data)} bytes)")
-        written += count
-
-
 class LogWriter:
     """The host's side of a log: build, sign and durably append records.
 
-    Every record is written, flushed and (with ``fsync``, when the file has a descriptor) synced
-    to disk before :meth:`write_header` / :meth:`append` returns, so the host can journal a record
-    before sending it to anyone. A refused record (:class:`ValueError`) leaves the log unchanged.
-    If a write fails the writer refuses any further record (:class:`LogWriterError`): resume from
-    the file instead.
+    Records are built, chained and signed in order on the caller's thread; their bytes go to a
+    :class:`~canasta_net.log.durable.Durability`. By default (:class:`SyncDurability`) every
+    record is written, flushed and (with ``fsync``, when the file has a descriptor) synced to disk
+    before :meth:`write_header` / :meth:`append` returns. With a threaded one
+    (:meth:`use_durability`) they return at once and :attr:`durable` says how far the log is on
+    disk: the host sends a record to nobody before it is. A refused record
+    (:class:`ValueError`) leaves the log unchanged. If a write fails the writer refuses any
+    further record (:class:`LogWriterError`): resume from the file instead.
     """
 
     def __init__(
@@ -116,10 +111,15 @@ class LogWriter:
         # seconds since the Unix epoch (the reactor's ``seconds``, or a test's fake clock)
         self._clock = clock
         self._last_time = 0
-        self._timing = timing
         self._identity = host_identity
-        self._fsync = fsync
+        self._durability: Durability = SyncDurability(file, fsync=fsync, timing=timing)
         self._max_record_size = max_record_size
+        #: Whether :meth:`append` decodes each body again and checks it against the log's schema
+        #: (docs/log-format.md) before writing it. A caller that checks everything it hands over
+        #: itself may turn it off: ``HostTable`` accepts a seat's signed message only if it follows
+        #: the log's rules (``decode_log_map``, then its table, seat, aseq, known head and hand),
+        #: and builds every other field itself; the network host turns it off for its tables.
+        self.check_records = True
         self._header: Header | None = None
         self._next_seq = 0
         self._head = ZERO_HASH
@@ -140,6 +140,27 @@ class LogWriter:
     def head(self) -> bytes:
         """The hash of the last record written (32 zero bytes before the header)."""
         return self._head
+
+    @property
+    def durable(self) -> int:
+        """How many records (counted from the header) are on disk: with the default
+        durability, every record written."""
+        return self._durability.durable
+
+    @property
+    def durability(self) -> Durability:
+        return self._durability
+
+    def use_durability(self, durability: Durability) -> None:
+        """From now on hand records to ``durability`` (which must start at :attr:`next_seq`).
+        Only once everything written so far is on disk."""
+        if self._durability.durable != self._next_seq or durability.durable != self._next_seq:
+            raise LogWriterError("records are still on their way to the disk")
+        self._durability = durability
+
+    def close(self) -> None:
+        """Return once every record written is on disk (or its write has failed)."""
+        self._durability.close()
 
     @classmethod
     def resume(
@@ -173,11 +194,14 @@ class LogWriter:
         )
         if report.truncated is not None:
             file.truncate(report.valid_length)
-            writer._sync()
+            cast(SyncDurability, writer._durability).sync()
         file.seek(report.valid_length)
         writer._header = report.header
         writer._next_seq = report.records
         writer._head = report.last_hash
+        writer._durability = SyncDurability(
+            file, fsync=fsync, position=report.records, timing=timing
+        )
         writer.resumed_from = report
         writer._last_time = report.last_time or 0
         return writer
@@ -233,10 +257,11 @@ class LogWriter:
         if payloads:
             body_fields["priv"] = {seat: record_hash(data) for seat, data in payloads.items()}
         body = _pack(body_fields)
-        try:
-            _check_record(_decode_map(body, seq, "the record body"), seq, header)
-        except LogFormatError as e:
-            raise ValueError(f"refusing to write an invalid record: {e.reason}") from None
+        if self.check_records:
+            try:
+                _check_record(_decode_map(body, seq, "the record body"), seq, header)
+            except LogFormatError as e:
+                raise ValueError(f"refusing to write an invalid record: {e.reason}") from None
         info = self._write(seq, kind, body, payloads, self._max_record_size)
         if stamp is not None:
             self._last_time = stamp
@@ -250,6 +275,8 @@ class LogWriter:
     def _write(
         self, seq: int, kind: str, body: bytes, payloads: dict[int, bytes], limit: int
     ) -> RecordInfo:
+        if self._failure is None and self._durability.failure is not None:
+            self._failure = repr(self._durability.failure)
         if self._failure is not None:
             raise LogWriterError(f"an earlier write failed ({self._failure})")
         signature = self._identity.sign(RECORD_SIGNATURE_KIND, body)
@@ -257,8 +284,7 @@ class LogWriter:
         if len(stored) > limit:
             raise ValueError(f"the record is {len(stored)} bytes, more than {limit}")
         try:
-            _write_all(self._file, stored)
-            self._sync()
+            self._durability.append(stored, seq + 1)
         except BaseException as e:
             self._failure = repr(e)
             raise
@@ -266,17 +292,3 @@ class LogWriter:
         self._head = digest
         self._next_seq = seq + 1
         return RecordInfo(seq=seq, kind=kind, hash=digest, body=body, stored=stored)
-
-    def _sync(self) -> None:
-        with self._timing.span("log.sync"):
-            self._flush_and_sync()
-
-    def _flush_and_sync(self) -> None:
-        self._file.flush()
-        if not self._fsync:
-            return
-        try:
-            fd = self._file.fileno()
-        except (AttributeError, OSError, ValueError):
-            return  # an in-memory file: flushing is all there is
-        os.fsync(fd)

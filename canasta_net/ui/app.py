@@ -17,7 +17,14 @@ from twisted.logger import Logger
 
 from ..identity import Identity
 from ..log import open_log_for_writing
-from ..net.host import HostConnection, HostFactory, ServiceEvents, TableConfig, TableService
+from ..net.host import (
+    HostConnection,
+    HostFactory,
+    ServiceEvents,
+    TableConfig,
+    TableService,
+    threaded_durability,
+)
 from ..net.peer import PeerSession, Player, SeatClient, connect_with_retry
 from ..net.tls import client_context_factory, server_context_factory, verified_peer_key
 from ..table.host import HostTable
@@ -128,7 +135,16 @@ async def start_host(
     else:
         log_file = open_new_log(log_path)
     service = TableService(
-        config, identity, reactor, log_file, table=table, fsync=fsync, events=events, timing=timing
+        config,
+        identity,
+        reactor,
+        log_file,
+        table=table,
+        fsync=fsync,
+        events=events,
+        timing=timing,
+        # the log synced on a writer thread, in groups: the reactor never waits for the disk
+        durability=threaded_durability(reactor, fsync=fsync, timing=timing),
     )
     endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
     try:

@@ -1,0 +1,301 @@
+"""The log synced off the reactor thread (``log/durable.py``): the writer thread's order, its group
+commit, draining, its error path, and a host that broadcasts a record only once it is on disk.
+
+Deterministic: no sleeps. The writer thread is joined (``close``) or held on events, and what it
+reports "through the reactor" is queued here and run on the test's thread.
+"""
+
+from __future__ import annotations
+
+import io
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any, BinaryIO, cast
+
+import pytest
+from test_eventlog import HOST as HOST_SEAT
+from test_eventlog import SEATS, header_fields
+from test_table_protocol import HOST, Harness, config, key_of
+from twisted.internet.task import Clock
+
+from canasta_net.log import LogWriter, LogWriterError, verify_log
+from canasta_net.log.durable import ThreadedDurability
+from canasta_net.net.host import HostFactory, TableService
+
+Call = tuple[Callable[..., object], tuple[Any, ...]]
+
+
+class Reactor:
+    """What the writer thread calls back into: a queue, run on the test's thread."""
+
+    def __init__(self) -> None:
+        self.calls: queue.Queue[Call] = queue.Queue()
+
+    def call_from_thread(self, function: Callable[..., object], *args: Any) -> None:
+        self.calls.put((function, args))
+
+    def run_calls(self) -> int:
+        ran = 0
+        while not self.calls.empty():
+            function, args = self.calls.get()
+            function(*args)
+            ran += 1
+        return ran
+
+
+def contents(file: BinaryIO) -> bytes:
+    return cast(io.BytesIO, file).getvalue()
+
+
+def test_one_sync_for_the_records_that_arrived_meanwhile_in_order() -> None:
+    reactor = Reactor()
+    in_first_sync, release = threading.Event(), threading.Event()
+    synced: list[bytes] = []  # the file as each sync saw it
+
+    def sync(file: BinaryIO) -> None:
+        synced.append(contents(file))
+        if len(synced) == 1:
+            in_first_sync.set()
+            assert release.wait(10)
+
+    durability = ThreadedDurability(io.BytesIO(), reactor.call_from_thread, sync=sync)
+    reached: list[int] = []
+    durability.on_durable = reached.append
+    durability.append(b"a", 1)
+    assert in_first_sync.wait(10)
+    for position, data in enumerate((b"b", b"c", b"d"), start=2):
+        durability.append(data, position)  # while the thread syncs "a"
+    assert durability.durable == 0  # nothing reported yet
+    release.set()
+    durability.close()
+    assert reactor.run_calls() == 2
+    assert synced == [b"a", b"abcd"]  # three records, one sync
+    assert reached == [1, 4] and durability.durable == 4
+    assert not durability.running
+
+
+def test_close_drains_everything_appended() -> None:
+    reactor = Reactor()
+    syncs = [0]
+
+    def sync(file: BinaryIO) -> None:
+        syncs[0] += 1
+
+    file = io.BytesIO()
+    durability = ThreadedDurability(file, reactor.call_from_thread, sync=sync)
+    records = [bytes([n]) * 10 for n in range(200)]
+    for position, data in enumerate(records, start=1):
+        durability.append(data, position)
+    durability.close()
+    assert file.getvalue() == b"".join(records)
+    assert durability.durable == 200  # known at once, before the reports run
+    assert 1 <= syncs[0] <= 200
+    reactor.run_calls()
+    assert durability.durable == 200
+    durability.append(b"late", 201)  # a record after close starts the thread again
+    durability.close()
+    assert file.getvalue().endswith(b"late") and durability.durable == 201
+
+
+def test_a_failed_sync_reaches_the_owner_and_refuses_later_records() -> None:
+    reactor = Reactor()
+
+    def sync(file: BinaryIO) -> None:
+        raise OSError(28, "No space left on device")
+
+    durability = ThreadedDurability(io.BytesIO(), reactor.call_from_thread, sync=sync)
+    failures: list[BaseException] = []
+    durability.on_failure = failures.append
+    durability.append(b"a", 1)
+    durability.close()
+    reactor.run_calls()
+    assert [str(e) for e in failures] == ["[Errno 28] No space left on device"]
+    assert durability.durable == 0
+    with pytest.raises(OSError, match="an earlier write of the log failed"):
+        durability.append(b"b", 2)
+
+
+def test_the_writer_chains_records_at_once_and_the_thread_makes_them_durable() -> None:
+    reactor = Reactor()
+    file = io.BytesIO()
+    writer = LogWriter(file, SEATS[HOST_SEAT], fsync=False)
+    writer.use_durability(ThreadedDurability(file, reactor.call_from_thread))
+    writer.write_header(header_fields())
+    for n in range(20):
+        writer.append("note", {"n": n})
+    assert writer.next_seq == 21  # chained and signed already, whatever is on disk
+    writer.close()
+    assert writer.durable == 21
+    file.seek(0)
+    report = verify_log(file)
+    assert report.records == 21 and report.last_hash == writer.head
+
+
+def test_the_writer_refuses_records_after_the_thread_failed() -> None:
+    reactor = Reactor()
+    file = io.BytesIO()
+    writer = LogWriter(file, SEATS[HOST_SEAT], fsync=False)
+
+    def sync(file: BinaryIO) -> None:
+        raise OSError(5, "Input/output error")
+
+    writer.use_durability(ThreadedDurability(file, reactor.call_from_thread, sync=sync))
+    writer.write_header(header_fields())
+    writer.close()
+    reactor.run_calls()
+    with pytest.raises(LogWriterError, match="Input/output error"):
+        writer.append("note", {})
+
+
+# --------------------------------------------------------------------------- the network host
+
+
+class DrainingClock(Clock):
+    """The harness's reactor: after each step, the writer threads are joined and what they
+    reported runs, until nothing is left (so a test sees every record once it is durable)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reactor = Reactor()
+        self.threads: list[ThreadedDurability] = []
+
+    def callFromThread(self, function: Callable[..., object], *args: Any) -> None:  # Twisted's name
+        self.reactor.call_from_thread(function, *args)
+
+    def advance(self, amount: float) -> None:
+        super().advance(amount)
+        while True:
+            for thread in self.threads:
+                thread.close()
+            if not self.reactor.run_calls():
+                return
+            super().advance(0)
+
+
+def threaded_harness(sync: Callable[[BinaryIO], None]) -> tuple[Harness, DrainingClock]:
+    harness = Harness(config(players=3))
+    clock = DrainingClock()
+
+    def durability(file: BinaryIO, position: int) -> ThreadedDurability:
+        made = ThreadedDurability(file, clock.callFromThread, position=position, sync=sync)
+        clock.threads.append(made)
+        return made
+
+    harness.clock = clock
+    harness.service = TableService(
+        harness.cfg,
+        HOST,
+        clock,
+        harness.log,
+        fsync=False,
+        random_bytes=harness.service.random_bytes,
+        table_id=harness.service.table_id,
+        durability=durability,
+    )
+    harness.factory = HostFactory(harness.service, key_of)
+    return harness, clock
+
+
+def test_the_host_sends_a_record_only_once_it_is_on_disk() -> None:
+    syncs = [0]
+
+    def sync(file: BinaryIO) -> None:
+        syncs[0] += 1
+
+    harness, _ = threaded_harness(sync)
+    service = harness.service
+    sent_too_early: list[int] = []
+
+    def watch(message: dict[str, Any]) -> None:  # as the host writes each frame
+        if message["t"] == "record":
+            table = service.table
+            assert table is not None
+            if table.writer.durable <= message["seq"]:
+                sent_too_early.append(message["seq"])
+
+    a, b = harness.remote("a", connect=False), harness.remote("b", connect=False)
+    a.watch = b.watch = watch
+    a.connect()
+    b.connect()
+    harness.run_to_end()
+    assert sent_too_early == []
+    records = harness.table.writer.next_seq
+    assert [m["seq"] for m in a.received if m["t"] == "record"] == list(range(records))
+    assert 0 < syncs[0] <= records
+    harness.log.seek(0)
+    assert verify_log(harness.log).records == records
+
+
+def test_a_log_that_cannot_be_written_stops_the_table_before_the_record_goes_out() -> None:
+    syncs = [0]
+
+    def sync(file: BinaryIO) -> None:
+        syncs[0] += 1
+        if syncs[0] == 3:
+            raise OSError(28, "No space left on device")
+
+    harness, _ = threaded_harness(sync)
+    a, b = harness.remote("a"), harness.remote("b")
+    harness.run()
+    service = harness.service
+    assert service.stopped is not None
+    assert "the log could not be written" in service.stopped
+    assert "No space left on device" in service.stopped
+    for peer in (a, b):
+        byes = [m["reason"] for m in peer.received if m["t"] == "bye"]
+        assert byes and "the log could not be written" in byes[0]
+        # the records of the failed sync (and anything after) went to nobody
+        table = service.table
+        assert table is not None
+        seen = [m["seq"] for m in peer.received if m["t"] == "record"]
+        assert seen and max(seen) < table.writer.durable
+
+
+def test_closing_the_host_drains_the_log() -> None:
+    gate = threading.Event()
+
+    def sync(file: BinaryIO) -> None:
+        assert gate.wait(10)  # the disk is slow: held until the test lets it go
+
+    harness, _ = threaded_harness(sync)
+    harness.remote("a")
+    harness.remote("b")  # every seat taken: the table starts and writes its first records
+    table = harness.table
+    assert table.writer.durable == 0 < table.writer.next_seq
+    gate.set()
+    harness.service.close("the host quit")  # returns once the writer thread has drained
+    assert table.writer.durable == table.writer.next_seq
+    harness.log.seek(0)
+    assert verify_log(harness.log).records == table.writer.next_seq
+
+
+def test_the_seats_the_host_plays_read_records_before_they_are_on_disk() -> None:
+    """A bot's turn queued earlier may run while records are still on their way to the disk: its
+    agent must have read them (else it signs for an older head or position: out of step)."""
+    disk = threading.Event()
+    disk.set()
+
+    def sync(file: BinaryIO) -> None:
+        assert disk.wait(10)
+
+    harness, _ = threaded_harness(sync)
+    harness.remote("a")
+    harness.remote("b")
+    found = harness.run(lambda peer, message: message["t"] == "turn")
+    assert found is not None
+    peer, prompt = found
+    disk.clear()  # from now on the disk is slow
+    peer.pending.pop(0)
+    replies: list[dict[str, Any]] = []
+    peer.session.handle(prompt, replies.append)
+    for reply in replies:
+        peer.send(reply)  # the host journals it; its sync is held
+    table = harness.table
+    assert table.writer.durable < table.writer.next_seq
+    local = [slot.local for slot in harness.service.slots if slot.local is not None]
+    assert local
+    for seat in local:
+        assert seat.agent is not None and seat.agent.signer.head == table.head
+    disk.set()
+    harness.service.close("the host quit")
