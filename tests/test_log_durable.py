@@ -259,15 +259,20 @@ def test_closing_the_host_drains_the_log() -> None:
         assert gate.wait(10)  # the disk is slow: held until the test lets it go
 
     harness, _ = threaded_harness(sync)
-    harness.remote("a")
+    a = harness.remote("a")
     harness.remote("b")  # every seat taken: the table starts and writes its first records
     table = harness.table
     assert table.writer.durable == 0 < table.writer.next_seq
+    assert not [m for m in a.collect() if m["t"] == "record"]  # nothing is on disk yet
     gate.set()
     harness.service.close("the host quit")  # returns once the writer thread has drained
     assert table.writer.durable == table.writer.next_seq
     harness.log.seek(0)
     assert verify_log(harness.log).records == table.writer.next_seq
+    # what waited for the disk went out before the bye: the seat has every record, then the bye
+    a.collect()
+    kinds = [m["t"] for m in a.received]
+    assert kinds[-1] == "bye" and kinds.count("record") == table.writer.next_seq
 
 
 def test_the_seats_the_host_plays_read_records_before_they_are_on_disk() -> None:

@@ -516,13 +516,21 @@ class TableService:
         if self._pump_call is not None and self._pump_call.active():
             self._pump_call.cancel()
         self._pump_call = None
-        self._outbox.clear()  # what waited for the disk goes to nobody now; the log keeps it
+        # the host's last records (a stop among them) reach the seats before the byes: the
+        # writer drains first, and what then is on disk goes out; anything a failed write kept
+        # from the disk goes to nobody (the log is as it is)
+        self.close_log()
+        durable = self.table.writer.durable if self.table is not None else 0
+        outbox, self._outbox = self._outbox, deque()
+        for needed, action in outbox:
+            if needed > durable:
+                break
+            action()
         for conn in list(self.connections):
             conn.say_bye(reason)
         if self._shutdown_trigger is not None:
             self.reactor.removeSystemEventTrigger(self._shutdown_trigger)
             self._shutdown_trigger = None
-        self.close_log()
 
     def close_log(self) -> None:
         """Wait until every record written is on disk (the writer thread drained and ended).
