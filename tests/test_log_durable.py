@@ -20,7 +20,7 @@ from test_table_protocol import HOST, Harness, config, key_of
 from twisted.internet.task import Clock
 
 from canasta_net.log import LogWriter, LogWriterError, verify_log
-from canasta_net.log.durable import ThreadedDurability
+from canasta_net.log.durable import LogSyncWorker, ThreadedDurability
 from canasta_net.net.host import HostFactory, TableService
 
 Call = tuple[Callable[..., object], tuple[Any, ...]]
@@ -304,3 +304,38 @@ def test_the_seats_the_host_plays_read_records_before_they_are_on_disk() -> None
         assert seat.agent is not None and seat.agent.signer.head == table.head
     disk.set()
     harness.service.close("the host quit")
+
+
+def test_logs_sharing_a_worker_are_written_and_reported_together() -> None:
+    # a host's tables share a few writer threads: one pass writes every log that has records
+    # waiting, syncs each once, and reports them all in one call to the reactor
+    reactor = Reactor()
+    gate = threading.Event()
+    synced: list[bytes] = []
+
+    def sync(file: BinaryIO) -> None:
+        synced.append(contents(file))
+        assert gate.wait(10)
+
+    worker = LogSyncWorker(reactor.call_from_thread, name="test-writer")
+    files = [io.BytesIO(), io.BytesIO()]
+    logs = [
+        ThreadedDurability(f, reactor.call_from_thread, sync=sync, worker=worker) for f in files
+    ]
+    reached: list[tuple[int, int]] = []
+    for n, log in enumerate(logs):
+        log.on_durable = lambda position, n=n: reached.append((n, position))
+    logs[0].append(b"a", 1)
+    logs[1].append(b"x", 1)
+    logs[1].append(b"y", 2)
+    gate.set()
+    logs[0].close()  # drains this log; the shared thread goes on for the others
+    logs[1].close()
+    assert worker.running
+    reactor.run_calls()
+    assert sorted(reached) == [(0, 1), (1, 2)] or sorted(reached) == [(0, 1), (1, 1), (1, 2)]
+    assert [f.getvalue() for f in files] == [b"a", b"xy"]
+    assert [log.durable for log in logs] == [1, 2]
+    logs[0].append(b"b", 2)  # a closed log may be written again
+    logs[0].close()
+    assert files[0].getvalue() == b"ab" and logs[0].durable == 2

@@ -9,9 +9,10 @@ on disk. The host sends a record to nobody before ``durable`` covers it.
 - :class:`SyncDurability` writes, flushes and (with ``fsync``) syncs each record before
   ``append`` returns: ``durable`` always covers every record. The local table, tests and a
   resuming writer use it.
-- :class:`ThreadedDurability` returns at once; its thread writes whatever has arrived meanwhile and
-  syncs it with one ``fsync`` (group commit), then tells its owner's thread the new ``durable``
-  through ``call_from_thread`` (Twisted's ``reactor.callFromThread``). A host serving many tables
+- :class:`ThreadedDurability` returns at once; a writer thread (a :class:`LogSyncWorker`, which
+  a host shares among its tables' logs) writes whatever has arrived meanwhile and syncs it with
+  one ``fsync`` (group commit), then tells its owner's thread the new ``durable`` through
+  ``call_from_thread`` (Twisted's ``reactor.callFromThread``). A host serving many tables
   thus never waits for a disk on its reactor thread. A failed write or sync is reported the same
   way (``on_failure``); every later ``append`` is refused. ``close`` drains: it returns once
   everything handed over is on disk (or has failed) and the thread has ended. An ``append`` after
@@ -29,6 +30,7 @@ from canasta_net.timing import NO_TIMING, Timing
 
 __all__ = [
     "Durability",
+    "LogSyncWorker",
     "SyncDurability",
     "ThreadedDurability",
     "flush_and_sync",
@@ -117,13 +119,84 @@ class SyncDurability:
         return None
 
 
+class LogSyncWorker:
+    """A writer thread that serves many logs (one per table), so that a host with a hundred
+    tables runs a few writer threads, not a hundred contending for the interpreter.
+
+    Each pass takes every log with records waiting, writes each one's records and syncs each
+    touched log once (group commit per log), then tells the owner's thread what became durable in
+    ONE ``call_from_thread`` for the whole pass. A private worker (a durability made without one)
+    serves one log and ends when that log is closed; a shared one lives as long as the process
+    (its thread is a daemon, idle when nothing is to be written).
+    """
+
+    def __init__(self, call_from_thread: Callable[..., object], *, name: str) -> None:
+        self._call_from_thread = call_from_thread
+        self._name = name
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._ready: dict[ThreadedDurability, None] = {}  # under _lock: an ordered set
+        self._stopping = False  # under _lock
+        self._thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def submit(self, durability: ThreadedDurability) -> None:
+        """``durability`` has records waiting: write them on the next pass."""
+        with self._lock:
+            self._ready[durability] = None
+            self._stopping = False
+            self._wake.notify()
+            if self._thread is None or not self._thread.is_alive():
+                # a daemon: a process that ends without ``close`` must not hang on it (what it
+                # had not synced yet was sent to nobody)
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+
+    def stop(self) -> None:
+        """End the thread once nothing is waiting (a private worker's log was closed)."""
+        with self._lock:
+            self._stopping = True
+            self._wake.notify()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+        with self._lock:
+            if self._thread is thread and not self._ready:
+                self._thread = None
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._ready and not self._stopping:
+                    self._wake.wait()
+                if not self._ready:
+                    return
+                ready, self._ready = list(self._ready), {}
+            reports = [report for d in ready if (report := d._write_waiting()) is not None]
+            if reports:
+                self._call_from_thread(_deliver, reports)
+
+
+def _deliver(reports: list[tuple[ThreadedDurability, int | BaseException]]) -> None:
+    """On the owner's thread: what one pass of a worker made durable, or where it failed."""
+    for durability, outcome in reports:
+        if isinstance(outcome, BaseException):
+            durability._failed(outcome)
+        else:
+            durability._reached(outcome)
+
+
 class ThreadedDurability:
-    """A writer thread with group commit (see the module's docstring).
+    """A log written on a writer thread with group commit (see the module's docstring).
 
     ``call_from_thread`` runs a callable on the owner's thread (``reactor.callFromThread``);
     ``on_durable(position)`` and ``on_failure(error)`` are then called there. ``sync`` (default:
     flush and, with ``fsync``, ``os.fsync``) is called once per group, on the writer thread: tests
-    pass their own to count or to fail.
+    pass their own to count or to fail. ``worker``: a :class:`LogSyncWorker` shared with other
+    logs; without one the log has a thread of its own, ended by ``close``.
     """
 
     def __init__(
@@ -136,20 +209,21 @@ class ThreadedDurability:
         sync: Callable[[BinaryIO], None] | None = None,
         timing: Timing = NO_TIMING,
         name: str = "canasta-log-writer",
+        worker: LogSyncWorker | None = None,
     ) -> None:
         self._file = file
-        self._call_from_thread = call_from_thread
         self._sync = sync or (lambda f: flush_and_sync(f, fsync))
         self._timing = timing
-        self._name = name
+        self._private = worker is None
+        self._worker = worker or LogSyncWorker(call_from_thread, name=name)
         self._durable = position  # read and written on the owner's thread only
         self._failure: BaseException | None = None
         self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
+        self._drained = threading.Condition(self._lock)
         self._queue: list[tuple[bytes, int]] = []  # under _lock
-        self._synced = position  # under _lock: what the thread has synced
-        self._closing = False  # under _lock
-        self._thread: threading.Thread | None = None
+        self._writing = False  # under _lock: the worker holds a group of this log
+        self._dead = False  # under _lock: a write failed, nothing more is written
+        self._synced = position  # under _lock: what the worker has synced
         self.on_durable: Callable[[int], None] | None = None
         self.on_failure: Callable[[BaseException], None] | None = None
 
@@ -163,57 +237,53 @@ class ThreadedDurability:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Whether a writer thread is at work for this log (its own, or the shared one)."""
+        return self._worker.running if self._private else bool(self._queue or self._writing)
 
     def append(self, data: bytes, position: int) -> None:
         if self._failure is not None:
             raise OSError(f"an earlier write of the log failed ({self._failure!r})")
         with self._lock:
             self._queue.append((data, position))
-            self._closing = False
-            self._wake.notify()
-        if self._thread is None:
-            # a daemon: a process that ends without ``close`` must not hang on it (what it had
-            # not synced yet was sent to nobody)
-            self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-            self._thread.start()
+        self._worker.submit(self)
 
     def close(self) -> None:
-        """Drain: everything appended is on disk (or failed) and the thread has ended when this
-        returns. Its last reports still reach ``on_durable`` / ``on_failure`` through
+        """Drain: everything appended is on disk (or failed) when this returns, and a log's own
+        thread has ended. The last reports still reach ``on_durable`` / ``on_failure`` through
         ``call_from_thread``; ``durable`` is brought up to date here as well."""
-        thread = self._thread
-        if thread is None:
-            return
         with self._lock:
-            self._closing = True
-            self._wake.notify()
-        thread.join()
-        self._thread = None
-        with self._lock:
+            while (self._queue or self._writing) and not self._dead:
+                self._drained.wait()
             self._durable = max(self._durable, self._synced)
+        if self._private:
+            self._worker.stop()
 
-    def _run(self) -> None:
-        while True:
+    def _write_waiting(self) -> tuple[ThreadedDurability, int | BaseException] | None:
+        """On the worker's thread: write what waits and sync it once; what to report."""
+        with self._lock:
+            if self._dead or not self._queue:
+                self._queue.clear()
+                self._drained.notify_all()
+                return None
+            group, self._queue = self._queue, []
+            self._writing = True
+        try:
+            with self._timing.span("log.sync", records=len(group)):
+                for data, _ in group:
+                    write_all(self._file, data)
+                self._sync(self._file)
+        except BaseException as e:  # reported on the owner's thread; nothing more written
             with self._lock:
-                while not self._queue and not self._closing:
-                    self._wake.wait()
-                if not self._queue:
-                    return
-                group, self._queue = self._queue, []
-            try:
-                with self._timing.span("log.sync", records=len(group)):
-                    for data, _ in group:
-                        write_all(self._file, data)
-                    self._sync(self._file)
-            except BaseException as e:  # reported on the owner's thread; nothing more written
-                self._call_from_thread(self._failed, e)
-                with self._lock:
-                    self._queue.clear()
-                return
-            with self._lock:
-                self._synced = group[-1][1]
-            self._call_from_thread(self._reached, group[-1][1])
+                self._dead, self._writing = True, False
+                self._queue.clear()
+                self._drained.notify_all()
+            return self, e
+        with self._lock:
+            self._synced = group[-1][1]
+            self._writing = False
+            if not self._queue:
+                self._drained.notify_all()
+        return self, group[-1][1]
 
     def _reached(self, position: int) -> None:
         if position > self._durable:

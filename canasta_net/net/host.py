@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import itertools
 import os
 import random
 import sys
@@ -39,7 +40,7 @@ from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat
 from ..log import records as R
-from ..log.durable import ThreadedDurability
+from ..log.durable import LogSyncWorker, ThreadedDurability
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
@@ -126,6 +127,7 @@ class Slot:
 
 
 GIL_SWITCH_SECONDS = 0.001
+LOG_WRITER_THREADS = 4  # writer threads a host shares among its tables' logs
 
 # Makes the durability of a table's log from the log file and the number of records already on
 # disk (``ThreadedDurability``: its reports come back through the reactor).
@@ -144,10 +146,23 @@ def threaded_durability(
     97-135 ms to 82-84 ms)."""
     if sys.getswitchinterval() > GIL_SWITCH_SECONDS:
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
+    # a few threads for every table's log, not one each: a hundred writer threads contending for
+    # the interpreter cost the reactor more CPU than their syncs save; a few still overlap the
+    # disk's waits (each sync waits for the disk, not for the interpreter)
+    workers = [
+        LogSyncWorker(reactor.callFromThread, name=f"canasta-log-writer-{n}")
+        for n in range(LOG_WRITER_THREADS)
+    ]
+    made = itertools.count()
 
     def make(file: BinaryIO, position: int) -> ThreadedDurability:
         return ThreadedDurability(
-            file, reactor.callFromThread, fsync=fsync, position=position, timing=timing
+            file,
+            reactor.callFromThread,
+            fsync=fsync,
+            position=position,
+            timing=timing,
+            worker=workers[next(made) % len(workers)],
         )
 
     return make
