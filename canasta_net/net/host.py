@@ -137,7 +137,8 @@ DurabilityFactory = Callable[[BinaryIO, int], ThreadedDurability]
 def threaded_durability(
     reactor: Any, *, fsync: bool = True, timing: Timing = NO_TIMING
 ) -> DurabilityFactory:
-    """A writer thread per table log, syncing in groups and reporting through ``reactor``.
+    """Writer threads (``LOG_WRITER_THREADS``, shared by the tables' logs) syncing each log in
+    groups and reporting through ``reactor``.
 
     Each writer thread takes the GIL a few times per sync; while the reactor is busy it waits up
     to the interpreter's switch interval each time (5 ms by default), which would add to every
