@@ -378,11 +378,23 @@ def lay_out_value(
     """The most points a player lays in going out with ``hand``: every card laid, or all but one
     that is then discarded, so that the team holds ``canastas_needed`` canastas (it holds
     ``canastas`` now). None when the hand cannot be laid out so."""
+    kinds = hand.kinds()
+    if hand.runs is None:
+        # cards that no meld can take must be the one discard: two such, and going out is out
+        stranded = [r for r in MELDABLE_RANKS if hand.naturals[r] == 1 and r not in melds]
+        if 0 < hand.black_threes < 3:
+            stranded += [-3] * hand.black_threes
+        if hand.other or len(stranded) > 1:
+            return None
+        if stranded:
+            kinds = stranded
     total = _counts_value(rules, hand)
-    if can_lay_out(rules, hand, melds, 0, canastas, canastas_needed):
+    if len(kinds) == len(hand.kinds()) and can_lay_out(
+        rules, hand, melds, 0, canastas, canastas_needed
+    ):
         return total
     best: int | None = None
-    for kind in hand.kinds():
+    for kind in kinds:
         if can_lay_out(rules, hand.without(kind), melds, 0, canastas, canastas_needed):
             value = total - _kind_value(rules, hand, kind)
             best = value if best is None else max(best, value)

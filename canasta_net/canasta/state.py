@@ -1676,11 +1676,6 @@ class HandState:
         b3 = [f for f in threes if is_black_three(f)] if len(threes) >= 3 else []
         for n in range(3, min(len(b3), 4) + 1):
             out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
-        if out and not opened and self.phase is not DRAW_PHASE and not self._initial_possible():
-            # no lay that keeps two cards can still reach the minimum: only one that goes out
-            # (or leaves a card to go out with) is left to check
-            extra = self._pending_pile_to_hand() if self.phase is PILE_PENDING_PHASE else 0
-            out = [lay for lay in out if size + extra - len(lay[1]) <= 1]
         if self.phase is PLAY_PHASE and rules.merge_groups and opened and not self._must_go_out:
             groups = [
                 (i, m.rank)
