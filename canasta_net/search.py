@@ -64,6 +64,15 @@ class SearchGame:
     ranked: Callable[[Any, Sequence[Any]], list[Any]]
     """The legal actions of a position, the policy's best first."""
 
+    def bot(
+        self, rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
+    ) -> SearchBot:
+        """The searching bot for this game (``simulations``: a fixed number of sampled deals); a
+        remote prompt, which gives no position to sample, is played by the rollout policy."""
+        return SearchBot(
+            self, rng, budget=budget, simulations=simulations, fallback=self.rollout_bot(rng)
+        )
+
 
 class SearchBot:
     """Determinized Monte Carlo with the heuristic as rollout policy (see the module docstring)."""

@@ -154,9 +154,7 @@ def search_bot(
     rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
 ) -> SearchBot:
     """The searching bot for Canasta (``simulations``: a fixed number of sampled deals)."""
-    return SearchBot(
-        CANASTA_SEARCH, rng, budget=budget, simulations=simulations, fallback=HeuristicBot(rng)
-    )
+    return CANASTA_SEARCH.bot(rng, budget, simulations)
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "heuristic": HeuristicBot, "search": SearchBot}

@@ -161,9 +161,7 @@ def search_bot(
     rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
 ) -> SearchBot:
     """The searching bot for May I? (``simulations``: a fixed number of sampled deals)."""
-    return SearchBot(
-        MAYI_SEARCH, rng, budget=budget, simulations=simulations, fallback=HeuristicMayIBot(rng)
-    )
+    return MAYI_SEARCH.bot(rng, budget, simulations)
 
 
 BOTS = {
