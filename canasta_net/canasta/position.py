@@ -16,7 +16,7 @@ from typing import Any
 
 from ..cards import CardParseError, Deck, face_text, parse_face, sorted_faces
 from ..errors import IllegalAction, PositionError
-from .melds import TableMeld, group_shape
+from .melds import TableMeld, canasta_bonus, group_shape
 from .rules import RuleSet, RuleSetError, preset
 from .state import EndReason, HandEnd, HandState, Phase, TurnState
 
@@ -229,6 +229,10 @@ def seat_view(state: HandState, seat: int) -> dict[str, Any]:
         "pile_top": None if top is None else face_text(top),
         "pile_size": len(state.pile),
         "pile_frozen": state.pile_frozen,
+        # whether each team must take the pile with a natural pair of its top card (frozen by a
+        # card in it, by the team not having opened, or by the rules for everyone)
+        "pile_frozen_for": [state.frozen_for(t) for t in range(len(state.melds))],
+        "pile_always_frozen": rules.pile_always_frozen,
         "melds": [
             [
                 {
@@ -237,6 +241,9 @@ def seat_view(state: HandState, seat: int) -> dict[str, Any]:
                     "canasta": None
                     if not m.is_canasta(rules)
                     else ("natural" if m.is_natural() else "mixed"),
+                    # what the meld counts at the hand's end: its cards, and its canasta bonus
+                    "points": sum(rules.card_value(f) for f in m.faces),
+                    "bonus": canasta_bonus(rules, m),
                 }
                 for m in team
             ]

@@ -62,6 +62,26 @@ class Player(Protocol):
     def finished(self, reason: str) -> None: ...
 
 
+class SessionObserver(Protocol):
+    """Who follows the session in detail for a person's client (``ui.table_model``): the
+    verified records, the host's refusals with their codes, the seats' summary."""
+
+    def welcome(self, game: Game, seat: int | None, names: list[str]) -> None: ...
+
+    def record(self, record: StoredRecord) -> None: ...
+
+    def refused(self, code: str, message: str, tried: str | None = None) -> None: ...
+
+    def seat_summary(
+        self, seats: list[dict[str, Any]], watchers: list[str] | None = None
+    ) -> None: ...
+
+
+# Asked before a seat takes its first step in a new hand (after a hand it saw): a Deferred that
+# fires when the person is ready for the next hand (the score sheet read), or None to go on.
+HandGate = Callable[[int], "Deferred[None] | None"]
+
+
 def describe_record(record: StoredRecord, names: list[str]) -> str | None:
     """A line for people: what a record says happened (None for bookkeeping records). Names,
     chats and reasons in it came from others: the line is safe for a terminal (``safe_text``)."""
@@ -158,8 +178,14 @@ class PeerSession:
         insecure_seed: int | None = None,
         seed_store: SeedStore | None = None,
         timing: Timing = NO_TIMING,
+        observer: SessionObserver | None = None,
+        hand_gate: HandGate | None = None,
     ) -> None:
         self.identity = identity
+        self.observer = observer  # a person's client following the session in detail
+        self.hand_gate = hand_gate  # holds the next hand until the person is ready
+        self._started_hand = -1  # the latest hand this seat took a step in
+        self._held: tuple[dict[str, Any], Callable[[dict[str, Any]], None]] | None = None
         self.timing = timing  # told of sends, receipts and record checking (``..timing``)
         self.player = player
         self.name = name
@@ -264,11 +290,18 @@ class PeerSession:
             for line in comings_and_goings(self.seats, message["seats"], self.seat):
                 self.player.event(line)
             self.seats = message["seats"]
+            if self.observer is not None:
+                watchers = message.get("watchers")
+                self.observer.seat_summary(
+                    self.seats, watchers if isinstance(watchers, list) else None
+                )
         elif t == "ping":
             send({"t": "pong"})  # the host checks that a seated peer is still there
         elif t == "error":
             refusal = safe_text(f"refused ({message['code']}): {message['message']}")
             self.player.event(refusal)
+            if self.observer is not None:
+                self.observer.refused(message["code"], message["message"])
             if self._refused_for_good(message["code"]):
                 self._leave(f"the host {refusal}")
         elif t == "bye":
@@ -323,6 +356,8 @@ class PeerSession:
         self.player.event(
             f"seated at {table.get('name')!r} as seat {seat} ({table.get('variant')})"
         )
+        if self.observer is not None:
+            self.observer.welcome(self.game, seat, list(self.names))
 
     def _hand_context(self) -> HandContext:
         """The hand about to start, as this seat's verified log says: the dealer, the minimums,
@@ -433,15 +468,48 @@ class PeerSession:
                 self.agent.observe(record)
             except SeatProblem as e:
                 self._misbehaving(f"record {record.index}: {e.text}")
+        if self.observer is not None:
+            self.observer.record(record)
         line = describe_record(record, self.names)
         if line:
             self.player.event(line)
+
+    def _held_for_next_hand(
+        self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]
+    ) -> bool:
+        """Whether this prompt waits for the person to be ready for its hand (``hand_gate``):
+        the first step of a hand after one this seat took part in. A prompt that comes while
+        one waits replaces it; the latest is answered once the person is ready."""
+        if self._held is not None:
+            self._held = (message, send)
+            return True
+        hand = message["hand"]
+        if not isinstance(hand, int) or hand <= self._started_hand:
+            return False
+        first = self._started_hand < 0
+        self._started_hand = hand
+        if first or self.hand_gate is None or message["need"] in ("checkpoint", "wait"):
+            return False
+        waiting = self.hand_gate(hand)
+        if waiting is None:
+            return False
+        self._held = (message, send)
+
+        def ready(_: object) -> None:
+            held, self._held = self._held, None
+            if held is not None and not self.done:
+                self._turn(*held)
+
+        waiting.addCallback(ready)
+        return True
 
     def _turn(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         agent = self.agent
         if agent is None or self.problem is not None:
             return
         agent.aseq = message["aseq"]  # the host numbers what it has taken from this seat
+        if self._held_for_next_hand(message, send):
+            return
         try:
             reply = agent.reply(message["need"], message["hand"], message)
         except SeatProblem as e:
@@ -462,6 +530,8 @@ class PeerSession:
                 answer = agent.act(reply.hand, text)
             except (ValueError, IllegalAction) as e:
                 self.player.event(f"refused: {e}")
+                if self.observer is not None:
+                    self.observer.refused(getattr(e, "code", "bad-action"), str(e), text)
                 self._turn(message, send)  # ask again
                 return
             send(answer)
@@ -587,11 +657,13 @@ def connect_with_retry(
 
 
 __all__ = [
+    "HandGate",
     "PeerFactory",
     "PeerProtocol",
     "PeerSession",
     "Player",
     "SeatClient",
+    "SessionObserver",
     "comings_and_goings",
     "connect_with_retry",
     "describe_record",

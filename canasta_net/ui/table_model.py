@@ -1,0 +1,467 @@
+"""What a person's client shows of the table, built from what the seat's session sees (sans-io).
+
+The terminal client and the browser page show the same table: whose turn, the hand grouped, the
+cards just drawn, the last move, the pile and why it is frozen, the melds with their values, the
+initial-meld requirement, the prompt (a partner's "may I go out?", a May I? buy), the refusal of
+what was tried, and between hands the score sheet. :class:`TableModel` follows the seat's
+session (its views, records, prompts and refusals) and gives all of it as one JSON-ready map,
+:meth:`TableModel.snapshot`, documented field by field in ``docs/ui-model.md``.
+
+Everything in it that another party wrote (names, chats, reasons, refusals) is kept as it came;
+a terminal makes it safe with ``safe_text`` when it prints, a page with ``textContent``.
+Nothing here decides a rule: values, frozen states and legal moves come from the engine's seat
+view and the host's prompt.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass
+from typing import Any
+
+from ..cards import JOKER, parse_face
+from ..games import Game
+from ..log import StoredRecord
+from ..log import records as R
+
+# Version of the snapshot's layout (``docs/ui-model.md``).
+MODEL_VERSION = 1
+
+# How many event lines a client keeps to show.
+EVENTS_KEPT = 60
+
+# Labels of a Canasta hand's score parts, in the order a score sheet lists them.
+SCORE_PARTS = (
+    ("melds", "cards in melds"),
+    ("canasta_bonus", "canasta bonuses"),
+    ("natural_canastas", "natural canastas"),
+    ("mixed_canastas", "mixed canastas"),
+    ("red_threes", "red threes"),
+    ("going_out", "going out"),
+    ("cards_in_hand", "cards left in hand"),
+    ("total", "hand total"),
+)
+
+# The verbs whose prompt asks a question of this seat, not for its turn's move.
+_ANSWER_VERBS = frozenset({"answer"})
+_BUY_VERBS = frozenset({"may-i", "pass"})
+_PERMISSION_VERBS = frozenset({"allow", "deny"})
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A move this seat tried that the engine (at the seat or at the host) refused."""
+
+    tried: str
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"tried": self.tried, "code": self.code, "message": self.message}
+
+
+def _multiset_new(before: list[str], after: list[str]) -> list[str]:
+    """The cards of ``after`` that ``before`` did not hold (as many of each as are new)."""
+    new = Counter(after) - Counter(before)
+    out = []
+    for card in after:
+        if new[card] > 0:
+            out.append(card)
+            new[card] -= 1
+    return out
+
+
+def rank_group(card: str) -> str:
+    """The group a Canasta hand shows a card in: its rank, or ``wild`` for jokers and twos."""
+    try:
+        face = parse_face(card)
+    except ValueError:
+        return "?"
+    if face == JOKER or card[:-1] == "2":
+        return "wild"
+    return card[:-1]
+
+
+def suit_group(card: str) -> str:
+    """The group a May I? hand shows a card in: its suit."""
+    return card[-1:] if card != "JK" else "wild"
+
+
+def prompt_kind(legal: list[str]) -> str | None:
+    """What the seat is asked (``turn``, ``answer-go-out``, ``may-i-buy``, ``may-i-permission``),
+    read off the verbs of the legal actions; None when nothing is asked."""
+    if not legal:
+        return None
+    verbs = {text.split()[0] for text in legal}
+    if verbs <= _ANSWER_VERBS:
+        return "answer-go-out"
+    if verbs <= _BUY_VERBS:
+        return "may-i-buy"
+    if verbs <= _PERMISSION_VERBS:
+        return "may-i-permission"
+    return "turn"
+
+
+def actions_by_verb(legal: list[str]) -> dict[str, list[str]]:
+    """The legal actions grouped by their verb, in the order the host listed them."""
+    out: dict[str, list[str]] = {}
+    for text in legal:
+        out.setdefault(text.split()[0], []).append(text)
+    return out
+
+
+class TableModel:
+    """The table as one seat (or a watcher) sees it, kept up to date from its session."""
+
+    def __init__(self, *, role: str = "player") -> None:
+        self.role = role  # "player" or "spectator"
+        self.game: Game | None = None
+        self.seat: int | None = None
+        self.view: dict[str, Any] = {}
+        self.names: list[str] = []
+        self.seats: list[dict[str, Any]] = []
+        self.watchers: list[str] = []
+        self.legal: list[str] = []
+        self.refusal: Refusal | None = None
+        self.tried: str | None = None  # the last move sent, until the next prompt or record
+        self.drawn: list[str] = []  # cards new in this seat's hand since its turn began
+        self.last_move: dict[str, Any] | None = None
+        self.hand_end: dict[str, Any] | None = None
+        self.match_end: dict[str, Any] | None = None
+        self.history: list[list[int]] = []  # the totals after each hand
+        self.events: deque[str] = deque(maxlen=EVENTS_KEPT)
+        self.finished: str | None = None
+        self.outcome: dict[str, Any] = {}  # the log's path, its verdict, the replay's link
+        self.version = 0  # grows with every change: a client redraws when it has grown
+        self._hand: list[str] = []
+        self._turn_start: list[str] | None = None
+        self._pile_size = 0
+
+    # ------------------------------------------------------------------ inputs
+    def changed(self) -> None:
+        self.version += 1
+
+    def welcome(self, game: Game, seat: int | None, names: list[str]) -> None:
+        self.game, self.seat = game, seat
+        self.names = list(names)
+        self.changed()
+
+    def show(self, view: dict[str, Any]) -> None:
+        """A new view of the table (the host's, or the seat's own at a blind table)."""
+        self.view = view
+        state = view.get("state") or {}
+        hand = [str(c) for c in state.get("hand") or []]
+        my_turn = self.seat is not None and state.get("turn") == self.seat
+        if not my_turn:
+            self._turn_start = None
+        elif self._turn_start is None:
+            self._turn_start = self._hand  # the hand as the turn began (before its draw)
+        if self._turn_start is not None:
+            self.drawn = _multiset_new(self._turn_start, hand)
+        elif state.get("hand_sizes") is not None:
+            self.drawn = []
+        self._hand = hand
+        self._pile_size = int(state.get("pile_size") or len(state.get("pile") or []))
+        if isinstance(view.get("seats"), list):
+            self.seats = view["seats"]
+        self.changed()
+
+    def record(self, record: StoredRecord) -> None:
+        """A verified record of the log: the last move, a hand's end, the match's end."""
+        kind, fields, act = record.kind, record.fields, record.action
+        if kind == R.ACTION and act is not None:
+            seat = int(act.get("seat", -1))
+            text = str(act.get("action", ""))
+            move: dict[str, Any] = {"seat": seat, "name": self._name(seat), "action": text}
+            verb = text.split()[0] if text else ""
+            if verb in ("take-pile", "take-discard"):
+                move["cards"] = self._pile_size if verb == "take-pile" else 1
+            self.last_move = move
+            if seat == self.seat:
+                self.tried = None
+                self.refusal = None
+        elif kind == R.DEAL:
+            self.hand_end = None
+            self.last_move = None
+            self.drawn = []
+            self._turn_start = None
+        elif kind == R.HAND_END:
+            self.hand_end = self._hand_end(fields)
+            totals = fields.get("totals")
+            if isinstance(totals, list):
+                self.history.append([int(t) for t in totals])
+        elif kind in (R.MATCH_END, R.MATCH_STOP, R.FORFEIT):
+            self.match_end = {
+                "kind": kind,
+                "winner": fields.get("winner"),
+                "totals": fields.get("totals"),
+                "reason": fields.get("reason"),
+                "seat": fields.get("seat"),
+            }
+        else:
+            return
+        self.changed()
+
+    def _hand_end(self, fields: dict[str, Any]) -> dict[str, Any]:
+        went = fields.get("went_out")
+        scores = fields.get("scores") if isinstance(fields.get("scores"), list) else []
+        sides = []
+        for index, score in enumerate(scores or []):
+            if not isinstance(score, dict):
+                continue
+            parts = [
+                {"key": key, "label": label, "value": score[key]}
+                for key, label in SCORE_PARTS
+                if key in score
+            ]
+            sides.append(
+                {
+                    "side": index,
+                    "names": self._side_names(index),
+                    "parts": parts,
+                    "total": score.get("total"),
+                }
+            )
+        return {
+            "hand": fields.get("hand"),
+            "shown_hand": R.shown_number(int(fields.get("hand") or 0)),
+            "reason": fields.get("reason"),
+            "went_out": went,
+            "went_out_name": self._name(went) if isinstance(went, int) else None,
+            "sides": sides,
+            "totals": fields.get("totals"),
+        }
+
+    def _side_names(self, side: int) -> list[str]:
+        """The names of a team's seats (May I?: the seat's own name)."""
+        game = self.game
+        if game is None or game.kind == "may-i":
+            return [self._name(side)]
+        state = self.view.get("state") or {}
+        teams = state.get("teams") or [
+            game.rules.team_of(s) if hasattr(game.rules, "team_of") else s
+            for s in range(len(self.names))
+        ]
+        return [self._name(s) for s, t in enumerate(teams) if t == side]
+
+    def _name(self, seat: int) -> str:
+        return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
+
+    def prompt(self, legal: list[str], view: dict[str, Any]) -> None:
+        """The seat is asked to choose one of ``legal``."""
+        self.legal = list(legal)
+        self.show(view)
+
+    def acted(self, text: str) -> None:
+        """The seat sent ``text`` as its move: nothing more is asked until the next prompt."""
+        self.tried = text
+        self.legal = []
+        self.changed()
+
+    def refused(self, code: str, message: str, tried: str | None = None) -> None:
+        """The engine (at the seat or the host) refused the seat's last move."""
+        self.refusal = Refusal(tried or self.tried or "", code, message)
+        self.changed()
+
+    def event(self, text: str) -> None:
+        self.events.append(text)
+        self.changed()
+
+    def seat_summary(self, seats: list[dict[str, Any]], watchers: list[str] | None = None) -> None:
+        self.seats = seats
+        self.names = [str(s.get("name", "")) for s in seats] or self.names
+        if watchers is not None:
+            self.watchers = list(watchers)
+        self.changed()
+
+    def finish(self, reason: str) -> None:
+        self.finished = reason
+        self.legal = []
+        self.changed()
+
+    def set_outcome(self, **outcome: Any) -> None:
+        """What the match left behind: ``log`` (its path), ``verdict``, ``replay`` (a link)."""
+        self.outcome.update(outcome)
+        self.changed()
+
+    # ------------------------------------------------------------------ the snapshot
+    def snapshot(self) -> dict[str, Any]:
+        """The whole table as a client shows it (``docs/ui-model.md``)."""
+        view = self.view
+        state = view.get("state")
+        game = self.game
+        kind = game.kind if game is not None else (state or {}).get("game")
+        return {
+            "v": MODEL_VERSION,
+            "version": self.version,
+            "role": self.role,
+            "game": kind,
+            "variant": None if game is None else game.rules.name,
+            "table": view.get("table"),
+            "table_phase": view.get("phase"),
+            "hand_no": R.shown_number(int(view.get("hand_no") or 0)),
+            "seat": self.seat,
+            "seats": self._seat_rows(state),
+            "watchers": list(self.watchers),
+            "scores": list(view.get("scores") or []),
+            "target": self._target(),
+            "history": [list(h) for h in self.history],
+            "hand": self._hand_cards(state, kind),
+            "drawn": list(self.drawn),
+            "state": state,
+            "sides": self._sides(state) if kind != "may-i" else [],
+            "pile": self._pile(state),
+            "prompt": self._prompt(state),
+            "legal": list(self.legal),
+            "actions": actions_by_verb(self.legal),
+            "tried": self.tried,
+            "refusal": None if self.refusal is None else self.refusal.to_dict(),
+            "last_move": self.last_move,
+            "hand_end": self.hand_end,
+            "match_end": self.match_end,
+            "finished": self.finished,
+            "outcome": dict(self.outcome),
+            "events": list(self.events),
+        }
+
+    def _target(self) -> int | None:
+        game = self.game
+        target = None if game is None else getattr(game.rules, "target", None)
+        return target if isinstance(target, int) and target > 0 else None
+
+    def _seat_rows(self, state: dict[str, Any] | None) -> list[dict[str, Any]]:
+        state = state or {}
+        sizes = state.get("hand_sizes") or []
+        teams = state.get("teams") or []
+        rows = []
+        for index, info in enumerate(self.seats or [{"name": n} for n in self.names]):
+            rows.append(
+                {
+                    "seat": index,
+                    "name": info.get("name", self._name(index)),
+                    "bot": bool(info.get("bot")),
+                    "connected": bool(info.get("connected", True)),
+                    "left": info.get("left"),
+                    "you": index == self.seat,
+                    "team": teams[index] if index < len(teams) else None,
+                    "to_move": state.get("to_move") == index,
+                    "dealer": state.get("dealer") == index,
+                    "cards": sizes[index] if index < len(sizes) else None,
+                }
+            )
+        return rows
+
+    def _hand_cards(self, state: dict[str, Any] | None, kind: str | None) -> list[dict[str, Any]]:
+        if not state:
+            return []
+        group = suit_group if kind == "may-i" else rank_group
+        fresh = Counter(self.drawn)
+        cards = []
+        for card in state.get("hand") or []:
+            new = fresh[card] > 0
+            if new:
+                fresh[card] -= 1
+            cards.append({"card": card, "group": group(card), "new": new})
+        return cards
+
+    def _sides(self, state: dict[str, Any] | None) -> list[dict[str, Any]]:
+        """Each team's melds with their values, red threes, and the initial meld's progress."""
+        if not state:
+            return []
+        teams = state.get("teams") or []
+        me = self.seat
+        my_team = teams[me] if me is not None and me < len(teams) else None
+        turn_state = state.get("turn_state") or {}
+        sides = []
+        for team, melds in enumerate(state.get("melds") or []):
+            seats = [s for s, t in enumerate(teams) if t == team]
+            if teams and not seats:
+                continue  # a lone-hand partner whose melds joined his partner's
+            opened = bool((state.get("opened") or [False])[team])
+            laid = turn_state.get("initial_points") if state.get("turn") in seats else None
+            red = [c for s in seats for c in (state.get("red_threes") or [[]] * 8)[s]]
+            sides.append(
+                {
+                    "team": team,
+                    "seats": seats,
+                    "names": [self._name(s) for s in seats],
+                    "yours": team == my_team,
+                    "opened": opened,
+                    "needs": None if opened else (state.get("minimums") or [0])[team],
+                    "laid_this_turn": laid or 0,
+                    "red_threes": red,
+                    "melds": [dict(m, index=i) for i, m in enumerate(melds)],
+                    "meld_points": sum(
+                        int(m.get("points", 0)) + int(m.get("bonus", 0)) for m in melds
+                    ),
+                    "canastas": sum(1 for m in melds if m.get("canasta")),
+                }
+            )
+        return sides
+
+    def _pile(self, state: dict[str, Any] | None) -> dict[str, Any]:
+        state = state or {}
+        size = state.get("pile_size")
+        if size is None:
+            size = len(state.get("pile") or [])
+        teams = state.get("teams") or []
+        me = self.seat
+        team = teams[me] if me is not None and me < len(teams) else None
+        frozen_for = state.get("pile_frozen_for") or []
+        reasons = []
+        if state.get("pile_frozen"):
+            reasons.append("a wild card or red three is in the pile")
+        if state.get("pile_always_frozen"):
+            reasons.append("this variant always freezes the pile")
+        opened = state.get("opened") or []
+        if team is not None and team < len(opened) and not opened[team]:
+            reasons.append("your side has not opened yet")
+        frozen_for_you = (
+            bool(frozen_for[team])
+            if team is not None and team < len(frozen_for)
+            else bool(state.get("pile_frozen"))
+        )
+        return {
+            "top": state.get("pile_top"),
+            "size": size,
+            "frozen": bool(state.get("pile_frozen")),
+            "frozen_for_you": frozen_for_you,
+            "frozen_reasons": reasons if frozen_for_you else [],
+            "stock": state.get("stock_size"),
+        }
+
+    def _prompt(self, state: dict[str, Any] | None) -> dict[str, Any] | None:
+        kind = prompt_kind(self.legal)
+        if kind is None:
+            return None
+        state = state or {}
+        if kind == "answer-go-out":
+            asker = state.get("turn")
+            who = self._name(asker) if isinstance(asker, int) else "your partner"
+            text = f"{who} asks: may I go out?"
+        elif kind == "may-i-buy":
+            text = f"May I? The discard {state.get('pile_top')} is for sale: buy it or pass."
+        elif kind == "may-i-permission":
+            asker = (state.get("window") or {}).get("asker")
+            who = self._name(asker) if isinstance(asker, int) else "a player"
+            text = f"{who} asks to buy {state.get('pile_top')}: allow it, or take it yourself."
+        else:
+            phase = state.get("phase")
+            text = {
+                "draw": "Your turn: draw from the stock or take the pile.",
+                "play": "Meld if you like, then discard.",
+                "pile-pending": "Lay more melds to reach your initial meld.",
+            }.get(str(phase), "Your turn.")
+        return {"kind": kind, "text": text}
+
+
+__all__ = [
+    "EVENTS_KEPT",
+    "MODEL_VERSION",
+    "Refusal",
+    "TableModel",
+    "actions_by_verb",
+    "prompt_kind",
+    "rank_group",
+    "suit_group",
+]
