@@ -59,6 +59,34 @@ class Player(Protocol):
     def finished(self, reason: str) -> None: ...
 
 
+class Audience(Protocol):
+    """Whoever is told what happens at the table: a seat's player, or a watcher."""
+
+    def event(self, text: str) -> None: ...
+
+    def finished(self, reason: str) -> None: ...
+
+
+class HostSession(Protocol):
+    """A peer's side of one host, sans-io (a seat's ``PeerSession``, a watcher's
+    ``SpectatorSession``): what the thin Twisted layer below drives and reconnects."""
+
+    done: bool  # the session is over: no reconnecting
+    problem: str | None  # why it ended badly, if it did
+
+    @property
+    def player(self) -> Audience: ...
+
+    @property
+    def timing(self) -> Timing: ...
+
+    def hello(self) -> dict[str, Any]: ...
+
+    def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None: ...
+
+    def quit(self, reason: str) -> dict[str, Any] | None: ...
+
+
 def describe_record(record: StoredRecord, names: list[str]) -> str | None:
     """A line for people: what a record says happened (None for bookkeeping records). Names,
     chats and reasons in it came from others: the line is safe for a terminal (``safe_text``)."""
@@ -489,7 +517,10 @@ class PeerSession:
 
 
 class PeerProtocol(FrameProtocol):
-    def __init__(self, session: PeerSession, factory: PeerFactory | None = None) -> None:
+    """One connection to the host, for a seat or a watcher: its session says hello, takes each
+    message, and says when it is over."""
+
+    def __init__(self, session: HostSession, factory: PeerFactory | None = None) -> None:
         self.session = session
         self.peer_factory = factory
 
@@ -532,7 +563,7 @@ class PeerProtocol(FrameProtocol):
 
 
 class PeerFactory(Factory):
-    def __init__(self, session: PeerSession, over: Callable[[], object] | None = None) -> None:
+    def __init__(self, session: HostSession, over: Callable[[], object] | None = None) -> None:
         self.session = session
         self.over = over  # called once the session has ended: no reconnecting after that
         self.current: PeerProtocol | None = None  # the open connection, if any
@@ -544,12 +575,13 @@ class PeerFactory(Factory):
 
 
 class SeatClient(ClientService):
-    """A seat's connection to its host: reconnects with backoff until the session ends (the
-    host's ``bye``, the match over, the seat leaving or refusing the host), then stops for good.
+    """A seat's (or a watcher's) connection to its host: reconnects with backoff until the
+    session ends (the host's ``bye``, the match over, the seat leaving or refusing the host), then
+    stops for good.
     """
 
     def __init__(
-        self, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0, clock: Any = None
+        self, endpoint: Any, session: HostSession, *, max_delay: float = 10.0, clock: Any = None
     ) -> None:
         self.session = session
         self.peer_factory = PeerFactory(session, self._session_over)
@@ -576,7 +608,7 @@ class SeatClient(ClientService):
 
 
 def connect_with_retry(
-    reactor: Any, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0
+    reactor: Any, endpoint: Any, session: HostSession, *, max_delay: float = 10.0
 ) -> SeatClient:
     """Connect, and reconnect with exponential backoff until the session ends."""
     service = SeatClient(endpoint, session, max_delay=max_delay, clock=reactor)
@@ -585,6 +617,8 @@ def connect_with_retry(
 
 
 __all__ = [
+    "Audience",
+    "HostSession",
     "PeerFactory",
     "PeerProtocol",
     "PeerSession",
