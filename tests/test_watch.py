@@ -33,9 +33,9 @@ from canasta_net.log import (
     parse_stored_record,
     redact_for_seat,
     redact_public,
+    verify_log,
 )
 from canasta_net.log import records as R
-from canasta_net.log import verify_log
 from canasta_net.log.replay import replay_log
 from canasta_net.net import wire
 from canasta_net.net.limits import HostLimits
@@ -228,7 +228,7 @@ def test_a_watcher_that_comes_late_or_comes_back_gets_the_public_copy() -> None:
 
 def test_a_watcher_gets_no_seat_no_prompt_and_its_seat_messages_are_refused() -> None:
     h = Harness(config(classic(100), max_hands=1))
-    a, b = h.remote("alice"), h.remote("bob")
+    a, _ = h.remote("alice"), h.remote("bob")
     w = stranger(h, "wendy")
     answers = inject(h, w, hello(watch=True, max=2))
     assert [m["t"] for m in answers][:2] == ["watching", "record"]
