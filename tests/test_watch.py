@@ -9,9 +9,12 @@ published. The watcher's own ``SpectatorSession`` checks the records as a seat d
 
 from __future__ import annotations
 
+import functools
+import random
 from collections import Counter
 from typing import Any
 
+import pytest
 from test_table_protocol import (
     Harness,
     Message,
@@ -27,6 +30,7 @@ from test_table_protocol import (
 
 from canasta_net.canasta.rules import preset
 from canasta_net.cards import face_text
+from canasta_net.games import game_for
 from canasta_net.log import (
     iter_records,
     parse_header,
@@ -300,15 +304,20 @@ def test_a_watcher_needs_the_tables_password() -> None:
     assert answers[0]["t"] == "watching"
 
 
-def test_a_spectator_leaves_a_host_that_sends_it_a_private_payload() -> None:
+@functools.cache
+def played_hand() -> tuple[dict[str, Any], list[Any]]:
+    """A table's description and the host's records of one hand played (made once)."""
     h = Harness(config(classic(100), max_hands=1))
     h.remote("alice"), h.remote("bob")
     h.run_to_end()
-    records = list(iter_records(h.log_bytes()))
+    return h.service.table_info(), list(iter_records(h.log_bytes()))
+
+
+def test_a_spectator_leaves_a_host_that_sends_it_a_private_payload() -> None:
+    table, records = played_hand()
     audience = Audience([])
     session = SpectatorSession(audience)
     sent: list[Message] = []
-    table = h.service.table_info()
     session.handle({"t": "watching", "version": 2, "table": table, "head": bytes(32)}, sent.append)
     leaked = False
     for record in records:
@@ -326,14 +335,10 @@ def test_a_spectator_leaves_a_host_that_sends_it_a_private_payload() -> None:
 
 def test_a_spectator_checks_the_host_as_a_seat_does() -> None:
     """A record whose signature is broken: the watcher says so and stops, as a seat would."""
-    h = Harness(config(classic(100), max_hands=1))
-    h.remote("alice"), h.remote("bob")
-    h.run_to_end()
-    records = list(iter_records(h.log_bytes()))
+    table, records = played_hand()
     session = SpectatorSession(Audience([]))
     session.handle(
-        {"t": "watching", "version": 2, "table": h.service.table_info(), "head": bytes(32)},
-        lambda m: None,
+        {"t": "watching", "version": 2, "table": table, "head": bytes(32)}, lambda m: None
     )
     for record in records[:3]:
         session.handle(
@@ -343,3 +348,36 @@ def test_a_spectator_checks_the_host_as_a_seat_does() -> None:
     bad[-5] ^= 1  # inside the host's signature
     session.handle({"t": "record", "seq": 3, "data": bytes(bad)}, lambda m: None)
     assert session.problem is not None and "record 3 fails verification" in session.problem
+
+
+def test_a_watcher_given_a_seat_by_an_older_host_gives_it_back_and_stops() -> None:
+    h = Harness(config(classic(100), max_hands=1))
+    welcome = {
+        "t": "welcome",
+        "version": 2,
+        "seat": 1,
+        "table": h.service.table_info(),
+        "aseq": 0,
+        "head": bytes(32),
+    }
+    audience = Audience([])
+    session = SpectatorSession(audience)
+    sent: list[Message] = []
+    session.handle(welcome, sent.append)
+    assert sent == [{"t": "bye", "reason": "watching only"}]
+    assert session.done and session.problem is not None and "older version" in session.problem
+
+
+@pytest.mark.parametrize("variant", ["classic", "samba", "may-i"])
+def test_the_public_view_is_the_seat_view_of_no_seat(variant: str) -> None:
+    game = game_for(variant)
+    state = game.new_match(0).new_hand(
+        random.Random(5).sample(range(game.deck_size), game.deck_size)
+    )
+    public = game.public_view(state)
+    for seat in range(game.players):
+        mine = game.seat_view(state, seat)
+        assert mine["hand"]
+        assert {k: v for k, v in mine.items() if k != "hand"} == {**public, "seat": seat}
+    assert public["seat"] is None and "hand" not in public
+    assert list(public) == [k for k in game.seat_view(state, 0) if k != "hand"]  # same order

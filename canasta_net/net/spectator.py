@@ -102,6 +102,11 @@ class SpectatorSession:
             self._misbehaving(f"a malformed message: {e}")
             return
         t = message["t"]
+        if t == "welcome":
+            # an older host, which knows no watchers, gave this watcher a seat: give it back
+            send({"t": "bye", "reason": "watching only"})
+            self._leave("the host does not know watchers (an older version): it offered a seat")
+            return
         if t not in wire.HOST_TO_WATCHER:
             self._misbehaving(f"it sent a watcher {t!r}, which only a seat is sent")
             return
