@@ -179,7 +179,9 @@ def test_all_bot_match_across_processes(tmp_path: Path) -> None:
 def test_a_watcher_follows_a_hand_across_processes(tmp_path: Path) -> None:
     """``canasta watch`` follows the table live with the public view only: the players hear
     who watches, and the watcher's copy of the log is the host's with no private payload."""
-    host, port, fingerprint, host_out = _host(tmp_path, "--players", "2", "--hands", "1")
+    host, port, fingerprint, host_out = _host(
+        tmp_path, "--variant", "classic-2p", "--players", "2", "--hands", "1"
+    )
     out = tmp_path / "wendy.out"
     watcher = _start(
         [
