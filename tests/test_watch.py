@@ -381,3 +381,18 @@ def test_the_public_view_is_the_seat_view_of_no_seat(variant: str) -> None:
         assert {k: v for k, v in mine.items() if k != "hand"} == {**public, "seat": seat}
     assert public["seat"] is None and "hand" not in public
     assert list(public) == [k for k in game.seat_view(state, 0) if k != "hand"]  # same order
+
+
+def test_a_watcher_that_reads_nothing_is_dropped_and_the_table_goes_on() -> None:
+    h = Harness(config(classic(100), max_hands=1))
+    a, _ = h.remote("alice"), h.remote("bob")
+    w = watcher(h, "wendy")
+    h.run(lambda peer, m: m["t"] == "turn" and m["need"] == "act")
+    conn = w.conn
+    assert conn is not None and conn in h.service.watchers
+    conn.limits = HostLimits(max_unsent=20_000)
+    conn.pauseProducing()  # what TCP does once its buffer to the watcher is full
+    h.run_to_end()
+    assert conn.drop_reason is not None and conn.drop_reason.startswith("slow-reader")
+    assert h.service.watchers == [] and "wendy stopped watching" in a.events
+    assert h.table.match.hands_played == 1
