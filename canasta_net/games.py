@@ -18,6 +18,7 @@ from . import mayi
 from .canasta.actions import parse_action as parse_canasta_action
 from .canasta.bots import make_bot as make_canasta_bot
 from .canasta.match import Match, MatchResult
+from .canasta.position import public_view as canasta_public_view
 from .canasta.position import seat_view as canasta_seat_view
 from .canasta.rules import PRESETS, RuleSet, RuleSetError, preset
 from .canasta.scoring import score_hand as score_canasta_hand
@@ -323,6 +324,8 @@ class GameEngine(Protocol):
 
     def seat_view(self, state: AnyGameState, seat: int) -> dict[str, Any]: ...
 
+    def public_view(self, state: AnyGameState) -> dict[str, Any]: ...
+
     def make_bot(self, kind: str, rng: random.Random) -> GameBot[Any]: ...
 
     def score_hand(self, state: AnyGameState) -> list[HandScore]: ...
@@ -357,6 +360,9 @@ class CanastaEngine:
 
     def seat_view(self, state: AnyGameState, seat: int) -> dict[str, Any]:
         return canasta_seat_view(_canasta_state(state), seat)
+
+    def public_view(self, state: AnyGameState) -> dict[str, Any]:
+        return canasta_public_view(_canasta_state(state))
 
     def make_bot(self, kind: str, rng: random.Random) -> GameBot[Any]:
         return make_canasta_bot(kind, rng)
@@ -394,6 +400,9 @@ class MayIEngine:
 
     def seat_view(self, state: AnyGameState, seat: int) -> dict[str, Any]:
         return mayi.seat_view(_mayi_state(state), seat)
+
+    def public_view(self, state: AnyGameState) -> dict[str, Any]:
+        return mayi.public_view(_mayi_state(state))
 
     def make_bot(self, kind: str, rng: random.Random) -> GameBot[Any]:
         return mayi.make_bot(kind, rng)
@@ -455,6 +464,10 @@ class Game:
 
     def seat_view(self, state: AnyGameState, seat: int) -> dict[str, Any]:
         return {"game": self.kind, **self.engine.seat_view(state, seat)}
+
+    def public_view(self, state: AnyGameState) -> dict[str, Any]:
+        """What someone watching the table may see: no seat's hand (``seat`` is None)."""
+        return {"game": self.kind, **self.engine.public_view(state)}
 
     def make_bot(self, kind: str, rng: random.Random) -> GameBot[Any]:
         return self.engine.make_bot(kind, rng)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from canasta_net.log import iter_records, redact_for_seat
+from canasta_net.log import iter_records, redact_for_seat, redact_public
 from canasta_net.log.replay import replay_log
 
 CLI = [sys.executable, "-m", "canasta_net"]
@@ -174,6 +174,49 @@ def test_all_bot_match_across_processes(tmp_path: Path) -> None:
         seats[names.index(path.stem)] = path
     _check_agree(tmp_path / "host.cnlog", seats)
     assert oct((tmp_path / "host.cnlog").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_watcher_follows_a_hand_across_processes(tmp_path: Path) -> None:
+    """``canasta watch`` follows the table live with the public view only: the players hear
+    who watches, and the watcher's copy of the log is the host's with no private payload."""
+    host, port, fingerprint, host_out = _host(
+        tmp_path, "--variant", "classic-2p", "--players", "2", "--hands", "1"
+    )
+    out = tmp_path / "wendy.out"
+    watcher = _start(
+        [
+            "watch",
+            f"127.0.0.1:{port}",
+            "--fingerprint",
+            fingerprint,
+            "--name",
+            "wendy",
+            "--identity",
+            str(tmp_path / "wendy.pem"),
+            "--known-hosts",
+            str(tmp_path / "known_hosts"),
+            "--log",
+            str(tmp_path / "wendy.cnlog"),
+        ],
+        out,
+    )
+    _wait_for(out, r"\* watching 'canasta'", watcher)  # welcomed before the match begins
+    seat, seat_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice.cnlog")
+    try:
+        _finish(seat, host, watcher)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(_outputs(host_out, seat_out, out)) from None
+    shown = out.read_text(errors="replace")
+    assert watcher.returncode == seat.returncode == host.returncode == 0, shown
+    assert "hand 1 is dealt" in shown and "* the match is over" in shown
+    assert "== canasta == hand 1" in shown and "watching: wendy" in shown
+    assert "your hand" not in shown
+    assert "wendy is watching" in seat_out.read_text(errors="replace")
+    stored = (tmp_path / "host.cnlog").read_bytes()
+    public = b"".join(
+        redact_public(stored[r.offset : r.offset + r.size]) for r in iter_records(stored)
+    )
+    assert (tmp_path / "wendy.cnlog").read_bytes() == public
 
 
 def test_wrong_fingerprint_is_refused(tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ class Wire(StringTransport):
         for data_frame in split_frames(self._buffer):
             message = wire.decode(data_frame)
             wire.validate(message)  # every frame the host sends is on-schema, nested fields too
-            assert message["t"] in wire.HOST_TO_PEER
+            assert message["t"] in wire.HOST_TO_PEER | wire.HOST_TO_WATCHER
             self.messages.append(message)
             self.frames.append(data_frame)
             if self.watch is not None:

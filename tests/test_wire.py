@@ -41,6 +41,7 @@ VIEW = {
     "scores": [0, 0],
     "seats": [SEAT],
     "state": None,
+    "watchers": ["bea"],
 }
 
 # One well-formed example of every message, every optional field present.
@@ -53,6 +54,7 @@ GOOD: dict[str, Message] = {
         "bot": False,
         "password": "sesame",
         "resume": 41,
+        "watch": False,
     },
     "commit": {"t": "commit", "act": b"\x80", "asig": b"s" * 64},
     "reveal": {"t": "reveal", "act": b"\x80", "asig": b"s" * 64, "seed": b"x" * 32},
@@ -67,17 +69,25 @@ GOOD: dict[str, Message] = {
         "aseq": 0,
         "head": b"h" * 32,
     },
+    "watching": {"t": "watching", "version": 2, "table": TABLE, "head": b"h" * 32},
     "record": {"t": "record", "seq": 0, "data": b"\x93"},
     "view": {"t": "view", "view": VIEW},
     "turn": {"t": "turn", "need": "act", "hand": 3, "aseq": 17, "legal": ["draw"], "msg": b"m"},
-    "seats": {"seats": [SEAT], "t": "seats"},
+    "seats": {"seats": [SEAT], "t": "seats", "watchers": ["bea"]},
     "error": {"t": "error", "code": "bad-aseq", "message": "expected 3"},
     "bye": {"t": "bye", "reason": "the match is over"},
     "ping": {"t": "ping"},
     "pong": {"t": "pong"},
 }
 
-OPTIONAL = {("hello", "password"), ("hello", "resume"), ("turn", "legal"), ("turn", "msg")}
+OPTIONAL = {
+    ("hello", "password"),
+    ("hello", "resume"),
+    ("hello", "watch"),
+    ("turn", "legal"),
+    ("turn", "msg"),
+    ("seats", "watchers"),
+}
 
 # A value of the wrong type for each kind of field.
 WRONG: dict[type, list[Any]] = {
@@ -103,6 +113,7 @@ LIMITS = [
     ("act", "asig", 64),
     ("checkpoint", "sig", 64),
     ("welcome", "head", 32),
+    ("watching", "head", 32),
     ("turn", "need", wire.MAX_TEXT),
     ("turn", "msg", 4096),
     ("error", "code", 64),
@@ -176,9 +187,12 @@ def copy_value(value: Any) -> Any:
 
 
 def test_the_examples_cover_every_message_and_field() -> None:
-    assert set(GOOD) == set(wire.SCHEMAS) == wire.PEER_TO_HOST | wire.HOST_TO_PEER
-    both_ways = wire.PEER_TO_HOST & wire.HOST_TO_PEER
+    host_sends = wire.HOST_TO_PEER | wire.HOST_TO_WATCHER
+    assert set(GOOD) == set(wire.SCHEMAS) == wire.PEER_TO_HOST | host_sends
+    both_ways = wire.PEER_TO_HOST & host_sends
     assert both_ways == {"bye"}  # a seat may leave, as the host may
+    # a watcher is never welcomed to a seat, never prompted
+    assert wire.HOST_TO_PEER - {"welcome", "turn"} | {"watching"} == wire.HOST_TO_WATCHER
     for t, example in GOOD.items():
         assert set(example) == {"t"} | set(wire.SCHEMAS[t].fields)
         for _, keys, node in nested_fields(wire.SCHEMAS[t], example, t):

@@ -7,6 +7,7 @@ mention are simply out of play, which keeps hand-written positions short.
 
 ``seat_view`` is everything one seat may know: its own hand, the public cards, and how many cards
 every other hand and the stock hold.  It never contains another seat's hidden card.
+``public_view`` is the same for someone watching: no hand at all.
 """
 
 from __future__ import annotations
@@ -213,8 +214,22 @@ def seat_view(state: HandState, seat: int) -> dict[str, Any]:
     """What ``seat`` may see: its own hand sorted, public cards, counts of hidden ones."""
     if not 0 <= seat < state.players:
         raise ValueError(f"no seat {seat}")
+    return _view(state, seat)
+
+
+def public_view(state: HandState) -> dict[str, Any]:
+    """What anyone watching may see: the seat view of no seat (``seat`` None, no ``hand``)."""
+    return _view(state, None)
+
+
+def _view(state: HandState, seat: int | None) -> dict[str, Any]:
     rules = state.rules
     top = state.pile_top
+    own = (
+        {}
+        if seat is None
+        else {"hand": [face_text(f) for f in sorted_faces(state.hand_faces(seat))]}
+    )
     return {
         "seat": seat,
         "variant": rules.name,
@@ -222,7 +237,7 @@ def seat_view(state: HandState, seat: int) -> dict[str, Any]:
         "turn": state.turn,
         "to_move": state.to_move if not state.is_over else None,
         "phase": state.phase.value,
-        "hand": [face_text(f) for f in sorted_faces(state.hand_faces(seat))],
+        **own,
         "hand_sizes": [len(h) for h in state.hands],
         "teams": list(state.team_map),
         "stock_size": len(state.stock),

@@ -14,7 +14,7 @@ against their hashes, author-signed actions (``act``/``asig``) and checkpoint si
   record (pure).
 - :mod:`~canasta_net.log.reader`: a log's records streamed from a file, bytes or chunks.
 - :mod:`~canasta_net.log.verify`: the chain and the signatures, record by record.
-- :mod:`~canasta_net.log.redact`: a seat's copy of a record.
+- :mod:`~canasta_net.log.redact`: a seat's copy of a record, and a watcher's.
 - :mod:`~canasta_net.log.writer`: the host's writer and the opening of a log file; with
   :mod:`~canasta_net.log.durable` (records written and synced at once, or on a writer thread in
   groups) the only modules that open, write or sync files.
@@ -56,7 +56,7 @@ from .format import (
     record_hash,
 )
 from .reader import READ_SIZE, LogSource, RecordStream, iter_records
-from .redact import redact_for_seat
+from .redact import redact_for_seat, redact_public
 from .verify import LogVerifier, iter_verified, verify_log
 from .writer import LogWriter, LogWriterError, fsync_directory, open_log_for_writing
 
@@ -103,5 +103,6 @@ __all__ = [
     "parse_stored_record",
     "record_hash",
     "redact_for_seat",
+    "redact_public",
     "verify_log",
 ]

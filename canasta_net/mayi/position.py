@@ -7,6 +7,7 @@ last card of ``pile`` is the top discard.  Cards a position does not mention are
 ``seat_view`` is everything one seat may know: its own hand (by suit, then rank), the melds, the
 whole discard pile (every discard stays visible), who is being asked in a buy window, and how many
 cards every other hand and the stock hold.  It never contains another seat's hidden card.
+``public_view`` is the same for someone watching: no hand at all.
 """
 
 from __future__ import annotations
@@ -143,8 +144,19 @@ def seat_view(state: DealState, seat: int) -> dict[str, Any]:
     """What ``seat`` may see: its own hand sorted, the public cards, counts of hidden ones."""
     if not 0 <= seat < state.players:
         raise ValueError(f"no seat {seat}")
+    return _view(state, seat)
+
+
+def public_view(state: DealState) -> dict[str, Any]:
+    """What anyone watching may see: the seat view of no seat (``seat`` None, no ``hand``)."""
+    return _view(state, None)
+
+
+def _view(state: DealState, seat: int | None) -> dict[str, Any]:
     top = state.pile_top
     contract = state.contract
+    # by suit, then rank
+    own = {} if seat is None else {"hand": [face_text(f) for f in sorted(state.hand_faces(seat))]}
     return {
         "seat": seat,
         "variant": state.rules.name,
@@ -155,7 +167,7 @@ def seat_view(state: DealState, seat: int) -> dict[str, Any]:
         "turn": state.turn,
         "to_move": None if state.is_over else state.to_move,
         "phase": state.phase.value,
-        "hand": [face_text(f) for f in sorted(state.hand_faces(seat))],  # by suit, then rank
+        **own,
         "hand_sizes": [len(h) for h in state.hands],
         "stock_size": len(state.stock),
         "turnovers": state.turnovers,

@@ -38,7 +38,7 @@ from zope.interface import implementer
 from ..canasta.bots import Bot
 from ..hand import HandContext
 from ..identity import Identity
-from ..log import LogWriter, RecordInfo, redact_for_seat
+from ..log import LogWriter, RecordInfo, redact_for_seat, redact_public
 from ..log import records as R
 from ..log.durable import LogSyncWorker, ThreadedDurability
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
@@ -64,8 +64,11 @@ log = Logger()
 # Connections accepted, refused and dropped, with why (``canasta host -v`` shows them).
 connection_log = Logger(namespace="canasta_net.net.host.connections")
 
-# Refusals after which the host closes the connection.
-CLOSING_CODES = frozenset({"bad-password", "table-full", "version-mismatch", LOCKED_OUT})
+# Refusals after which the host closes the connection (``too-many-watchers``: a watcher's hello
+# beyond ``HostLimits.max_watchers``).
+CLOSING_CODES = frozenset(
+    {"bad-password", "table-full", "version-mismatch", LOCKED_OUT, "too-many-watchers"}
+)
 
 MAX_LEFT_REASON = 80  # characters of a leaving seat's own reason passed on to the others
 
@@ -225,6 +228,9 @@ class TableService:
         self.stopped: str | None = None  # why the match could not go on, if it could not
         self.connections: set[HostConnection] = set()  # open connections, seated or not
         self.said_bye: set[int] = set()  # seats whose person left with a bye, not come back
+        # connections that follow the table with no seat, in the order they came
+        self.watchers: list[HostConnection] = []
+        self._watchers_seen = itertools.count(1)  # numbers the names of unnamed watchers
         # what waits for the log to be on disk: (records it needs there, what to do then)
         self._durability = durability
         self._log_thread: ThreadedDurability | None = None
@@ -337,7 +343,7 @@ class TableService:
 
     # ------------------------------------------------------------------ connections
     def hello(self, conn: HostConnection, message: dict[str, Any]) -> None:
-        if conn.seat is not None:
+        if conn.seat is not None or conn.watching is not None:
             raise TableError("already-seated", "this connection already has a seat")
         version = wire.negotiate(message["min"], message["max"])
         key = conn.peer_key()
@@ -345,6 +351,9 @@ class TableService:
         # The host's own seat needs none (TLS proved its key); a resumed host has only the hash.
         if password is not None and key != self.identity.public_key:
             self._check_password(conn, key, password, str(message.get("password", "")))
+        if message.get("watch") is True:
+            self._watch(conn, key, message, version)
+            return
         slot = next((s for s in self.slots if s.key == key), None)
         if slot is None:
             if self.table is not None:
@@ -401,6 +410,49 @@ class TableService:
             self._start()
         self._schedule_pump()
 
+    def _watch(
+        self, conn: HostConnection, key: bytes, message: dict[str, Any], version: int
+    ) -> None:
+        """A watcher: never a seat, never prompted. It gets every record with no private payload
+        and the public view (no hand), and every seat is told who watches (``seats``)."""
+        again = [w for w in self.watchers if w.key == key]  # the same identity, reconnecting
+        if len(self.watchers) - len(again) >= self.limits.max_watchers:
+            raise TableError(
+                "too-many-watchers", f"this table has its {self.limits.max_watchers} watchers"
+            )
+        for old in again:
+            self.watchers.remove(old)
+            old.say_bye("the same identity connected again")
+        name = printable(message["name"], wire.MAX_NAME) or f"watcher-{next(self._watchers_seen)}"
+        conn.watching, conn.key = name, key
+        self.watchers.append(conn)
+        self.unauthenticated.release(conn)
+        conn.seated(version)  # big frames, heartbeats: as for a seat
+        messages: list[dict[str, Any]] = [
+            {
+                "t": "watching",
+                "version": version,
+                "table": self.table_info(),
+                "head": self.table.head if self.table else bytes(32),
+            }
+        ]
+        if self.table is not None:
+            start = max(0, message.get("resume", -1) + 1)
+            messages.extend(
+                {"t": "record", "seq": info.seq, "data": redact_public(info.stored)}
+                for info in self.table.history[start:]
+            )
+            messages.append({"t": "view", "view": self.view_for(None)})
+        resync = functools.partial(self._send_all, conn, messages)
+        self._when_durable(resync)
+        if self.finished:
+            self._when_durable(functools.partial(conn.send_bye, "the match is over"))
+        self._broadcast_seats()
+
+    def watcher_names(self) -> list[str]:
+        """The names of the connected watchers, as every seat is told them."""
+        return [str(conn.watching) for conn in self.watchers][: wire.MAX_WATCHERS]
+
     def table_info(self) -> dict[str, Any]:
         return {
             "name": self.config.name,
@@ -449,6 +501,10 @@ class TableService:
     def connection_lost(self, conn: HostConnection, reason: Any = None) -> None:
         self.connections.discard(conn)
         self.unauthenticated.release(conn)
+        if conn in self.watchers:
+            self.watchers.remove(conn)
+            if not self.closed:
+                self._broadcast_seats()  # every seat sees who stopped watching
         if conn.drop_reason is not None:
             connection_log.info(
                 "dropped the connection from {address} (seat {seat}): {why}",
@@ -729,13 +785,17 @@ class TableService:
             for slot in self.slots
             if slot.conn is not None
         ]
-        self._when_durable(functools.partial(self._send_records, infos, targets))
+        watchers = (list(self.watchers), self._view_message(None, summary))
+        self._when_durable(functools.partial(self._send_records, infos, targets, watchers))
 
     def _send_records(
         self,
         infos: Sequence[RecordInfo],
         targets: Sequence[tuple[Slot, HostConnection | None, dict[str, Any] | None]],
+        watchers: tuple[list[HostConnection], dict[str, Any] | None] = ([], None),
     ) -> None:
+        # the watchers of then who still watch (one who came meanwhile has these in its resync)
+        watching = [conn for conn in watchers[0] if conn in self.watchers]
         for info in infos:
             if self.events.on_record:
                 self.events.on_record(info)
@@ -743,39 +803,59 @@ class TableService:
                 if slot.conn is conn and conn is not None:
                     data = redact_for_seat(info.stored, slot.seat)
                     conn.send({"t": "record", "seq": info.seq, "data": data})
+            if watching:
+                public = {"t": "record", "seq": info.seq, "data": redact_public(info.stored)}
+                for conn in watching:
+                    conn.send(public)
         for slot, conn, view in targets:
             if slot.conn is conn and conn is not None and view is not None:
                 conn.send(view)
+        for conn in watching:
+            if watchers[1] is not None:
+                conn.send(watchers[1])
         self._try_reclaims()
         self._schedule_pump()
 
-    def _view_message(self, seat: int, summary: list[dict[str, Any]]) -> dict[str, Any] | None:
+    def _view_message(
+        self, seat: int | None, summary: list[dict[str, Any]]
+    ) -> dict[str, Any] | None:
         if self.table is None:
             return None
         return {"t": "view", "view": self.view_for(seat, summary)}
 
-    def view_for(self, seat: int, summary: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        """Seat ``seat``'s view of the table (``summary``: the seats' summary, if already made)."""
+    def view_for(
+        self, seat: int | None, summary: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """Seat ``seat``'s view of the table, or (None) a watcher's: the public view, no hand
+        (``summary``: the seats' summary, if already made)."""
         table = self.table
         assert table is not None
+        game = self.config.game
+        if seat is None:
+            # no hand is shown, so the host's state serves in both deal modes: at a blind-dealt
+            # table its hidden cards are stand-ins, and only hands hold hidden cards
+            state = table.state
+            hand = None if state is None else game.public_view(state)
+        else:
+            # at a blind-dealt table the host holds stand-ins for hidden cards: each seat shows
+            # its own view of the hand
+            state = table.seat_state()
+            hand = None if state is None else game.seat_view(state, seat)
         return {
             "table": self.config.name,
             "phase": table.phase.value,
             "hand_no": table.hand_no,
             "scores": list(table.match.scores),
             "seats": self.seat_summary() if summary is None else summary,
-            # at a blind-dealt table the host holds stand-ins for hidden cards: each seat shows
-            # its own view of the hand
-            "state": None
-            if (state := table.seat_state()) is None
-            else self.config.game.seat_view(state, seat),
+            "state": hand,
+            "watchers": self.watcher_names(),
         }
 
     def _broadcast_seats(self) -> None:
-        message = {"t": "seats", "seats": self.seat_summary()}
-        for slot in self.slots:
-            if slot.conn is not None:  # after the records on their way to the disk
-                self._when_durable(functools.partial(slot.conn.send, message))
+        message = {"t": "seats", "seats": self.seat_summary(), "watchers": self.watcher_names()}
+        for conn in [slot.conn for slot in self.slots] + list(self.watchers):
+            if conn is not None:  # after the records on their way to the disk
+                self._when_durable(functools.partial(conn.send, message))
 
     # ------------------------------------------------------------------ who acts next
     def _schedule_pump(self) -> None:
@@ -867,6 +947,8 @@ class TableService:
         for slot in self.slots:
             if slot.conn is not None:
                 slot.conn.send_bye("the match is over")  # the seat closes the connection
+        for watcher in self.watchers:
+            watcher.send_bye("the match is over")
         if self.events.on_finished and self.table is not None:
             self.events.on_finished(self.table)
 
@@ -893,6 +975,8 @@ class TableService:
                 return
             if t not in wire.PEER_TO_HOST:
                 raise TableError("unexpected-message", f"a host does not accept {t!r}")
+            if conn.watching is not None:
+                raise TableError("watching", "a watcher plays no seat: it may only say bye")
             if conn.seat is None:
                 raise TableError("no-seat", "say hello first")
             self._check_chat_rate(conn.seat, message)
@@ -987,6 +1071,8 @@ class HostConnection(FrameProtocol):
         self.key_source = key_source
         self.limits = service.limits
         self.seat: int | None = None
+        self.watching: str | None = None  # a watcher's name: it follows the table, no seat
+        self.key: bytes | None = None  # a watcher's key (a seat's is its slot's)
         self.version = 0  # negotiated at hello
         self.said_bye = False
         self.lost: Deferred[None] = Deferred()  # fires when the connection is gone

@@ -36,7 +36,9 @@ class HostLimits:
     max_unauthenticated: int = 128  # open connections that have not been given a seat
     max_unauthenticated_per_address: int = 16
     max_unauthenticated_bytes: int = 256 << 10  # partial frames held across all of them
-    # seated connections that speak version 2: heartbeats
+    # watchers (``hello`` with ``watch``): connections that follow the table and play no seat
+    max_watchers: int = 16  # at most ``wire.MAX_WATCHERS``: every one is named in ``seats``
+    # seated (and watching) connections that speak version 2: heartbeats
     ping_interval: float = 5.0
     silence_limit: float = 10.0  # a ping unanswered this long drops the seat
     # chat: a token bucket per seat

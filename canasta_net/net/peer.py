@@ -11,7 +11,6 @@ framing, and reconnection with backoff through ``ClientService``.
 from __future__ import annotations
 
 import os
-from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO, Protocol
 
@@ -25,9 +24,9 @@ from ..errors import IllegalAction
 from ..games import CANASTA, Game, UnknownGame, game_from_header
 from ..hand import HandContext
 from ..identity import Identity
-from ..log import Header, LogError, LogVerifier, StoredRecord, parse_header, parse_stored_record
+from ..log import Header, StoredRecord
 from ..log import records as R
-from ..log.replay import Replayer, ReplayError
+from ..log.replay import Replayer
 from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
 from ..safe_text import safe_text
 from ..table.seat import Decision, SeatAgent, SeatProblem
@@ -35,12 +34,10 @@ from ..table.signer import SeatSigner
 from ..timing import NO_TIMING, Timing
 from . import wire
 from .framing import FrameProtocol
+from .log_copy import HostFault, LogCopy, LostRecord
 from .tls import TLSIdentityError
 
 log = Logger()
-
-# How many of its latest records a seat keeps in memory to show a host whose log lost them.
-RECENT_RECORDS = 256
 
 # The host's refusals of a ``hello`` that asking again cannot change (``docs/wire-protocol.md``,
 # "Codes"): the seat stops and says why instead of reconnecting. Any other refusal, and a lost
@@ -80,6 +77,34 @@ class SessionObserver(Protocol):
 # Asked before a seat takes its first step in a new hand (after a hand it saw): a Deferred that
 # fires when the person is ready for the next hand (the score sheet read), or None to go on.
 HandGate = Callable[[int], "Deferred[None] | None"]
+
+
+class Audience(Protocol):
+    """Whoever is told what happens at the table: a seat's player, or a watcher."""
+
+    def event(self, text: str) -> None: ...
+
+    def finished(self, reason: str) -> None: ...
+
+
+class HostSession(Protocol):
+    """A peer's side of one host, sans-io (a seat's ``PeerSession``, a watcher's
+    ``SpectatorSession``): what the thin Twisted layer below drives and reconnects."""
+
+    done: bool  # the session is over: no reconnecting
+    problem: str | None  # why it ended badly, if it did
+
+    @property
+    def player(self) -> Audience: ...
+
+    @property
+    def timing(self) -> Timing: ...
+
+    def hello(self) -> dict[str, Any]: ...
+
+    def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None: ...
+
+    def quit(self, reason: str) -> dict[str, Any] | None: ...
 
 
 def describe_record(record: StoredRecord, names: list[str]) -> str | None:
@@ -162,6 +187,20 @@ def comings_and_goings(
     return lines
 
 
+def watchers_coming_and_going(before: list[str], after: list[str]) -> list[str]:
+    """Lines for people: who started or stopped watching the table, between two of the host's
+    lists of watchers (``seats.watchers``; names may repeat)."""
+    arrived, gone = list(after), []
+    for name in before:
+        if name in arrived:
+            arrived.remove(name)
+        else:
+            gone.append(name)
+    lines = [f"{name} is watching" for name in arrived]
+    lines += [f"{name} stopped watching" for name in gone]
+    return [safe_text(line) for line in lines]
+
+
 class PeerSession:
     """One seat's side of the table protocol (no I/O)."""
 
@@ -198,21 +237,28 @@ class PeerSession:
         self.table_seeds: TableSeeds | None = None
         self.seat: int | None = None
         self.agent: SeatAgent | None = None  # the seat's own driver, once seated
-        self.header: Header | None = None
-        self.verifier = LogVerifier()
-        self.replayer: Replayer | None = None
+        self.copy = LogCopy(log_file)  # the seat's own verified copy of the host's log
         self.game: Game | None = None
-        self.last_seq = -1
         self.view: dict[str, Any] = {}
         self.names: list[str] = []
         self.done = False
         self.problem: str | None = None  # set when the host was caught misbehaving
-        self.seeds_hash = b""  # the latest seeds record's hash: the head a checkpoint names
-        self.hashes: list[bytes] = []  # each record's hash: a fork is caught against them
-        # the latest records' bytes, to show a host whose log lost them (its unsynced tail);
-        # bounded, so that a host sending record after record cannot grow the seat's memory
-        self.recent: deque[bytes] = deque(maxlen=RECENT_RECORDS)
         self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
+        self.watchers: list[str] = []  # who watches the table, as the host last said
+
+    # ------------------------------------------------------------------ the seat's log
+    @property
+    def header(self) -> Header | None:
+        return self.copy.header
+
+    @property
+    def replayer(self) -> Replayer | None:
+        return self.copy.replayer
+
+    @property
+    def last_seq(self) -> int:
+        """The number of the last record this seat holds (-1: none)."""
+        return self.copy.last_seq
 
     # ------------------------------------------------------------------ outgoing
     @property
@@ -289,12 +335,12 @@ class PeerSession:
             self.player.event(f"seats taken: {taken} of {len(message['seats'])}")
             for line in comings_and_goings(self.seats, message["seats"], self.seat):
                 self.player.event(line)
-            self.seats = message["seats"]
+            watchers = message.get("watchers", [])
+            for line in watchers_coming_and_going(self.watchers, watchers):
+                self.player.event(line)
+            self.seats, self.watchers = message["seats"], watchers
             if self.observer is not None:
-                watchers = message.get("watchers")
-                self.observer.seat_summary(
-                    self.seats, watchers if isinstance(watchers, list) else None
-                )
+                self.observer.seat_summary(self.seats, list(watchers))
         elif t == "ping":
             send({"t": "pong"})  # the host checks that a seated peer is still there
         elif t == "error":
@@ -317,10 +363,10 @@ class PeerSession:
         return code in FINAL_REFUSALS
 
     def _welcome(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
-        if self.hashes and message["head"] != self.hashes[-1] and message["head"] in self.hashes:
+        lost = self.copy.lost_since(message["head"])
+        if lost is not None:
             # the host's log ends at a record this seat holds, short of this seat's last one
-            ends = self.hashes.index(message["head"])
-            self._fork(ends + 1, send)
+            self._fork(lost, send)
             return
         table = message["table"]
         try:
@@ -410,9 +456,9 @@ class PeerSession:
         """The host's log lost (or contradicts) record ``seq`` of this seat's copy, which the
         host signed and sent: show the host the record, and leave. The match cannot go on from
         a log that rewrites what was played; this seat's copy keeps it."""
-        kept = seq - (self.last_seq + 1 - len(self.recent))
-        if kept >= 0:
-            send({"t": "fork", "record": self.recent[kept]})
+        evidence = self.copy.evidence(seq)
+        if evidence is not None:
+            send({"t": "fork", "record": evidence})
         self._leave(
             f"the host's log has lost record {seq}, which the host signed and sent this seat "
             f"(this seat's copy holds records 0 to {self.last_seq}): a crash cut its log back, "
@@ -421,48 +467,25 @@ class PeerSession:
         )
 
     def _record(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
-        seq, data = message["seq"], message["data"]
-        if seq <= self.last_seq:
-            if seq >= 0:  # a resend after reconnecting: it must be the record this seat holds
-                try:
-                    resent = parse_stored_record(data, seq, self.header).hash
-                except LogError as e:
-                    self._misbehaving(f"record {seq} fails verification: {e}")
-                    return
-                if resent != self.hashes[seq]:
-                    self._fork(seq, send)  # the host now says something else was record seq
-            return
-        if seq != self.last_seq + 1:
-            self._misbehaving(f"record {seq} arrived after {self.last_seq}")
-            return
+        deal = None if self.agent is None else self.agent.deal_mode
         try:
-            record = parse_stored_record(data, seq, self.header)
-            if seq == 0:
-                self.header = parse_header(record)
-                if self.agent is not None and self.header.deal != self.agent.deal_mode:
-                    self._misbehaving("the log's header and the welcome name other deal modes")
-                    return
-                self.verifier.set_header(self.header)
-                self.replayer = Replayer(self.header)
-                self.names = [s.name for s in self.header.seats]
-            self.verifier.feed(record)
-        except (LogError, ReplayError) as e:
-            self._misbehaving(f"record {seq} fails verification: {e}")
+            record = self.copy.take(message["seq"], message["data"], deal)
+        except LostRecord as e:
+            self._fork(e.seq, send)  # the host now says something else was a record it sent
             return
-        if self.log_file is not None:
-            self.log_file.write(data)
-            self.log_file.flush()
-        self.last_seq = seq
-        self.recent.append(data)
-        self.hashes.append(record.hash)
-        if record.kind == R.SEEDS:
-            self.seeds_hash = record.hash
+        except HostFault as e:
+            self._misbehaving(e.text)
+            return
+        if record is None:
+            return  # a resend of a record this seat holds
+        if record.index == 0:
+            self.names = self.copy.names
         self._forget_public_seeds(record)
-        if self.replayer is not None and self.problem is None:
+        if self.problem is None:
             try:
-                self.replayer.feed(record)
-            except ReplayError as e:
-                self._misbehaving(f"record {seq}: {e.reason}")
+                self.copy.replay(record)
+            except HostFault as e:
+                self._misbehaving(e.text)
         if self.agent is not None and self.problem is None:
             try:
                 self.agent.observe(record)
@@ -553,7 +576,7 @@ class PeerSession:
         result = fields.get("result")
         if fields.get("hand") != hand or not replayer.seeds_published:
             return "the hand is not finished in my log"
-        if fields.get("head") != self.seeds_hash:  # a chat or seat-key record may follow it
+        if fields.get("head") != self.copy.seeds_hash:  # a chat or seat-key record may follow it
             return "it names another log head"
         if not isinstance(result, dict) or result.get("totals") != replayer.match.scores:
             return "its totals differ from my replay"
@@ -561,7 +584,10 @@ class PeerSession:
 
 
 class PeerProtocol(FrameProtocol):
-    def __init__(self, session: PeerSession, factory: PeerFactory | None = None) -> None:
+    """One connection to the host, for a seat or a watcher: its session says hello, takes each
+    message, and says when it is over."""
+
+    def __init__(self, session: HostSession, factory: PeerFactory | None = None) -> None:
         self.session = session
         self.peer_factory = factory
 
@@ -604,7 +630,7 @@ class PeerProtocol(FrameProtocol):
 
 
 class PeerFactory(Factory):
-    def __init__(self, session: PeerSession, over: Callable[[], object] | None = None) -> None:
+    def __init__(self, session: HostSession, over: Callable[[], object] | None = None) -> None:
         self.session = session
         self.over = over  # called once the session has ended: no reconnecting after that
         self.current: PeerProtocol | None = None  # the open connection, if any
@@ -616,12 +642,13 @@ class PeerFactory(Factory):
 
 
 class SeatClient(ClientService):
-    """A seat's connection to its host: reconnects with backoff until the session ends (the
-    host's ``bye``, the match over, the seat leaving or refusing the host), then stops for good.
+    """A seat's (or a watcher's) connection to its host: reconnects with backoff until the
+    session ends (the host's ``bye``, the match over, the seat leaving or refusing the host), then
+    stops for good.
     """
 
     def __init__(
-        self, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0, clock: Any = None
+        self, endpoint: Any, session: HostSession, *, max_delay: float = 10.0, clock: Any = None
     ) -> None:
         self.session = session
         self.peer_factory = PeerFactory(session, self._session_over)
@@ -648,7 +675,7 @@ class SeatClient(ClientService):
 
 
 def connect_with_retry(
-    reactor: Any, endpoint: Any, session: PeerSession, *, max_delay: float = 10.0
+    reactor: Any, endpoint: Any, session: HostSession, *, max_delay: float = 10.0
 ) -> SeatClient:
     """Connect, and reconnect with exponential backoff until the session ends."""
     service = SeatClient(endpoint, session, max_delay=max_delay, clock=reactor)
@@ -657,7 +684,9 @@ def connect_with_retry(
 
 
 __all__ = [
+    "Audience",
     "HandGate",
+    "HostSession",
     "PeerFactory",
     "PeerProtocol",
     "PeerSession",
@@ -667,4 +696,5 @@ __all__ = [
     "comings_and_goings",
     "connect_with_retry",
     "describe_record",
+    "watchers_coming_and_going",
 ]

@@ -28,6 +28,7 @@ MAX_NAME: Final = 40
 MAX_TEXT: Final = 4096
 MAX_CODE: Final = 64  # an error code, a game's or a deal mode's name
 MAX_SEATS: Final = 16  # entries of a seat list
+MAX_WATCHERS: Final = 16  # names in a list of watchers (``seats.watchers``)
 MAX_PASSWORD: Final = 200
 SIGNATURE_SIZE: Final = 64
 SEED_SIZE: Final = 32
@@ -58,6 +59,8 @@ SEAT_SUMMARY: Final = Map(
     {"left": _TEXT, "stand_in_in": Int(low=0)},
 )
 SEAT_LIST: Final = List(SEAT_SUMMARY, MAX_SEATS)
+#: The names of the connected watchers (``seats``, ``view``), control characters removed.
+WATCHER_LIST: Final = List(Text(MAX_NAME), MAX_WATCHERS)
 
 #: The table a ``welcome`` describes.
 TABLE_INFO: Final = Map(
@@ -81,14 +84,16 @@ TABLE_VIEW: Final = Map(
         "scores": List(Int(), MAX_SEATS),
         "seats": SEAT_LIST,
         "state": Nullable(MapOf(Text(MAX_TEXT), Anything())),
-    }
+    },
+    {"watchers": WATCHER_LIST},
 )
 
 SCHEMAS: Final[dict[str, Map]] = {
     # peer -> host
     "hello": Map(
         {"min": Int(), "max": Int(), "name": Text(MAX_NAME), "bot": Bool()},
-        {"password": Text(MAX_PASSWORD), "resume": Int()},
+        # ``watch``: follow the table's public side, no seat (``watching`` answers, not welcome)
+        {"password": Text(MAX_PASSWORD), "resume": Int(), "watch": Bool()},
     ),
     "commit": Map(_SIGNED),
     "reveal": Map(_SIGNED | {"seed": Bytes(SEED_SIZE)}),
@@ -107,13 +112,15 @@ SCHEMAS: Final[dict[str, Map]] = {
             "head": Bytes(HASH_SIZE),
         }
     ),
+    # the answer to a watcher's hello: the table, and the host's latest record's hash
+    "watching": Map({"version": Int(), "table": TABLE_INFO, "head": Bytes(HASH_SIZE)}),
     "record": Map({"seq": Int(), "data": Bytes(MAX_FRAME)}),
     "view": Map({"view": TABLE_VIEW}),
     "turn": Map(
         {"need": _TEXT, "hand": Int(), "aseq": Int()},
         {"legal": List(_TEXT), "msg": Bytes(MAX_CHECKPOINT_MSG)},
     ),
-    "seats": Map({"seats": SEAT_LIST}),
+    "seats": Map({"seats": SEAT_LIST}, {"watchers": WATCHER_LIST}),
     "error": Map({"code": Text(MAX_CODE), "message": _TEXT}),
     "ping": Map({}),  # are you there? (version 2: a seat answers ``pong``)
     # both ways: the host ends the connection, or a seat's player leaves the table
@@ -126,6 +133,8 @@ PEER_TO_HOST: Final = frozenset(
 HOST_TO_PEER: Final = frozenset(
     {"welcome", "record", "view", "turn", "seats", "error", "bye", "ping"}
 )
+# what a host sends a watcher: no welcome (it has no seat) and no prompt
+HOST_TO_WATCHER: Final = frozenset({"watching", "record", "view", "seats", "error", "bye", "ping"})
 NEEDS: Final = frozenset(
     {
         "commit",

@@ -25,7 +25,7 @@ from ..net.host import (
     TableService,
     threaded_durability,
 )
-from ..net.peer import PeerSession, Player, SeatClient, connect_with_retry
+from ..net.peer import HostSession, PeerSession, Player, SeatClient, connect_with_retry
 from ..net.tls import client_context_factory, server_context_factory, verified_peer_key
 from ..table.host import HostTable
 from ..timing import NO_TIMING, Timing
@@ -164,13 +164,14 @@ def join_table(
     reactor: Any,
     host: str,
     port: int,
-    session: PeerSession,
+    session: HostSession,
     identity: Identity,
     *,
     fingerprint: str | None,
     decide: Callable[[str], bool] | None = None,
 ) -> SeatClient:
-    """Connect a seat (reconnecting with backoff) to a host, checking its fingerprint."""
+    """Connect a seat, or a watcher (``net.spectator.SpectatorSession``), to a host, checking
+    its fingerprint, and reconnect with backoff until the session ends."""
     creator = client_context_factory(identity, fingerprint, decide=decide)
     endpoint = SSL4ClientEndpoint(reactor, host, port, creator)
     return connect_with_retry(reactor, endpoint, session)

@@ -31,6 +31,7 @@ from ..net.host import ServiceEvents
 from ..net.host_key import HostUnreachable, fetch_host_fingerprint
 from ..net.known_hosts import KnownHosts, KnownHostsError, default_known_hosts_path
 from ..net.peer import PeerSession, describe_record
+from ..net.spectator import SpectatorSession
 from ..net.tls import normalize_fingerprint
 from ..safe_text import safe_text
 from ..simulate import simulate
@@ -38,7 +39,7 @@ from ..table.config import MAX_SECONDS, TableConfig, TableConfigError
 from ..table.host import HostTable
 from ..table.local import recorded_match
 from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
-from .players import TerminalPlayer
+from .players import TerminalPlayer, TerminalWatcher
 
 DEFAULT_PORT = 47475
 DISCOVERY_PORT = 47474
@@ -866,6 +867,75 @@ def join(
         await service.leave("quit")  # says bye only if the session is still on (the `quit`)
         if _close_log(path, log_file):  # refused, or left before the first record: not kept
             click.echo(f"log: {path}", err=True)
+        if session.problem is not None:
+            raise click.ClickException(session.problem)
+        return 0
+
+    _run(main_)
+
+
+@main.command()
+@click.argument("address")
+@click.option("--fingerprint", default=None, help="The host's fingerprint, as the host shows it.")
+@click.option("--name", default="", help="Your name, as the table's players see it.")
+@click.option("--password", default=None, help="The table's password, if it has one.")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Keep the public copy of the table's log in this new file.",
+)
+@_known_hosts_option
+@_identity_option
+def watch(
+    address: str,
+    fingerprint: str | None,
+    name: str,
+    password: str | None,
+    log_path: Path | None,
+    known_hosts_path: Path | None,
+    identity_path: Path | None,
+) -> None:
+    """Watch a table: ADDRESS is HOST:PORT. The public table only, live: no player's hand.
+
+    The host's key is checked as 'canasta join' checks it (asked about, pinned, refused if it
+    changed). Every record the host sends is verified as a seat verifies it. The players see
+    that you watch, by --name. Exits 0 at the match's end."""
+    identity = _identity(identity_path)
+    known = _known_hosts(known_hosts_path)
+    if fingerprint is not None:
+        try:
+            fingerprint = normalize_fingerprint(fingerprint)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--fingerprint") from None
+    host_, port_ = _address(address, DEFAULT_PORT)
+    where = f"{host_}:{port_}"
+
+    async def main_(reactor: Any) -> int:
+        expected = await _trusted_fingerprint(
+            reactor, identity, known, host_, port_, given=fingerprint, announced=None
+        )
+        log_file: Any = None
+        if log_path is not None:
+            try:
+                log_file = open_new_log(log_path)
+            except FileExistsError:
+                raise click.ClickException(f"{log_path} exists: choose a new file") from None
+            except OSError as e:
+                raise click.ClickException(f"cannot create {log_path}: {e.strerror or e}") from None
+        done: Deferred[None] = Deferred()
+        viewer = TerminalWatcher(on_finished=lambda: _fire(done))
+        session = SpectatorSession(
+            viewer, name=name or "watcher", password=password, log_file=log_file
+        )
+        service = join_table(reactor, host_, port_, session, identity, fingerprint=expected)
+        # Ctrl-C or SIGTERM: the host hears that this watcher left
+        reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
+        click.echo(f"watching {where} (host fingerprint {expected})")
+        await done
+        await service.leave("quit")
+        if log_path is not None and _close_log(log_path, log_file):
+            click.echo(f"log: {log_path}", err=True)
         if session.problem is not None:
             raise click.ClickException(session.problem)
         return 0

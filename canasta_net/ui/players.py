@@ -142,3 +142,32 @@ class TerminalPlayer(LineReceiver):
             pending.callback(str(action))
         else:
             self.say(f"? unknown command {word!r}; type 'help'")
+
+
+class TerminalWatcher:
+    """A person watching a table at a terminal: the public table each time it changes, and a
+    line for each thing that happens (a ``Spectator`` of ``net.spectator``)."""
+
+    def __init__(self, out: TextIO = sys.stdout, on_finished: Callable[[], None] | None = None):
+        self.out = out
+        self.on_finished = on_finished
+        self.shown = ""  # the table as last printed: an unchanged view is not printed again
+        self.finished_reason: str | None = None
+
+    def say(self, text: str) -> None:
+        print(safe_lines(text), file=self.out, flush=True)
+
+    def show(self, view: dict[str, Any]) -> None:
+        table = render_view(view)
+        if table != self.shown:
+            self.shown = table
+            self.say(table)
+
+    def event(self, text: str) -> None:
+        self.say(f"* {safe_text(text)}")
+
+    def finished(self, reason: str) -> None:
+        self.finished_reason = reason
+        self.say(f"* {safe_text(reason)}")
+        if self.on_finished is not None:
+            self.on_finished()

@@ -37,8 +37,9 @@ def _cards(cards: list[str]) -> str:
 
 
 def render_view(view: dict[str, Any]) -> str:
-    """One seat's table: scores, seats, melds, pile, stock and the seat's own hand. The view came
-    from the host: each line is made safe for a terminal (``safe_text``)."""
+    """One seat's table: scores, seats, melds, pile, stock and the seat's own hand (none in a
+    watcher's public view), and who watches. The view came from the host: each line is made safe
+    for a terminal (``safe_text``)."""
     return "\n".join(safe_text(line) for line in _view_lines(view))
 
 
@@ -49,12 +50,15 @@ def _view_lines(view: dict[str, Any]) -> list[str]:
     state = view.get("state")
     title = f"== {view.get('table', 'table')} == hand {shown_number(int(view.get('hand_no', 0)))}"
     lines.append(f"{title}   scores: " + "  ".join(f"team {t}: {s}" for t, s in enumerate(scores)))
+    watchers = view.get("watchers")
+    if watchers:
+        lines.append("  watching: " + ", ".join(str(name) for name in watchers))
     if state is None:
         lines.append(f"({view.get('phase', 'waiting')})")
         return lines
     if state.get("game") == "may-i":
         return lines + _may_i_lines(state, seats)
-    me = state["seat"]
+    me = state.get("seat")  # None: a watcher's view
     teams = len(state["melds"])
     team_of = state.get("teams") or [s % teams for s in range(len(seats))]
     for s, info in enumerate(seats):
@@ -84,7 +88,8 @@ def _view_lines(view: dict[str, Any]) -> list[str]:
         f"  pile: {state['pile_top'] or '(empty)'} ({state['pile_size']} cards){frozen}   "
         f"stock: {state['stock_size']}"
     )
-    lines.append(f"  your hand: {_cards(state['hand'])}")
+    if "hand" in state:
+        lines.append(f"  your hand: {_cards(state['hand'])}")
     ts = state.get("turn_state") or {}
     if ts.get("initial_points"):
         lines.append(f"  laid toward the initial meld this turn: {ts['initial_points']}")
@@ -95,7 +100,7 @@ def _view_lines(view: dict[str, Any]) -> list[str]:
 
 def _may_i_lines(state: dict[str, Any], seats: list[dict[str, Any]]) -> list[str]:
     """May I?: the contract, each seat's melds and buys, the discard, your hand."""
-    me = state["seat"]
+    me = state.get("seat")  # None: a watcher's view
     lines = [
         f"  deal {shown_number(state['deal'])}, contract: {state['contract']}"
         f"{'' if state['discard_out'] else ' (the last card must be melded)'}"
@@ -120,5 +125,6 @@ def _may_i_lines(state: dict[str, Any], seats: list[dict[str, Any]]) -> list[str
         asker = window.get("asker")
         who = f" (seat {asker} asks)" if isinstance(asker, int) else ""
         lines.append(f'  the discard is up for sale: "May I?"{who}')
-    lines.append(f"  your hand: {_cards(state['hand'])}")
+    if "hand" in state:
+        lines.append(f"  your hand: {_cards(state['hand'])}")
     return lines
