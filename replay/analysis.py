@@ -150,18 +150,42 @@ def decision_tasks(
             continue
         assert step.action is not None
         tasks.append(
-            DecisionTask(
-                record=step.record,
-                seat=seat,
-                game=timeline.game.kind,
-                position=information_set(timeline.game.kind, step.before, seat),
-                played=step.action,
-                seed=decision_seed(seed, step.record),
+            decision_task(
+                timeline.game.kind,
+                step.before,
+                step.action,
+                step.record,
+                seed=seed,
                 simulations=simulations,
                 budget=budget,
             )
         )
     return tasks
+
+
+def decision_task(
+    game: str,
+    state: Any,
+    played: str,
+    record: int,
+    *,
+    seed: int,
+    simulations: int | None,
+    budget: float,
+) -> DecisionTask:
+    """The work item for the move ``played`` by the seat to move in ``state`` at ``record``: the
+    seat's information set, never ``state`` itself."""
+    seat = int(state.to_move)
+    return DecisionTask(
+        record=record,
+        seat=seat,
+        game=game,
+        position=information_set(game, state, seat),
+        played=played,
+        seed=decision_seed(seed, record),
+        simulations=simulations,
+        budget=budget,
+    )
 
 
 def decision_seat(step: Step) -> int | None:
