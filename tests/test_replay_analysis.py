@@ -21,7 +21,6 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_net.canasta.rules import preset
-from canasta_net.log import records as R
 from canasta_net.search import SearchBot
 from canasta_net.table.local import recorded_match
 from replay import analysis_run
@@ -38,7 +37,6 @@ from replay.analysis_run import ANALYST, analysis_path
 from replay.annotations import load_annotations, sidecar_path
 from replay.cli import main
 from replay.timeline import Timeline, load_timeline
-
 
 SEED = 5
 SEAT = 1  # the random seat: its moves are marked
