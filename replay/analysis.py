@@ -49,7 +49,7 @@ DEFAULT_SIMULATIONS: Final = 16
 #: Canasta's hands are worth hundreds (a natural canasta 500, going out 100); May I?'s penalties
 #: tens (an ace 15, a joker 50), so its thresholds are smaller.
 THRESHOLDS: Final[dict[str, tuple[tuple[str, float], ...]]] = {
-    CANASTA: (("??", 300.0), ("?", 150.0), ("?!", 60.0)),
+    CANASTA: (("??", 300.0), ("?", 150.0), ("?!", 75.0)),
     MAY_I: (("??", 40.0), ("?", 20.0), ("?!", 10.0)),
 }
 MARKS: Final = ("?!", "?", "??")

@@ -358,6 +358,11 @@ show.help = (show.help or "") + "\n\n\b\n" + HELP
 @click.option("--comment", default="", help="The comment.")
 @click.option("--glyph", help="!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6).")
 @click.option("--line", "line", help='A what-if line from this position: "ACTION; ACTION; ...".')
+@click.option(
+    "--instead",
+    is_flag=True,
+    help="The --line replaces the move of the record (played from the table before it).",
+)
 @click.option("--cards", help='Cards to highlight: "KH QS".')
 @click.option("--author", help="Your name (default: your user name).")
 @click.option("--remove", "remove_id", help="Remove the annotation with this id instead.")
@@ -368,6 +373,7 @@ def annotate(
     comment: str,
     glyph: str | None,
     line: str | None,
+    instead: bool,
     cards: str | None,
     author: str | None,
     remove_id: str | None,
@@ -388,7 +394,13 @@ def annotate(
         if at is None:
             raise click.UsageError("Say which record to annotate with --at (or use --remove).")
         record = locate(timeline, at)
-        what_if = play_line(timeline, record, split_line(line)) if line is not None else None
+        if instead and line is None:
+            raise click.UsageError("--instead says how to play a --line: give one.")
+        what_if = (
+            play_line(timeline, record, split_line(line), instead=instead)
+            if line is not None
+            else None
+        )
         annotation = make_annotation(
             timeline,
             record,
