@@ -333,3 +333,41 @@ def test_the_html_page_shows_the_marks_and_the_chart_in_headless_chromium(
     notes = dom[dom.index('<div id="annotations"') :]
     assert f"Loses {worst['loss']:.0f} points" in notes[:3000]  # the note of the record shown
     assert worst["mark"] in notes[:3000]
+
+
+# --------------------------------------------------------------------------- the pieces it uses
+
+
+def test_a_line_played_instead_of_a_move_starts_before_it(log_path: Path) -> None:
+    step = _decision()
+    other = next(a for a in step.before.legal_actions() if str(a) != step.action)
+    result = run(
+        "annotate",
+        str(log_path),
+        "--at",
+        str(step.record),
+        "--line",
+        str(other),
+        "--instead",
+        "--comment",
+        "rather this",
+        "--author",
+        "ann",
+    )
+    assert result.exit_code == 0, result.output
+    (note,) = load_annotations(sidecar_path(log_path), timeline()).annotations
+    assert note.line is not None and note.line.outcome["instead_of"] == step.record
+    assert note.line.outcome["summary"].startswith("Instead of the move played: ")
+    # after the move, the same line is not what the table allows (the seat has moved on)
+    assert run("annotate", str(log_path), "--at", "0", "--line", "draw", "--instead").exit_code
+    assert run("annotate", str(log_path), "--at", "5", "--instead").exit_code == 2
+
+
+def test_a_malformed_eval_in_the_sidecar_is_refused(log_path: Path) -> None:
+    analysed(log_path)
+    path = sidecar_path(log_path)
+    data = json.loads(path.read_text())
+    data["annotations"][0]["eval"]["loss"] = "a lot"
+    path.write_text(json.dumps(data))
+    result = run("show", str(log_path), "--at", "end")
+    assert result.exit_code == 1 and "'eval.loss' must be a number" in result.output
