@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -154,7 +155,9 @@ def run_tasks(
         for task in tasks:
             on_done(task, analyse(task))
         return
-    pool = ProcessPoolExecutor(max_workers=jobs)
+    # the workers leave Ctrl-C to this process, which stops handing out work, lets the running
+    # decisions finish and keeps what is done
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_interrupts_to_parent)
     try:
         futures: dict[Future[DecisionResult], DecisionTask] = {
             pool.submit(analyse, task): task for task in tasks
@@ -163,6 +166,10 @@ def run_tasks(
             on_done(futures[future], future.result())
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _leave_interrupts_to_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Saver:

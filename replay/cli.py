@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -618,7 +619,9 @@ def analyze(
                 run_tasks(pending, jobs, done_with_bar)
         else:
             run_tasks(pending, jobs, done)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BrokenProcessPool):
+        # Ctrl-C (the workers ignore it, unless it reached one before it was ready): keep
+        # what is done
         stopped = True
     try:
         saver.save()
