@@ -271,7 +271,9 @@ SCRIPT: Final = r"""
   }
   // the computer analysis (canasta-replay analyze): its annotations carry their numbers in
   // "eval"; the chart adds up, per seat, the points lost in the marked moves over the match
-  var SVG = "http://www.w3.org/2000/svg";
+  // the chart's <svg> is in the page, so the parser gives it the SVG namespace: the script needs
+  // no namespace address (the page names no URL at all)
+  var SVG = document.getElementById("loss-svg").namespaceURI;
   var COLOURS = ["#c0262d", "#234d9b", "#d98200", "#2e7d32", "#7b1fa2", "#00838f"];
   function svg(tag, attributes) {
     var node = document.createElementNS(SVG, tag);
@@ -293,8 +295,10 @@ SCRIPT: Final = r"""
     });
     function x(record) { return L + (W - L - R) * record / last; }
     function y(points) { return H - B - (H - T - B) * points / top; }
-    var chart = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H,
-      role: "img", "aria-label": "points lost per seat" });
+    var chart = document.getElementById("loss-svg");
+    [["viewBox", "0 0 " + W + " " + H], ["width", W], ["height", H]].forEach(function (a) {
+      chart.setAttribute(a[0], a[1]);
+    });
     DATA.hands.forEach(function (h) {
       if (h.deal_record === null) return;
       chart.appendChild(svg("line", { x1: x(h.deal_record), x2: x(h.deal_record), y1: T,
@@ -348,7 +352,6 @@ SCRIPT: Final = r"""
         ")"));
       legend.appendChild(item);
     });
-    document.getElementById("loss-chart").appendChild(chart);
     var worst = rated.slice().sort(function (a, b) {
       return b.eval.loss - a.eval.loss || a.record - b.record;
     }).slice(0, 5);
@@ -462,7 +465,8 @@ script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <div id="totals" class="meta"></div>
 <section><div id="annotations"></div></section>
 <section id="analysis" hidden><h2>Computer analysis: points lost in marked moves</h2>
-<div id="loss-legend" class="legend meta"></div><div id="loss-chart"></div>
+<div id="loss-legend" class="legend meta"></div>
+<div id="loss-chart"><svg id="loss-svg" role="img" aria-label="points lost per seat"></svg></div>
 <h3>The costliest moves</h3><ol id="worst-moves"></ol></section>
 <section><h2>Annotations</h2><ul id="all-notes"></ul></section>
 <section><h2>Score sheet</h2><table id="scores" class="scores"></table>
