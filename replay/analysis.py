@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from canasta_net import mayi
 from canasta_net.canasta import bots as canasta_bots
+from canasta_net.canasta.actions import parse_action as parse_canasta_action
 from canasta_net.games import CANASTA, MAY_I
 from canasta_net.log import records as R
 from canasta_net.search import SearchGame
@@ -221,11 +222,7 @@ def analyse(task: DecisionTask) -> DecisionResult:
 
 
 def _parse(game: str, text: str) -> Any:
-    if game == MAY_I:
-        return mayi.parse_action(text)
-    from canasta_net.canasta.actions import parse_action
-
-    return parse_action(text)
+    return mayi.parse_action(text) if game == MAY_I else parse_canasta_action(text)
 
 
 def result_to_dict(result: DecisionResult) -> dict[str, Any]:
