@@ -119,10 +119,27 @@ class SearchBot:
         if len(tried) == 1:
             self.deals_tried, self.last = 0, [(tried[0], 0.0)]
             return tried[0]
+        totals = self._totals(state, tried)
+        deals = self.deals_tried
+        # ties go to the policy's order: max keeps the first of equal totals
+        best = max(range(len(tried)), key=lambda i: totals[i])
+        if (totals[best] - totals[0]) / deals < self.margin:
+            return tried[0]
+        return tried[best]
+
+    def evaluate(self, state: Any, actions: Sequence[Any]) -> list[tuple[Any, float]]:
+        """Each of ``actions`` (legal for the seat to move) with its mean value for that seat's
+        side over the same sampled deals and rollout seeds; also kept in ``last``, and the
+        number of deals in ``deals_tried``. ``choose_in`` calls it with the policy's best few;
+        the game analysis (``replay/analysis.py``) with those and the move that was played."""
+        self._totals(state, actions)
+        return self.last
+
+    def _totals(self, state: Any, actions: Sequence[Any]) -> list[float]:
         seat = state.to_move
         position = self.game.to_dict(state)
         unseen = self._unseen(position, seat)
-        totals = [0.0] * len(tried)
+        totals = [0.0] * len(actions)
         started = time.perf_counter()
         deals = 0
         seed = self.rng.getrandbits(64)
@@ -130,7 +147,7 @@ class SearchBot:
             deal_rng = random.Random(seed + deals)
             sampled = self._sample(position, seat, unseen, deal_rng)
             rollout_seed = deal_rng.getrandbits(64)
-            for i, action in enumerate(tried):
+            for i, action in enumerate(actions):
                 totals[i] += self._rollout(sampled, action, seat, rollout_seed)
             deals += 1
             if self.simulations is not None:
@@ -139,12 +156,8 @@ class SearchBot:
             elif time.perf_counter() - started >= self.budget:
                 break
         self.deals_tried = deals
-        self.last = [(action, total / deals) for action, total in zip(tried, totals, strict=True)]
-        # ties go to the policy's order: max keeps the first of equal totals
-        best = max(range(len(tried)), key=lambda i: totals[i])
-        if (totals[best] - totals[0]) / deals < self.margin:
-            return tried[0]
-        return tried[best]
+        self.last = [(action, total / deals) for action, total in zip(actions, totals, strict=True)]
+        return totals
 
     # ------------------------------------------------------------------ sampling
     def _unseen(self, position: dict[str, Any], seat: int) -> list[str]:

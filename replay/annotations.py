@@ -76,13 +76,14 @@ class Annotation:
     glyph: str | None = None
     cards: tuple[str, ...] = ()
     line: WhatIfLine | None = None
+    evaluation: dict[str, Any] | None = None  # the computer analysis's numbers (``eval``)
 
     @property
     def nag(self) -> int | None:
         return None if self.glyph is None else GLYPHS[self.glyph]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "id": self.id,
             "record": self.record,
             "record_hash": self.record_hash.hex(),
@@ -94,6 +95,11 @@ class Annotation:
             "cards": list(self.cards),
             "line": None if self.line is None else self.line.to_dict(),
         }
+        if (
+            self.evaluation is not None
+        ):  # only the analysis writes one: other files stay as they were
+            data["eval"] = self.evaluation
+        return data
 
 
 @dataclass
@@ -202,8 +208,10 @@ def make_annotation(
     glyph: str | None = None,
     cards: Iterable[str] = (),
     line: WhatIfLine | None = None,
+    evaluation: Mapping[str, Any] | None = None,
 ) -> Annotation:
-    """A new annotation of ``record``, bound to that record's hash."""
+    """A new annotation of ``record``, bound to that record's hash (``evaluation``: the computer
+    analysis's numbers, see ``EVAL_FIELDS``)."""
     cards = tuple(cards)
     if not (comment.strip() or glyph or cards or line):
         raise AnnotationError("An annotation needs a comment, a glyph, cards or a what-if line.")
@@ -225,8 +233,18 @@ def make_annotation(
         ensure_ascii=True,
     )
     annotation_id = hashlib.sha256(identity.encode()).hexdigest()[:10]
+    checked = None if evaluation is None else _evaluation(dict(evaluation), "the evaluation", None)
     return Annotation(
-        annotation_id, record, record_hash, author.strip(), created, comment, glyph, cards, line
+        annotation_id,
+        record,
+        record_hash,
+        author.strip(),
+        created,
+        comment,
+        glyph,
+        cards,
+        line,
+        checked,
     )
 
 
@@ -368,7 +386,47 @@ def _annotation_from_dict(item: Any, where: str, bad: _Bad) -> Annotation:
         glyph=glyph,
         cards=card_texts,
         line=what_if,
+        evaluation=None if item.get("eval") is None else _evaluation(item["eval"], where, bad),
     )
+
+
+#: The fields of an annotation's ``eval`` (the computer analysis, ``docs/analysis.md``): the seat
+#: whose decision it was, the move played and the best move found with their values (points a
+#: hand for the seat's side), the loss, and how many deals were sampled.
+EVAL_FIELDS: Final[dict[str, type]] = {
+    "seat": int,
+    "played": str,
+    "played_value": float,
+    "best": str,
+    "best_value": float,
+    "loss": float,
+    "deals": int,
+}
+
+
+def _evaluation(value: Any, where: str, bad: _Bad | None) -> dict[str, Any]:
+    """An ``eval`` object with exactly the fields of ``EVAL_FIELDS``, checked."""
+
+    def refuse(what: str) -> AnnotationError:
+        return bad(f"{where}: {what}") if bad is not None else AnnotationError(f"{what}.")
+
+    if not isinstance(value, dict) or set(value) != set(EVAL_FIELDS):
+        raise refuse(f"'eval' must be an object with the fields {', '.join(EVAL_FIELDS)}")
+    checked: dict[str, Any] = {}
+    for key, kind in EVAL_FIELDS.items():
+        item: Any = value[key]
+        if kind is float and isinstance(item, int) and not isinstance(item, bool):
+            item = float(item)
+        if not isinstance(item, kind) or isinstance(item, bool):
+            raise refuse(f"'eval.{key}' must be {'text' if kind is str else 'a number'}")
+        if isinstance(item, str) and len(item) > MAX_COMMENT:
+            raise refuse(f"'eval.{key}' is too long")
+        if isinstance(item, int | float) and not -1e9 < item < 1e9:
+            raise refuse(f"'eval.{key}' is out of range")
+        checked[key] = item
+    if checked["seat"] < 0 or checked["deals"] < 0 or checked["loss"] < 0:
+        raise refuse("'eval' holds a negative seat, loss or number of deals")
+    return checked
 
 
 def _renumbered_outcome(outcome: dict[str, Any], where: str, bad: _Bad) -> dict[str, Any]:

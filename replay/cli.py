@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -22,6 +23,21 @@ from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_lines, safe_text
 
 from .activity import activity_lines
+from .analysis import DEFAULT_SIMULATIONS, DecisionResult, DecisionTask, decision_tasks
+from .analysis_run import (
+    ANALYST,
+    ANALYZE_FORMAT,
+    AnalysisFile,
+    Saver,
+    analysis_annotations,
+    analysis_path,
+    load_analysis,
+    now,
+    replace_analysis_annotations,
+    run_tasks,
+    seat_summaries,
+    summary_lines,
+)
 from .annotations import (
     AnnotationSet,
     load_annotations,
@@ -343,6 +359,11 @@ show.help = (show.help or "") + "\n\n\b\n" + HELP
 @click.option("--comment", default="", help="The comment.")
 @click.option("--glyph", help="!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6).")
 @click.option("--line", "line", help='A what-if line from this position: "ACTION; ACTION; ...".')
+@click.option(
+    "--instead",
+    is_flag=True,
+    help="The --line replaces the move of the record (played from the table before it).",
+)
 @click.option("--cards", help='Cards to highlight: "KH QS".')
 @click.option("--author", help="Your name (default: your user name).")
 @click.option("--remove", "remove_id", help="Remove the annotation with this id instead.")
@@ -353,6 +374,7 @@ def annotate(
     comment: str,
     glyph: str | None,
     line: str | None,
+    instead: bool,
     cards: str | None,
     author: str | None,
     remove_id: str | None,
@@ -373,7 +395,13 @@ def annotate(
         if at is None:
             raise click.UsageError("Say which record to annotate with --at (or use --remove).")
         record = locate(timeline, at)
-        what_if = play_line(timeline, record, split_line(line)) if line is not None else None
+        if instead and line is None:
+            raise click.UsageError("--instead says how to play a --line: give one.")
+        what_if = (
+            play_line(timeline, record, split_line(line), instead=instead)
+            if line is not None
+            else None
+        )
         annotation = make_annotation(
             timeline,
             record,
@@ -486,3 +514,152 @@ def export(
     except OSError as e:
         _fail(ReplayToolError(f"{output} cannot be written: {e.strerror}."))
     click.echo(f"Wrote {output} ({fmt}, {perspective.describe(timeline.header)}).", err=True)
+
+
+# --------------------------------------------------------------------------- analyze
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--seat", type=int, help="Analyse this seat's decisions only.")
+@click.option("--all", "all_seats", is_flag=True, help="Analyse every seat's decisions (default).")
+@click.option(
+    "--simulations",
+    type=int,
+    help=f"Sampled deals a decision (default {DEFAULT_SIMULATIONS}; reproducible with --seed).",
+)
+@click.option(
+    "--budget",
+    type=float,
+    help="Seconds a decision instead of a number of deals (results depend on the machine).",
+)
+@click.option("--jobs", "-j", default=1, show_default=True, type=int, help="Worker processes.")
+@click.option("--seed", default=0, show_default=True, type=int, help="The searches' seed.")
+@click.option("--again", is_flag=True, help="Analyse again the decisions analysed before.")
+@click.option("--json", "as_json", is_flag=True, help="Print the decisions and summary as JSON.")
+@_annotations_option
+def analyze(
+    file: Path,
+    seat: int | None,
+    all_seats: bool,
+    simulations: int | None,
+    budget: float | None,
+    jobs: int,
+    seed: int,
+    again: bool,
+    as_json: bool,
+    annotations_path: Path | None,
+) -> None:
+    """Rate every decision of a game with the searching bot, from what the seat could see.
+
+    Each decision with a choice gets the move played, the best moves found and their values in
+    expected points for the seat's side, the loss and a mark (?!, ?, ??: docs/analysis.md).
+    Marked moves become annotations by "analysis" (with the best move as a what-if line), shown
+    by show and export. Decisions analysed before (FILE.analysis.json) are skipped unless
+    --again: an interrupted run continues where it stopped.
+    """
+    timeline = _load(file)
+    if seat is not None and all_seats:
+        _fail(ReplayToolError("Choose --seat or --all, not both."))
+    if seat is not None and not 0 <= seat < len(timeline.header.seats):
+        _fail(
+            ReplayToolError(
+                f"--seat {seat}: this table has seats 0 to {len(timeline.header.seats) - 1}."
+            )
+        )
+    if simulations is not None and budget is not None:
+        _fail(ReplayToolError("Give --simulations or --budget, not both."))
+    if simulations is not None and not 1 <= simulations <= 10_000:
+        _fail(ReplayToolError(f"--simulations {simulations}: give 1 to 10000 sampled deals."))
+    if budget is not None and not 0 < budget <= 600:
+        _fail(ReplayToolError(f"--budget {budget}: give more than 0 and at most 600 seconds."))
+    if jobs < 1:
+        _fail(ReplayToolError(f"--jobs {jobs}: give at least 1 worker process."))
+    _warn_if_invalid(timeline)
+    where, annotation_set = _annotations(timeline, file, annotations_path, creating=True)
+    kept_at = analysis_path(file)
+    try:
+        kept = AnalysisFile(timeline) if again else load_analysis(kept_at, timeline)
+    except ReplayToolError as e:
+        _fail(e)
+    if simulations is None and budget is None:
+        simulations = DEFAULT_SIMULATIONS
+    tasks = decision_tasks(
+        timeline,
+        None if seat is None else [seat],
+        seed=seed,
+        simulations=simulations,
+        budget=budget or 0.0,
+    )
+    if not tasks:
+        _fail(
+            ReplayToolError(
+                f"{file} holds no decision to analyse"
+                + (f" for seat {seat}" if seat is not None else "")
+                + " (no move with a choice in a hand this copy of the log replays)."
+            )
+        )
+    pending = [task for task in tasks if task.record not in kept.decisions]
+    saver = Saver(kept, kept_at, now)
+    stopped = False
+
+    def done(task: DecisionTask, result: DecisionResult) -> None:
+        saver.result(task, result, _timestamp())
+
+    try:
+        if sys.stderr.isatty() and pending and not as_json:
+            with click.progressbar(
+                length=len(pending), label="analysing", file=sys.stderr, show_pos=True
+            ) as bar:
+
+                def done_with_bar(task: DecisionTask, result: DecisionResult) -> None:
+                    done(task, result)
+                    bar.update(1)
+
+                run_tasks(pending, jobs, done_with_bar)
+        else:
+            run_tasks(pending, jobs, done)
+    except (KeyboardInterrupt, BrokenProcessPool):
+        # Ctrl-C (the workers ignore it, unless it reached one before it was ready): keep
+        # what is done
+        stopped = True
+    try:
+        saver.save()
+        replace_analysis_annotations(
+            annotation_set, analysis_annotations(timeline, kept.to_dict()["decisions"])
+        )
+        save_annotations(where, annotation_set)
+    except OSError as e:
+        _fail(ReplayToolError(f"The analysis cannot be written beside {file}: {e.strerror}."))
+    chosen = [kept.decisions[t.record] for t in tasks if t.record in kept.decisions]
+    summaries = seat_summaries(timeline, chosen)
+    if stopped:
+        click.echo(
+            f"Stopped: {len(chosen)} of {len(tasks)} decisions analysed, kept in {kept_at}; "
+            "the same command continues.",
+            err=True,
+        )
+        sys.exit(130)
+    if as_json:
+        data = {
+            "format": ANALYZE_FORMAT,
+            "file": str(file),
+            "analysis": str(kept_at),
+            "annotations": str(where),
+            "decisions": chosen,
+            "seats": summaries,
+        }
+        click.echo(json.dumps(data, indent=1, ensure_ascii=False))
+        return
+    skipped = len(tasks) - len(pending)
+    click.echo(
+        f"Analysed {count(len(pending), 'decision')}"
+        + (f" ({skipped} analysed before, kept)" if skipped else "")
+        + f'; marked moves written as annotations by "{ANALYST}" to {where}.'
+    )
+    for line in summary_lines(timeline, summaries):
+        click.echo(safe_text(line))
+
+
+def _timestamp() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -49,6 +49,12 @@ h1 { font-size: 20px; margin: 6px 0; }
 table.scores { border-collapse: collapse; background: var(--paper); }
 table.scores td, table.scores th { border: 1px solid #c8ccc6; padding: 3px 10px;
   text-align: right; }
+#analysis .legend span { margin-right: 14px; white-space: nowrap; }
+#analysis .swatch { display: inline-block; width: 12px; height: 12px; margin-right: 4px;
+  border-radius: 2px; vertical-align: -1px; }
+#loss-chart svg { background: var(--paper); border-radius: 6px; max-width: 100%; height: auto; }
+#loss-chart circle { cursor: pointer; }
+#worst-moves a { color: #234d9b; }
 kbd { border: 1px solid #999; border-radius: 3px; padding: 0 4px; background: #fff; }
 """
 
@@ -263,6 +269,105 @@ SCRIPT: Final = r"""
     });
     if (target !== null) go(target);
   }
+  // the computer analysis (canasta-replay analyze): its annotations carry their numbers in
+  // "eval"; the chart adds up, per seat, the points lost in the marked moves over the match
+  // the chart's <svg> is in the page, so the parser gives it the SVG namespace: the script needs
+  // no namespace address (the page names no URL at all)
+  var SVG = document.getElementById("loss-svg").namespaceURI;
+  var COLOURS = ["#c0262d", "#234d9b", "#d98200", "#2e7d32", "#7b1fa2", "#00838f"];
+  function svg(tag, attributes) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attributes).forEach(function (k) { node.setAttribute(k, attributes[k]); });
+    return node;
+  }
+  function renderAnalysis() {
+    var rated = DATA.annotations.filter(function (a) { return a.eval; });
+    if (!rated.length) return;
+    document.getElementById("analysis").hidden = false;
+    var W = 760, H = 240, L = 50, R = 12, T = 12, B = 28;
+    var last = Math.max(1, steps[steps.length - 1].record);
+    var bySeat = {}, top = 1;
+    rated.forEach(function (a) {
+      var list = bySeat[a.eval.seat] = bySeat[a.eval.seat] || [];
+      var sum = (list.length ? list[list.length - 1].sum : 0) + a.eval.loss;
+      list.push({ note: a, sum: sum });
+      top = Math.max(top, sum);
+    });
+    function x(record) { return L + (W - L - R) * record / last; }
+    function y(points) { return H - B - (H - T - B) * points / top; }
+    var chart = document.getElementById("loss-svg");
+    [["viewBox", "0 0 " + W + " " + H], ["width", W], ["height", H]].forEach(function (a) {
+      chart.setAttribute(a[0], a[1]);
+    });
+    DATA.hands.forEach(function (h) {
+      if (h.deal_record === null) return;
+      chart.appendChild(svg("line", { x1: x(h.deal_record), x2: x(h.deal_record), y1: T,
+        y2: H - B, stroke: "#c8ccc6" }));
+      var label = svg("text", { x: x(h.deal_record) + 3, y: H - B + 16, "font-size": 11,
+        fill: "#5f6b66" });
+      label.textContent = NOUN + " " + shown(h.hand);
+      chart.appendChild(label);
+    });
+    chart.appendChild(svg("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, stroke: "#5f6b66" }));
+    chart.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: H - B, stroke: "#5f6b66" }));
+    [0, top].forEach(function (v) {
+      var tick = svg("text", { x: L - 4, y: y(v) + 4, "font-size": 11, "text-anchor": "end",
+        fill: "#5f6b66" });
+      tick.textContent = String(Math.round(v));
+      chart.appendChild(tick);
+    });
+    var legend = document.getElementById("loss-legend");
+    Object.keys(bySeat).forEach(function (key) {
+      var seat = parseInt(key, 10), list = bySeat[key], colour = COLOURS[seat % COLOURS.length];
+      var points = [x(0) + "," + y(0)], previous = 0;
+      list.forEach(function (p) {
+        points.push(x(p.note.record) + "," + y(previous));
+        points.push(x(p.note.record) + "," + y(p.sum));
+        previous = p.sum;
+      });
+      points.push(x(last) + "," + y(previous));
+      chart.appendChild(svg("polyline", { points: points.join(" "), fill: "none",
+        stroke: colour, "stroke-width": 2, "data-seat": seat }));
+      list.forEach(function (p) {
+        var dot = svg("circle", { cx: x(p.note.record), cy: y(p.sum),
+          r: p.note.glyph === "??" ? 5 : p.note.glyph === "?" ? 4 : 3, fill: colour,
+          "data-record": p.note.record, "data-glyph": p.note.glyph || "" });
+        var title = svg("title", {});
+        title.textContent = "record " + p.note.record + ": " + (p.note.glyph || "") + " " +
+          seatName(seat) + " lost " + Math.round(p.note.eval.loss) + " with '" +
+          p.note.eval.played + "' (best: '" + p.note.eval.best + "')";
+        dot.appendChild(title);
+        dot.addEventListener("click", function () { go(p.note.record); });
+        chart.appendChild(dot);
+      });
+      var marks = { "?!": 0, "?": 0, "??": 0 };
+      list.forEach(function (p) { if (p.note.glyph in marks) marks[p.note.glyph] += 1; });
+      var item = el("span", "seat-loss");
+      var swatch = el("span", "swatch");
+      swatch.style.background = colour;
+      item.appendChild(swatch);
+      item.appendChild(document.createTextNode(seatName(seat) + ": " +
+        Math.round(previous) + " points lost in " + count(list.length, "marked move") +
+        " (" + ["?!", "?", "??"].map(function (m) { return marks[m] + " " + m; }).join(", ") +
+        ")"));
+      legend.appendChild(item);
+    });
+    var worst = rated.slice().sort(function (a, b) {
+      return b.eval.loss - a.eval.loss || a.record - b.record;
+    }).slice(0, 5);
+    var list = document.getElementById("worst-moves");
+    worst.forEach(function (a) {
+      var item = el("li", "worst");
+      var link = el("a", null, "record " + a.record);
+      link.href = "#record=" + a.record;
+      link.addEventListener("click", function (e) { e.preventDefault(); go(a.record); });
+      item.appendChild(link);
+      item.appendChild(document.createTextNode(" " + (a.glyph || "") + " " +
+        seatName(a.eval.seat) + ": '" + a.eval.played + "' loses " +
+        Math.round(a.eval.loss) + " points to '" + a.eval.best + "'"));
+      list.appendChild(item);
+    });
+  }
   function setup() {
     document.title = "canasta-net replay: " + DATA.log.variant + " " + DATA.log.table.slice(0, 8);
     document.getElementById("title").textContent = (SEATS_ALONE ? "May I? (" : "Canasta (") +
@@ -321,6 +426,7 @@ SCRIPT: Final = r"""
     if (DATA.result) {
       document.getElementById("result").textContent = "Result: " + DATA.result.text + ".";
     }
+    renderAnalysis();
     var match = /record=(\d+)/.exec(window.location.hash || "");
     go(match ? parseInt(match[1], 10) : 0);
   }
@@ -358,6 +464,10 @@ script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <div id="table"></div>
 <div id="totals" class="meta"></div>
 <section><div id="annotations"></div></section>
+<section id="analysis" hidden><h2>Computer analysis: points lost in marked moves</h2>
+<div id="loss-legend" class="legend meta"></div>
+<div id="loss-chart"><svg id="loss-svg" role="img" aria-label="points lost per seat"></svg></div>
+<h3>The costliest moves</h3><ol id="worst-moves"></ol></section>
 <section><h2>Annotations</h2><ul id="all-notes"></ul></section>
 <section><h2>Score sheet</h2><table id="scores" class="scores"></table>
 <p id="result"></p></section>

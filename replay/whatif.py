@@ -29,8 +29,14 @@ def split_line(text: str) -> list[str]:
     return [part.strip() for part in text.replace("\n", ";").split(";") if part.strip()]
 
 
-def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIfLine:
-    """Play ``actions`` from the table after ``record``; raise WhatIfError at an illegal one."""
+def play_line(
+    timeline: Timeline, record: int, actions: Sequence[str], *, instead: bool = False
+) -> WhatIfLine:
+    """Play ``actions`` from the table after ``record``; raise WhatIfError at an illegal one.
+
+    With ``instead`` the line replaces the move of ``record``, an action record: it is played
+    from the table before that move (as a PGN variation is an alternative to its move), and its
+    outcome says so (``instead_of``)."""
     if not actions:
         raise WhatIfError(0, "", "empty-line", "The what-if line has no actions.")
     if len(actions) > MAX_LINE:
@@ -41,6 +47,11 @@ def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIf
             f"A what-if line has at most {MAX_LINE} actions.",
         )
     step = timeline.steps[record]
+    if instead and step.before is None:
+        raise PositionUnknown(
+            f"Record {record} ({step.kind}) is not a move of a hand this copy of the log replays: "
+            "there is no move for a line to replace."
+        )
     if step.state is None:
         if step.pending:
             raise PositionUnknown(
@@ -52,7 +63,7 @@ def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIf
             "starts from a position of a hand being played."
         )
     game = timeline.game
-    state = step.state.copy()
+    state = (step.before if instead else step.state).copy()
     canonical: list[str] = []
     for index, text in enumerate(actions):
         try:
@@ -74,6 +85,8 @@ def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIf
         "totals": None,
         "counts_from": SUMMARY_COUNTS_FROM,
     }
+    if instead:
+        outcome["instead_of"] = record
     header, noun = timeline.header, hand_noun(game)
     if state.is_over and state.end is not None:
         scores = game.score_hand(state)
@@ -100,4 +113,6 @@ def play_line(timeline: Timeline, record: int, actions: Sequence[str]) -> WhatIf
             f"turn {shown_number(state.turn_no)}, "
             f"{seat_name(header, state.to_move)} to move ({state.phase.value})."
         )
+    if instead:
+        outcome["summary"] = f"Instead of the move played: {outcome['summary']}"
     return WhatIfLine(tuple(canonical), outcome)
