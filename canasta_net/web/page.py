@@ -212,7 +212,7 @@ class PlayerPage:
         if not self.server.streams:
             self._streams_changed(0)
         if not self.closed.called:
-            print("the table is over; its page stays up until you leave it (or type quit)", file=self.out)
+            print("the table is over; its page stays up until you leave it", file=self.out)
             await self.closed
 
     def _streams_changed(self, count: int) -> None:
