@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from canasta_net.games import game_for
+from canasta_net.ui import cli
+from canasta_net.ui.players import TerminalPlayer
 from canasta_net.ui.table_model import TableModel
 from canasta_net.web.page import NO_BROWSER, PlayerPage, browser_openable, choose_ui
 from canasta_net.web.player import NOT_YOUR_TURN, WebPlayer
@@ -198,6 +202,22 @@ def test_ui_choice() -> None:
     assert not scripted.web and scripted.note is None
     assert not browser_openable({}, "linux")
     assert browser_openable({"BROWSER": "firefox"}, "linux")
+
+
+def test_auto_without_a_display_plays_in_the_terminal_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER", "CANASTA_NO_BROWSER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    with open(os.devnull) as devnull:  # not a program's pipe: auto looks for a browser
+        monkeypatch.setattr(sys, "stdin", devnull)
+        player, page = cli._local_player(
+            None, "auto", False, done=Deferred(), session_box=[], connection_box=[], fingerprint=""
+        )
+    assert isinstance(player, TerminalPlayer) and page is None
+    out, err = capsys.readouterr()
+    assert err == NO_BROWSER + "\n" and "token=" not in out
 
 
 # --------------------------------------------------------------------------- real sockets
