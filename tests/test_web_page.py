@@ -163,7 +163,12 @@ def test_the_next_hand_waits_for_ready() -> None:
     player.model.hand_end = {"hand": 1}
     assert player.ready() is None
     assert player.hand_gate(2) is None
-    assert isinstance(player.hand_gate(3), Deferred)
+    gate = player.hand_gate(3)
+    assert isinstance(gate, Deferred) and player.ready() is None and gate.called
+    # a ready for another hand than the one asked about does not count
+    player.model.hand_end = {"hand": 3}
+    assert player.ready() is None
+    assert isinstance(player.hand_gate(5), Deferred)
 
 
 def test_the_page_leaves_the_table_then_closes_after_it() -> None:

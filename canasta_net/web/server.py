@@ -407,7 +407,7 @@ class PageResource(Resource):
                     "Path=/".encode(),
                 )
             return self._static(request, "index.html")
-        if path == "/events":
+        if path == "/events" and facts.method == "GET":
             return server.open_stream(request)
         if path == "/replay":
             return self._replay(request)
