@@ -18,6 +18,7 @@ import pytest_twisted
 from twisted.internet import reactor, threads
 from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
+from twisted.web.test.requesthelper import DummyChannel
 
 from canasta_net.games import game_for
 from canasta_net.ui import cli
@@ -28,10 +29,12 @@ from canasta_net.web.player import NOT_YOUR_TURN, WebPlayer
 from canasta_net.web.server import (
     BAD_HOST,
     BAD_ORIGIN,
+    MAX_BODY,
     MAX_STREAMS,
     MISSING_TOKEN,
     NOT_JSON,
     POST_WITHOUT_ORIGIN,
+    PageRequest,
     PageServer,
     RequestFacts,
     cookie_name,
@@ -102,6 +105,14 @@ def test_the_replay_page_runs_only_its_own_inline_script_and_style() -> None:
     policy = replay_policy(page)
     assert policy.count("'sha256-") == 2 and "unsafe-inline" not in policy
     assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy
+
+
+def test_a_long_body_is_not_kept_beyond_the_limit() -> None:
+    request = PageRequest(DummyChannel())
+    request.gotLength(None)  # chunked: no length said
+    for _ in range(10):
+        request.handleContentChunk(b"x" * 10_000)
+    assert request.content is not None and request.content.tell() == MAX_BODY + 1
 
 
 # --------------------------------------------------------------------------- the player
@@ -362,7 +373,19 @@ async def test_posts_reach_the_seat(served: Any) -> None:
             answers.append((status, json.loads(data)))
         return answers
 
+    def chunked() -> tuple[int, Any]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            body = (b"x" * 1000 for _ in range(200))  # no length: sent in chunks
+            conn.request("POST", "/chat", body=body, headers=headers, encode_chunked=True)
+            response = conn.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
     answers = await threads.deferToThread(run)
+    status, data = await threads.deferToThread(chunked)
+    assert status == 400 and "too long" in data["error"]
     assert answers[0][0] == 400 and not answers[0][1]["ok"] and "drw" in answers[0][1]["error"]
     assert answers[1] == (200, {"ok": True})
     assert chosen == ["draw"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import threading
 import webbrowser
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -197,7 +198,8 @@ class PlayerPage:
         print("your table's page (keep the link to yourself; 'quit' here leaves):", file=self.out)
         print(url, file=self.out, flush=True)
         if open_browser:
-            self.reactor.callInThread(webbrowser.open, url, 2)
+            # in a thread of its own, never joined: a browser that blocks holds up nothing
+            threading.Thread(target=webbrowser.open, args=(url, 2), daemon=True).start()
         return url
 
     async def after_table(self, log_path: Path | None, seat: int | None) -> None:
