@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from test_table_protocol import Harness, config
 from twisted.internet import reactor, threads
 from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
@@ -435,8 +436,6 @@ async def test_at_most_four_event_streams(served: Any) -> None:
 
 # --------------------------------------------------------------------------- at a table
 def test_the_lobby_fills_and_the_engines_refusal_reaches_the_page() -> None:
-    from test_table_protocol import Harness, config
-
     h = Harness(config(players=3))
     ada = h.remote("ada", connect=False)
     player = WebPlayer(game=lambda: ada.session.game)
