@@ -478,3 +478,14 @@ def test_the_lobby_fills_and_the_engines_refusal_reaches_the_page() -> None:
     run()
     snap = player.model.snapshot()
     assert snap["refusal"] is None and snap["last_move"]["action"] == "draw"
+
+
+def test_play_host_and_join_take_ui() -> None:
+    from click.testing import CliRunner
+
+    for command in ("play", "host", "join"):
+        help_text = CliRunner().invoke(cli.main, [command, "--help"]).output
+        assert "--ui [auto|web|terminal]" in help_text, command
+        assert "--no-browser" not in help_text  # hidden: for tests
+    refused = CliRunner().invoke(cli.main, ["play", "--ui", "browser"])
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
