@@ -237,6 +237,7 @@ class PlayerPage:
             self.closed.callback(None)
 
     async def stop(self) -> None:
+        self.server.on_streams_changed = None  # the streams it closes now are not a page leaving
         if self._closing is not None and self._closing.active():
             self._closing.cancel()
         stopped = self.server.stop()
