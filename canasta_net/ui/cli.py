@@ -41,6 +41,8 @@ from .app import HostedTable, bot_player, default_log_path, join_table, open_new
 from .players import TerminalPlayer
 
 DEFAULT_PORT = 47475
+# Seconds between bot moves at a table where a person plays: a pace a person can follow.
+PERSON_PACE = 0.3
 DISCOVERY_PORT = 47474
 
 
@@ -325,7 +327,14 @@ async def _serve(
             on_quit=lambda: _fire(done),
             game=lambda: session_box[0].game if session_box else None,
         )
-        session = PeerSession(identity, terminal, name=name, seed_store=seed_store)
+        session = PeerSession(
+            identity,
+            terminal,
+            name=name,
+            seed_store=seed_store,
+            observer=terminal.model,  # the terminal draws the table from its model
+            hand_gate=terminal.hand_gate,  # the next hand waits for the person's Enter
+        )
         session_box.append(session)
         connection_box: list[Any] = []
         from twisted.internet import stdio
@@ -470,7 +479,7 @@ def play(
         rules,
         rules.players - bot_count if not watch else 1,
         host_plays=not watch,
-        bot_delay=(0.0 if watch else 0.3) if delay is None else delay,
+        bot_delay=(0.0 if watch else PERSON_PACE) if delay is None else delay,
         max_hands=hands,
         deal=deal,
     )
@@ -553,10 +562,10 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
 @click.option(
     "--delay",
-    default=0.0,
-    show_default=True,
+    default=None,
     type=click.FloatRange(0, MAX_SECONDS),
-    help="Seconds between bot moves.",
+    help=f"Seconds between bot moves (default: {PERSON_PACE:g} when you play, so that you can "
+    "follow them; 0 with --host-bot).",
 )
 @click.option("--player-name", default="host", show_default=True, help="Your name at the table.")
 @click.option("--insecure-seed", type=int, default=None, hidden=True)
@@ -664,13 +673,21 @@ def _config_from_flags(
         host_plays=not flags["host_bot"],
         password=flags["password"],
         hold_seconds=flags["hold"],
-        bot_delay=flags["delay"],
+        bot_delay=_bot_delay(flags["delay"], host_plays=not flags["host_bot"]),
         max_hands=flags["hands"],
         insecure_seed=flags["insecure_seed"],
         deal=deal,
     )
     config.seats[0].name = flags["player_name"]
     return config
+
+
+def _bot_delay(delay: float | None, *, host_plays: bool) -> float:
+    """Seconds between the host's bots' moves: as given, else a pace a person can follow when
+    the host's person plays, none at a headless table."""
+    if delay is not None:
+        return delay
+    return PERSON_PACE if host_plays else 0.0
 
 
 class ContradictsLog(click.ClickException):
@@ -841,6 +858,7 @@ def join(
                 reactor.callLater(0.1, done.callback, None)
 
         player.finished = finished
+        person = player if isinstance(player, TerminalPlayer) else None
         session = PeerSession(
             identity,
             player,
@@ -849,6 +867,10 @@ def join(
             password=password,
             log_file=log_file,
             seed_store=_seed_store(identity_path),
+            # a person's terminal follows the session in its model and holds the next hand
+            # until they are ready; a bot neither watches nor waits
+            observer=None if person is None else person.model,
+            hand_gate=None if person is None else person.hand_gate,
         )
         box.append(session)
         if not bot_kind:
