@@ -452,12 +452,13 @@ def hint_lines(legal: list[str]) -> list[Line]:
             number += 1
             rest = text[len(verb) :].strip() or verb
             item = f"{number}) {rest}"
-            if width + len(item) + 3 > HINT_WIDTH and width > len(head):
+            if width + len(item) > HINT_WIDTH and width > len(head):
                 lines.append(line)
                 line = [(" " * len(head), "")]
                 width = len(head)
-            line.append((item + "   ", ""))
-            width += len(item) + 3
+            gap = "   " if width > len(head) else ""
+            line.append((gap + item, ""))
+            width += len(gap) + len(item)
         lines.append(line)
     return lines
 
