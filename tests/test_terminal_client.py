@@ -149,6 +149,10 @@ def test_may_i_buys_are_asked_and_answered_with_y() -> None:
     assert h.service.finished
     shown = out.getvalue()
     assert "is for sale: buy it or pass.  y = may-i " in shown and ", n = pass >" in shown
+    # a question between turns shows what changed, not the whole table
+    question = shown.index("is for sale")
+    assert "  your hand (" in shown[question - 300 : question]
+    assert "  seat 0 " not in shown[question - 300 : question]
     assert any(a.startswith("may-i ") for a in actions_of(peer, 1))
     assert "== deal 1 over: " in shown and "  penalty points " in shown
     assert "lowest total" in shown
@@ -259,6 +263,12 @@ def test_a_move_is_put_in_words() -> None:
         "you added KH KD to meld 0"
     )
     assert move_text({"seat": 0, "name": "x", "action": "discard 7D"}, 1) == "x discarded 7D"
+    assert move_text({"seat": 0, "name": "x", "action": "may-i 9D"}, 1) == (
+        "x asked to buy 9D (May I?)"
+    )
+    assert move_text({"seat": 1, "name": "x", "action": "take-discard 9D"}, 1) == (
+        "you took the discard 9D"
+    )
     assert move_text({"seat": 0, "name": "x", "action": "take-pile QS QD", "cards": 3}, 1) == (
         "x took the pile (3 cards), melding its top with QS QD"
     )

@@ -144,8 +144,12 @@ class TerminalPlayer(LineReceiver):
         move = snap.get("last_move") or {}
         if state == self._drawn_state and snap.get("refusal") is not None:
             pass  # asked again after a refusal, the position unchanged: the prompt only
-        elif turn == self._drawn_turn and move.get("seat") == snap.get("seat"):
-            self.draw(turn_update_lines(snap))  # the own turn goes on: what the move changed
+        elif (snap.get("prompt") or {}).get("kind") not in (None, "turn") or (
+            turn == self._drawn_turn and move.get("seat") == snap.get("seat")
+        ):
+            # a question (a partner's ask, a buy) between turns, or the own turn going on: what
+            # changed, not the whole table again ('view' draws it)
+            self.draw(turn_update_lines(snap))
         else:
             self.draw(table_lines(snap))
         self._drawn_state, self._drawn_turn = state, turn

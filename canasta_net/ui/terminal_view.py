@@ -190,11 +190,13 @@ def table_lines(snap: dict[str, Any]) -> list[Line]:
 
 
 def turn_update_lines(snap: dict[str, Any]) -> list[Line]:
-    """Within the seat's own turn, after its own move: only what that move changed (its side's
-    melds after a meld, the pile, what it drew, its hand), not the whole table again."""
+    """Within the seat's own turn, after its own move, or at a question between turns: only
+    what changed (its side's melds after its meld, the pile, the last move, what it drew, its
+    hand), not the whole table again."""
     lines: list[Line] = []
     move = snap.get("last_move") or {}
-    if str(move.get("action", "")).split(" ")[0] in ("meld", "add", "take-pile"):
+    mine = move.get("seat") == snap.get("seat")
+    if mine and str(move.get("action", "")).split(" ")[0] in ("meld", "add", "take-pile"):
         for side in snap.get("sides") or []:
             if side.get("yours"):
                 lines += _side_lines(side)
@@ -282,7 +284,6 @@ _MOVE_WORDS = {
     "ask-go-out": "asked to go out",
     "answer": "answered",
     "take-discard": "took the discard",
-    "may-i": "asked to buy (May I?)",
     "pass": "passed",
     "allow": "allowed the buy",
     "deny": "refused the buy, taking",
@@ -300,9 +301,9 @@ def move_text(move: dict[str, Any], me: int | None) -> str:
     if verb == "add" and rest:
         meld, _, cards = rest.partition(" ")
         return f"{who} added {cards} to meld {meld}"
+    if verb == "may-i":
+        return f"{who} asked to buy {rest} (May I?)"
     words = _MOVE_WORDS.get(verb, verb)
-    if verb == "take-discard":
-        rest = ""
     return f"{who} {words}{' ' + rest if rest else ''}"
 
 
