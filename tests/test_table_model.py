@@ -251,3 +251,18 @@ def test_red_threes_laid_this_turn_are_named_and_their_replacements_are_new() ->
     assert snap["red_threes_laid"] == ["3H"] and snap["drawn"] == ["KS"]
     model.show({"state": {**state, "turn": 1, "hand": ["5C", "9D"]}})
     assert model.snapshot()["red_threes_laid"] == []
+
+
+def test_scores_are_named_by_the_rules_teams_even_when_a_lone_hand_joins_two_seats() -> None:
+    h = Harness(config(game_for("classic-3p-lone").rules, players=2, max_hands=1))
+    _peer, model, _player = seat_with_model(h, "ada")
+    h.run_to_end()
+    snap = model.snapshot()
+    names = [[s["name"]] for s in snap["seats"]]
+    assert snap["score_names"] == names and len(snap["scores"]) == 3
+    sheet = snap["hand_end"]
+    assert [side["names"] for side in sheet["sides"]] == names
+    # the hand's own teams (who played together) may differ: two of the three joined
+    four = TableModel()
+    four.welcome(game_for("classic"), 1, ["a", "b", "c", "d"])
+    assert four.snapshot()["score_names"] == [["a", "c"], ["b", "d"]]

@@ -166,8 +166,7 @@ HOSTILE = "ev\x1b]0;pwned\x07il"
 def canasta_model() -> TableModel:
     """Seat 1 (ada) on its turn, just after drawing; its side has not opened."""
     model = TableModel()
-    model.seat = 1
-    model.names = ["host", "ada", "bot-2", HOSTILE]
+    model.welcome(game_for("classic"), 1, ["host", "ada", "bot-2", HOSTILE])
     state: dict[str, Any] = {
         "game": "canasta",
         "seat": 1,
@@ -222,7 +221,7 @@ def canasta_model() -> TableModel:
 def test_the_table_is_drawn_from_the_snapshot() -> None:
     snap = canasta_model().snapshot()
     text = render_table(snap)
-    assert text.startswith("== den == hand 3")
+    assert text.startswith("== den == hand 3 (classic)")
     assert "scores: host & bot-2: 1200" in text
     assert "  seat 1 ada [you] (team 1): 5 cards  <- to move" in text
     assert "  host & bot-2: 570 in melds, 1 canasta, red threes 3H" in text

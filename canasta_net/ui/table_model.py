@@ -253,16 +253,20 @@ class TableModel:
         }
 
     def _side_names(self, side: int) -> list[str]:
-        """The names of a team's seats (May I?: the seat's own name)."""
+        """The names of the seats a score belongs to (May I?: the seat's own name)."""
+        names = self.score_names()
+        return names[side] if 0 <= side < len(names) else [self._name(side)]
+
+    def score_names(self) -> list[list[str]]:
+        """For each entry of the scores, the names of the seats it counts for: a partnership's
+        two seats, or one seat. The rules' teams, not the hand's: at a lone-hand table the two
+        who play together in a hand keep their own scores."""
         game = self.game
-        if game is None or game.kind == "may-i":
-            return [self._name(side)]
-        state = self.view.get("state") or {}
-        teams = state.get("teams") or [
-            game.rules.team_of(s) if hasattr(game.rules, "team_of") else s
-            for s in range(len(self.names))
-        ]
-        return [self._name(s) for s, t in enumerate(teams) if t == side]
+        seats = range(len(self.names))
+        if game is None or game.kind == "may-i" or not hasattr(game.rules, "team_of"):
+            return [[self._name(s)] for s in seats]
+        rules = game.rules
+        return [[self._name(s) for s in seats if rules.team_of(s) == t] for t in range(rules.teams)]
 
     def _name(self, seat: int) -> str:
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
@@ -324,6 +328,7 @@ class TableModel:
             "seats": self._seat_rows(state),
             "watchers": list(self.watchers),
             "scores": list(view.get("scores") or []),
+            "score_names": self.score_names(),
             "target": self._target(),
             "history": [list(h) for h in self.history],
             "hand": self._hand_cards(state, kind),

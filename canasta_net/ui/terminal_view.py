@@ -118,6 +118,9 @@ def _join(names: list[str]) -> str:
 
 def side_label(snap: dict[str, Any], index: int) -> str:
     """A side's name: its players' names (May I?: the seat's name)."""
+    score_names = snap.get("score_names") or []
+    if 0 <= index < len(score_names) and score_names[index]:
+        return _join([str(n) for n in score_names[index]])
     seats = snap.get("seats") or []
     if snap.get("game") == "may-i":
         return str(seats[index]["name"]) if 0 <= index < len(seats) else f"seat {index}"
@@ -252,6 +255,9 @@ def _side_lines(side: dict[str, Any]) -> list[Line]:
     for meld in side["melds"]:
         line: Line = [(f"    {meld['index']}: ", "")]
         line += _cards([str(c) for c in meld["cards"]])
+        label = str(meld.get("label") or "")
+        if " " in label:  # a run, wild cards, black threes: a rank's meld needs no name
+            line.append((f"  ({label})", ""))
         line.append((f"   {meld['points']}", ""))
         if meld.get("bonus"):
             line.append((f" +{meld['bonus']}", ""))
@@ -472,7 +478,8 @@ def sheet_lines(snap: dict[str, Any]) -> list[Line]:
         return []
     may_i = snap.get("game") == "may-i"
     went = sheet.get("went_out_name")
-    how = f"{went} went out" if went is not None else str(sheet.get("reason"))
+    reason = str(sheet.get("reason"))
+    how = f"{went} went out" if went is not None else _END_REASONS.get(reason, reason)
     game = "deal" if may_i else "hand"
     lines: list[Line] = [[(f"== {game} {sheet.get('shown_hand')} over: {how} ==", "title")]]
     sides = sheet.get("sides") or []
@@ -516,6 +523,13 @@ def sheet_lines(snap: dict[str, Any]) -> list[Line]:
         lines.append(_plain("  the lowest total after the last deal wins"))
     return lines
 
+
+# Why a hand ended, in words, when nobody went out.
+_END_REASONS = {
+    "stock-exhausted": "the stock ran out",
+    "last-red-three": "the last card of the stock was a red three",
+    "turn-limit": "the deal reached its turn limit",
+}
 
 # The sheet's rows: the score parts of a Canasta hand (``table_model.SCORE_PARTS``), with the
 # counts of natural and mixed canastas on one row.
