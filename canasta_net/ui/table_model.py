@@ -265,7 +265,7 @@ class TableModel:
         seats = range(len(self.names))
         if game is None or game.kind == "may-i" or not hasattr(game.rules, "team_of"):
             return [[self._name(s)] for s in seats]
-        rules = game.rules
+        rules: Any = game.rules  # a Canasta RuleSet: teams and team_of
         return [[self._name(s) for s in seats if rules.team_of(s) == t] for t in range(rules.teams)]
 
     def _name(self, seat: int) -> str:
