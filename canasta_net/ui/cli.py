@@ -456,7 +456,12 @@ def _check_deal(deal: str, rules: Any) -> None:
     help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
     "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
 )
-@click.option("--delay", default=None, type=float, help="Seconds between bot moves.")
+@click.option(
+    "--delay",
+    default=None,
+    type=float,
+    help=f"Seconds between bot moves (default: {PERSON_PACE:g}; 0 when bots play every seat).",
+)
 @_identity_option
 def play(
     variant: str,
