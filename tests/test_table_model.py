@@ -203,8 +203,8 @@ def test_a_bot_seat_with_no_gate_plays_on() -> None:
 
 def test_no_card_is_new_before_the_seat_draws_even_on_a_hands_first_turn() -> None:
     """May I?: seat 1 moves first in the first deal, so its first view of a hand is already its
-    turn; the hand as dealt is not "drawn", nor is a later deal's hand compared with the last."""
-    h = Harness(config(game_for("may-i").rules, players=2, max_hands=2))
+    turn; the hand as dealt is not "drawn"."""
+    h = Harness(config(game_for("may-i").rules, players=2, max_hands=1))
     _peer, _model, player = seat_with_model(h, "ada")
     h.run_to_end()
     before_draw = [
