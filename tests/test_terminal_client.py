@@ -74,7 +74,7 @@ def play(h: Harness, person: Person, *, enter: bool = True, limit: int = 3000) -
             text = person.line()
             person.typed.append(text)
             terminal.handle_line(text)
-        elif terminal._gate is not None and enter:
+        elif terminal.holding_next_hand and enter:
             person.typed.append("")
             terminal.handle_line("")
         elif len(peer.sent) == sent:
@@ -101,7 +101,7 @@ def test_a_hand_played_at_the_terminal_ends_with_the_sheet_and_waits_for_enter()
     play(h, person, enter=False)
     # the first hand is over; the second waits for this seat's first step, held by the gate
     assert not h.service.finished and h.table.hand_no == 1
-    assert terminal._gate is not None and not terminal._gate.called
+    assert terminal.holding_next_hand
     shown = out.getvalue()
     for needle in (
         "Your move (",

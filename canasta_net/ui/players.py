@@ -188,6 +188,11 @@ class TerminalPlayer(LineReceiver):
         self.draw([[("press Enter for the next hand", "ask")]])
         return self._gate
 
+    @property
+    def holding_next_hand(self) -> bool:
+        """Whether the next hand waits for this person's Enter."""
+        return self._gate is not None
+
     def show_outcome(self, **outcome: Any) -> None:
         """What the match left (``log``: its path): kept in the model, printed at the end."""
         self.model.set_outcome(**outcome)
