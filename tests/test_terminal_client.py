@@ -8,11 +8,13 @@ import contextlib
 import io
 import random
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from test_e2e_table import _no_stray_processes, _start, _wait_for  # noqa: F401 (a fixture)
 from test_table_protocol import Harness, Remote, classic, config
 
 from canasta_net.games import game_for
@@ -447,3 +449,30 @@ def test_the_hosts_bots_move_at_a_pace_a_person_can_follow(
     result = CliRunner().invoke(cli.main, [*base, *flags])
     assert result.exit_code == 0, result.output
     assert served[0].bot_delay == delay
+
+
+# --------------------------------------------------------------------------- a real process
+
+
+def test_canasta_play_at_a_terminal_numbers_hints_and_plays_a_number(tmp_path: Path) -> None:
+    """``canasta play`` as a person runs it (stdin and stdout not a terminal: no colour)."""
+    out = tmp_path / "play.out"
+    args = ["play", "--variant", "classic-2p", "--delay", "0", "--name", "ada"]
+    args += ["--identity", str(tmp_path / "id.pem"), "--log", str(tmp_path / "play.cnlog")]
+    proc = _start(args, out, stdin=subprocess.PIPE)
+    assert proc.stdin is not None
+
+    def type_line(text: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(text.encode() + b"\n")
+        proc.stdin.flush()
+
+    _wait_for(out, r"Your move \(", proc)
+    type_line("hint")
+    number = _wait_for(out, r"(\d+)\) draw\b", proc).split(")")[0]
+    type_line(number)
+    _wait_for(out, r"  you drew \S+\*", proc)
+    type_line("quit")
+    assert proc.wait(30) == 0, out.read_text()
+    shown = out.read_text()
+    assert "\x1b[" not in shown and "  your hand (" in shown and "  last move: you drew" in shown
