@@ -274,7 +274,7 @@ def _pile_line(snap: dict[str, Any]) -> Line:
     line: Line = [("  discard: " if may_i else "  pile: ", "")]
     line.append(card_span(str(pile["top"])) if pile.get("top") else ("(empty)", ""))
     line.append((f" ({size} card{'s' if size != 1 else ''})", ""))
-    if pile.get("frozen_for_you") or pile.get("frozen"):
+    if size and (pile.get("frozen_for_you") or pile.get("frozen")):  # an empty pile: no news
         line.append(("  FROZEN", "alert"))
         if pile.get("frozen_reasons"):
             line.append((": " + "; ".join(pile["frozen_reasons"]), ""))
