@@ -12,6 +12,7 @@ from test_table_protocol import Harness, Remote, classic, config
 from twisted.internet.defer import Deferred
 
 from canasta_net.cards import parse_face
+from canasta_net.games import game_for
 from canasta_net.log import iter_records
 from canasta_net.log import records as R
 from canasta_net.ui.table_model import TableModel, actions_by_verb, prompt_kind, rank_group
@@ -198,3 +199,70 @@ def test_a_bot_seat_with_no_gate_plays_on() -> None:
     h.remote("ada")
     h.run_to_end()
     assert h.table.match.hands_played == 2
+
+
+def test_no_card_is_new_before_the_seat_draws_even_on_a_hands_first_turn() -> None:
+    """May I?: seat 1 moves first in the first deal, so its first view of a hand is already its
+    turn; the hand as dealt is not "drawn"."""
+    h = Harness(config(game_for("may-i").rules, players=2, max_hands=1))
+    _peer, _model, player = seat_with_model(h, "ada")
+    h.run_to_end()
+    before_draw = [
+        s
+        for s in player.snapshots
+        if s["state"] and s["state"]["turn"] == 1 and s["state"]["phase"] == "draw"
+    ]
+    assert before_draw
+    for snap in before_draw:
+        assert snap["drawn"] == [] and not any(c["new"] for c in snap["hand"])
+    drew = [
+        s
+        for s in player.snapshots
+        if s["last_move"] is not None
+        and s["last_move"]["seat"] == 1
+        and s["last_move"]["action"] == "draw"
+    ]
+    assert drew and all(len(s["drawn"]) == 1 for s in drew)
+
+
+def test_red_threes_laid_this_turn_are_named_and_their_replacements_are_new() -> None:
+    model = TableModel()
+    model.seat = 0
+    state: dict[str, Any] = {
+        "game": "canasta",
+        "turn": 0,
+        "phase": "draw",
+        "hand": ["5C", "9D"],
+        "red_threes": [["3D"], []],
+        "hand_sizes": [2, 11],
+    }
+    model.show({"state": state})
+    model.show(
+        {
+            "state": {
+                **state,
+                "phase": "play",
+                "hand": ["5C", "9D", "KS"],
+                "red_threes": [["3D", "3H"], []],
+            }
+        }
+    )
+    snap = model.snapshot()
+    assert snap["red_threes_laid"] == ["3H"] and snap["drawn"] == ["KS"]
+    model.show({"state": {**state, "turn": 1, "hand": ["5C", "9D"]}})
+    assert model.snapshot()["red_threes_laid"] == []
+
+
+def test_scores_are_named_by_the_rules_teams_even_when_a_lone_hand_joins_two_seats() -> None:
+    h = Harness(config(game_for("classic-3p-lone").rules, players=2, max_hands=1))
+    _peer, model, _player = seat_with_model(h, "ada")
+    h.run_to_end()
+    snap = model.snapshot()
+    names = [[s["name"]] for s in snap["seats"]]
+    assert snap["score_names"] == names and len(snap["scores"]) == 3
+    sheet = snap["hand_end"]
+    assert [side["names"] for side in sheet["sides"]] == names
+    # the hand's own teams (who played together) may differ: two of the three joined
+    four = TableModel()
+    four.welcome(game_for("classic"), 1, ["a", "b", "c", "d"])
+    assert four.snapshot()["score_names"] == [["a", "c"], ["b", "d"]]

@@ -42,6 +42,8 @@ from .app import HostedTable, bot_player, default_log_path, join_table, open_new
 from .players import TerminalPlayer, TerminalWatcher
 
 DEFAULT_PORT = 47475
+# Seconds between bot moves at a table where a person plays: a pace a person can follow.
+PERSON_PACE = 0.3
 DISCOVERY_PORT = 47474
 
 
@@ -340,8 +342,7 @@ async def _serve(
         result = table.match.result
         click.echo(f"match over: {result.describe() if result else 'stopped'}")
         click.echo(f"log: {log_path}")
-        if not done.called:
-            reactor.callLater(0.2, done.callback, None)
+        reactor.callLater(0.2, _fire, done)  # the page's leave may fire it first
 
     events.on_finished = finished
     table_stopped: list[str] = []  # why the match could not go on, if it could not
@@ -401,8 +402,8 @@ async def _serve(
             player,
             name=name,
             seed_store=seed_store,
-            observer=None if page is None else page.model,
-            hand_gate=None if page is None else page.player.hand_gate,
+            observer=player.model,  # the client draws the table from its model
+            hand_gate=player.hand_gate,  # the next hand waits until the person is ready
         )
         session_box.append(session)
         if page is None:
@@ -529,7 +530,12 @@ def _check_deal(deal: str, rules: Any) -> None:
     help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
     "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
 )
-@click.option("--delay", default=None, type=float, help="Seconds between bot moves.")
+@click.option(
+    "--delay",
+    default=None,
+    type=float,
+    help=f"Seconds between bot moves (default: {PERSON_PACE:g}; 0 when bots play every seat).",
+)
 @_identity_option
 @_ui_options
 def play(
@@ -555,7 +561,7 @@ def play(
         rules,
         rules.players - bot_count if not watch else 1,
         host_plays=not watch,
-        bot_delay=(0.0 if watch else 0.3) if delay is None else delay,
+        bot_delay=(0.0 if watch else PERSON_PACE) if delay is None else delay,
         max_hands=hands,
         deal=deal,
     )
@@ -640,10 +646,10 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
 @click.option(
     "--delay",
-    default=0.0,
-    show_default=True,
+    default=None,
     type=click.FloatRange(0, MAX_SECONDS),
-    help="Seconds between bot moves.",
+    help=f"Seconds between bot moves (default: {PERSON_PACE:g} when you play, so that you can "
+    "follow them; 0 with --host-bot).",
 )
 @click.option("--player-name", default="host", show_default=True, help="Your name at the table.")
 @click.option("--insecure-seed", type=int, default=None, hidden=True)
@@ -756,13 +762,21 @@ def _config_from_flags(
         host_plays=not flags["host_bot"],
         password=flags["password"],
         hold_seconds=flags["hold"],
-        bot_delay=flags["delay"],
+        bot_delay=_bot_delay(flags["delay"], host_plays=not flags["host_bot"]),
         max_hands=flags["hands"],
         insecure_seed=flags["insecure_seed"],
         deal=deal,
     )
     config.seats[0].name = flags["player_name"]
     return config
+
+
+def _bot_delay(delay: float | None, *, host_plays: bool) -> float:
+    """Seconds between the host's bots' moves: as given, else a pace a person can follow when
+    the host's person plays, none at a headless table."""
+    if delay is not None:
+        return delay
+    return PERSON_PACE if host_plays else 0.0
 
 
 class ContradictsLog(click.ClickException):
@@ -938,8 +952,7 @@ def join(
 
         def finished(reason: str) -> None:
             original_finished(reason)
-            if not done.called:
-                reactor.callLater(0.1, done.callback, None)
+            reactor.callLater(0.1, _fire, done)  # the page's leave may fire it first
 
         player.finished = finished
         session = PeerSession(
@@ -950,8 +963,10 @@ def join(
             password=password,
             log_file=log_file,
             seed_store=_seed_store(identity_path),
-            observer=None if page is None else page.model,
-            hand_gate=None if page is None else page.player.hand_gate,
+            # a person's client (terminal or page) follows the session in its model and holds
+            # the next hand until they are ready; a bot neither watches nor waits
+            observer=None if bot_kind else player.model,
+            hand_gate=None if bot_kind else player.hand_gate,
         )
         box.append(session)
         if not bot_kind and page is None:

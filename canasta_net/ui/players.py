@@ -15,7 +15,23 @@ from ..cards import parse_face
 from ..games import Game
 from ..mayi.actions import VERBS as MAY_I_VERBS
 from ..safe_text import safe_lines, safe_text
-from .terminal_view import HELP, MAY_I_HELP, render_view
+from .table_model import TableModel
+from .terminal_view import (
+    HELP,
+    MAY_I_HELP,
+    Line,
+    hint_lines,
+    match_end_lines,
+    numbered_options,
+    paint,
+    prompt_lines,
+    render_view,
+    sheet_lines,
+    short_answers,
+    table_lines,
+    turn_update_lines,
+    use_colour,
+)
 
 
 class BotPlayer:
@@ -60,7 +76,13 @@ class BotPlayer:
 
 
 class TerminalPlayer(LineReceiver):
-    """A person typing actions in their canonical text form (``help`` lists them)."""
+    """A person typing actions in their canonical text form (``help`` lists them).
+
+    It owns the client's model of the table (:class:`TableModel`), which the seat's session
+    also feeds as its ``observer`` (records, refusals, seats), and draws from its snapshot:
+    the table when the seat is asked to move, the score sheet when a hand ends, the winner
+    when the match ends. It holds the next hand until its person presses Enter (``hand_gate``).
+    """
 
     delimiter = b"\n"
 
@@ -70,41 +92,111 @@ class TerminalPlayer(LineReceiver):
         on_chat: Callable[[str], None] | None = None,
         on_quit: Callable[[], None] | None = None,
         game: Callable[[], Game | None] = lambda: None,
+        colour: bool | None = None,
     ) -> None:
         self.out = out
         self.game = game
         self.on_chat = on_chat
         self.on_quit = on_quit
+        self.colour = use_colour(out) if colour is None else colour
+        self.model = TableModel()
         self.view: dict[str, Any] = {}
         self.pending: Deferred[str] | None = None
         self.legal: list[str] = []
         self.finished_reason: str | None = None
+        self._drawn_state: Any = None  # the position the table was last drawn for
+        self._drawn_turn: Any = None  # and whose turn of which hand it was
+        self._sheet_shown: dict[str, Any] | None = None  # the score sheet printed last
+        self._match_end_shown = False
+        self._ready_early = False  # Enter pressed after a sheet, before the next hand asked
+        self._gate: Deferred[None] | None = None  # the next hand, held until Enter
 
     def say(self, text: str) -> None:
         """Print lines this program wrote; what came from others in them is escaped already, and
         this escapes anything that slipped through (keeping the line breaks)."""
         print(safe_lines(text), file=self.out, flush=True)
 
+    def draw(self, lines: list[Line]) -> None:
+        """Print lines of spans: each span's text is escaped (``paint``), colour added after."""
+        if lines:
+            print(paint(lines, self.colour), file=self.out, flush=True)
+
+    def _game(self) -> Game | None:
+        return self.model.game or self.game()
+
     # Player
     def show(self, view: dict[str, Any]) -> None:
         self.view = view
+        self.model.show(view)
+        self._catch_up()
 
     def event(self, text: str) -> None:
+        self.model.event(text)
         self.say(f"* {safe_text(text)}")
+        self._catch_up()
 
     def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str]:
         self.legal = legal
         self.view = view
-        self.say(render_view(view))
-        self.say(f"Your move ({len(legal)} legal; 'hint' lists them, 'help' explains) >")
+        self.model.prompt(legal, view)
+        snap = self.model.snapshot()
+        state = snap.get("state") or {}
+        turn = (snap.get("hand_no"), state.get("turn"))
+        move = snap.get("last_move") or {}
+        if state == self._drawn_state and snap.get("refusal") is not None:
+            pass  # asked again after a refusal, the position unchanged: the prompt only
+        elif (snap.get("prompt") or {}).get("kind") not in (None, "turn") or (
+            turn == self._drawn_turn and move.get("seat") == snap.get("seat")
+        ):
+            # a question (a partner's ask, a buy) between turns, or the own turn going on: what
+            # changed, not the whole table again ('view' draws it)
+            self.draw(turn_update_lines(snap))
+        else:
+            self.draw(table_lines(snap))
+        self._drawn_state, self._drawn_turn = state, turn
+        self.draw(prompt_lines(snap))
         self.pending = Deferred()
         return self.pending
 
     def finished(self, reason: str) -> None:
         self.finished_reason = reason
+        self.model.finish(reason)
         self.say(f"* {safe_text(reason)}")
+        self._catch_up()
         if self.on_quit is not None:
             self.on_quit()
+
+    def _catch_up(self) -> None:
+        """Print what the model learned that the person has not seen: a hand's score sheet,
+        the match's end."""
+        model = self.model
+        if model.hand_end is not None and model.hand_end is not self._sheet_shown:
+            self._sheet_shown = model.hand_end
+            self._ready_early = False
+            self.draw(sheet_lines(model.snapshot()))
+        if model.match_end is not None and not self._match_end_shown:
+            self._match_end_shown = True
+            self.draw(match_end_lines(model.snapshot()))
+
+    def hand_gate(self, hand: int) -> Deferred[None] | None:
+        """The session asks before this seat's first step in hand ``hand`` (after a hand it
+        played): hold it until the person presses Enter, unless they already did after the
+        score sheet."""
+        if self._ready_early or self._sheet_shown is None:
+            self._ready_early = False
+            return None
+        self._gate = Deferred()
+        self.draw([[("press Enter for the next hand", "ask")]])
+        return self._gate
+
+    @property
+    def holding_next_hand(self) -> bool:
+        """Whether the next hand waits for this person's Enter."""
+        return self._gate is not None
+
+    def show_outcome(self, **outcome: Any) -> None:
+        """What the match left (``log``: its path): kept in the model, printed at the end."""
+        self.model.set_outcome(**outcome)
 
     # LineReceiver
     def lineReceived(self, line: bytes) -> None:  # Twisted's name
@@ -112,16 +204,24 @@ class TerminalPlayer(LineReceiver):
 
     def handle_line(self, text: str) -> None:
         if not text:
+            self._enter()
             return
         word = text.split()[0].lower()
-        if word in ("help", "?"):
-            game = self.game()
+        if self._gate is not None and word not in ("say", "quit", "exit", "help", "?"):
+            self._enter()  # any line goes on to the next hand; it is not a move of that hand
+            return
+        if word.isdigit() or (word == "hint" and len(text.split()) == 2):
+            self._play_number(text.split()[-1])
+        elif word in ("y", "yes", "n", "no"):
+            self._short_answer(word.startswith("y"))
+        elif word in ("help", "?"):
+            game = self._game()
             self.say(MAY_I_HELP if game is not None and game.kind == "may-i" else HELP)
         elif word == "hint":
-            legal = ", ".join(self.legal) if self.pending else "(not your turn)"
-            self.say(safe_text(f"legal: {legal}"))
+            self.draw(hint_lines(self.legal) if self.pending else [[("(not your turn)", "")]])
         elif word in ("view", "table"):
-            self.say(render_view(self.view))
+            snap = self.model.snapshot()
+            self.draw(table_lines(snap) + prompt_lines(snap))
         elif word == "say":
             if self.on_chat is not None:
                 self.on_chat(text[3:].strip())
@@ -129,19 +229,60 @@ class TerminalPlayer(LineReceiver):
             if self.on_quit is not None:
                 self.on_quit()
         elif word in VERBS or word in MAY_I_VERBS:
-            if self.pending is None:
-                self.say("It is not your turn.")
-                return
-            game = self.game()
-            try:
-                action = game.parse_action(text) if game is not None else parse_action(text)
-            except ValueError as e:
-                self.say(f"? {e}")
-                return
-            pending, self.pending = self.pending, None
-            pending.callback(str(action))
+            self._play(self._complete(text))
         else:
-            self.say(f"? unknown command {word!r}; type 'help'")
+            self.say(f"? unknown command {safe_text(word)!r}; type 'help'")
+
+    def _enter(self) -> None:
+        """Enter: the person is ready for the next hand (now, or when it is asked)."""
+        gate, self._gate = self._gate, None
+        if gate is not None:
+            gate.callback(None)
+        elif self._sheet_shown is not None:
+            self._ready_early = True
+
+    def _play_number(self, number: str) -> None:
+        options = numbered_options(self.legal) if self.pending else []
+        if not options:
+            self.say("It is not your turn.")
+            return
+        if not number.isdigit() or not 1 <= int(number) <= len(options):
+            self.say(f"? choose a number from 1 to {len(options)} ('hint' lists them)")
+            return
+        self._play(options[int(number) - 1])
+
+    def _short_answer(self, yes: bool) -> None:
+        if self.pending is None:
+            self.say("Nothing is asked of you now.")
+            return
+        answer = short_answers(self.legal)[0 if yes else 1]
+        if answer is None:
+            self.say("? y and n answer a question; now it is your move ('hint' lists them)")
+            return
+        self._play(answer)
+
+    def _complete(self, text: str) -> str:
+        """A bare ``may-i``, ``deny`` or ``take-discard`` means the one card it can name."""
+        verb = text.lower()
+        if verb in ("may-i", "deny", "take-discard"):
+            matches = [t for t in self.legal if t.split()[0] == verb]
+            if len(matches) == 1:
+                return matches[0]
+        return text
+
+    def _play(self, text: str) -> None:
+        if self.pending is None:
+            self.say("It is not your turn.")
+            return
+        game = self._game()
+        try:
+            action = game.parse_action(text) if game is not None else parse_action(text)
+        except ValueError as e:
+            self.say(f"? {safe_text(e)}")
+            return
+        pending, self.pending = self.pending, None
+        self.model.acted(str(action))
+        pending.callback(str(action))
 
 
 class TerminalWatcher:

@@ -126,6 +126,7 @@ class TableModel:
         self.refusal: Refusal | None = None
         self.tried: str | None = None  # the last move sent, until the next prompt or record
         self.drawn: list[str] = []  # cards new in this seat's hand since its turn began
+        self.red_threes_laid: list[str] = []  # this seat's red threes laid since then
         self.last_move: dict[str, Any] | None = None
         self.hand_end: dict[str, Any] | None = None
         self.match_end: dict[str, Any] | None = None
@@ -139,6 +140,8 @@ class TableModel:
         self._listeners: list[Callable[[], None]] = []
         self._hand: list[str] = []
         self._turn_start: list[str] | None = None
+        self._reds: list[str] = []  # this seat's red threes as last shown
+        self._turn_start_reds: list[str] = []
         self._pile_size = 0
 
     # ------------------------------------------------------------------ inputs
@@ -161,20 +164,35 @@ class TableModel:
         self.view = view
         state = view.get("state") or {}
         hand = [str(c) for c in state.get("hand") or []]
+        reds = self._own_red_threes(state)
         my_turn = self.seat is not None and state.get("turn") == self.seat
         if not my_turn:
             self._turn_start = None
         elif self._turn_start is None:
-            self._turn_start = self._hand  # the hand as the turn began (before its draw)
+            # the hand as the turn began: this view's, if the seat has not drawn yet (the
+            # first view of a hand may already be the seat's turn), else the last one shown
+            before_draw = state.get("phase") == "draw"
+            self._turn_start = hand if before_draw else self._hand
+            self._turn_start_reds = reds if before_draw else self._reds
         if self._turn_start is not None:
             self.drawn = _multiset_new(self._turn_start, hand)
+            self.red_threes_laid = _multiset_new(self._turn_start_reds, reds)
         elif state.get("hand_sizes") is not None:
             self.drawn = []
+            self.red_threes_laid = []
         self._hand = hand
+        self._reds = reds
         self._pile_size = int(state.get("pile_size") or len(state.get("pile") or []))
         if isinstance(view.get("seats"), list):
             self.seats = view["seats"]
         self.changed()
+
+    def _own_red_threes(self, state: dict[str, Any]) -> list[str]:
+        reds = state.get("red_threes")
+        seat = self.seat
+        if not isinstance(reds, list) or seat is None or not 0 <= seat < len(reds):
+            return []
+        return [str(c) for c in reds[seat] or []]
 
     def record(self, record: StoredRecord) -> None:
         """A verified record of the log: the last move, a hand's end, the match's end."""
@@ -194,7 +212,9 @@ class TableModel:
             self.hand_end = None
             self.last_move = None
             self.drawn = []
+            self.red_threes_laid = []
             self._turn_start = None
+            self._hand, self._reds = [], []  # the last hand's cards are not this one's
         elif kind == R.HAND_END:
             self.hand_end = self._hand_end(fields)
             totals = fields.get("totals")
@@ -243,16 +263,20 @@ class TableModel:
         }
 
     def _side_names(self, side: int) -> list[str]:
-        """The names of a team's seats (May I?: the seat's own name)."""
+        """The names of the seats a score belongs to (May I?: the seat's own name)."""
+        names = self.score_names()
+        return names[side] if 0 <= side < len(names) else [self._name(side)]
+
+    def score_names(self) -> list[list[str]]:
+        """For each entry of the scores, the names of the seats it counts for: a partnership's
+        two seats, or one seat. The rules' teams, not the hand's: at a lone-hand table the two
+        who play together in a hand keep their own scores."""
         game = self.game
-        if game is None or game.kind == "may-i":
-            return [self._name(side)]
-        state = self.view.get("state") or {}
-        teams = state.get("teams") or [
-            game.rules.team_of(s) if hasattr(game.rules, "team_of") else s
-            for s in range(len(self.names))
-        ]
-        return [self._name(s) for s, t in enumerate(teams) if t == side]
+        seats = range(len(self.names))
+        if game is None or game.kind == "may-i" or not hasattr(game.rules, "team_of"):
+            return [[self._name(s)] for s in seats]
+        rules: Any = game.rules  # a Canasta RuleSet: teams and team_of
+        return [[self._name(s) for s in seats if rules.team_of(s) == t] for t in range(rules.teams)]
 
     def _name(self, seat: int) -> str:
         return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
@@ -326,10 +350,12 @@ class TableModel:
             "seats": self._seat_rows(state),
             "watchers": list(self.watchers),
             "scores": list(view.get("scores") or []),
+            "score_names": self.score_names(),
             "target": self._target(),
             "history": [list(h) for h in self.history],
             "hand": self._hand_cards(state, kind),
             "drawn": list(self.drawn),
+            "red_threes_laid": list(self.red_threes_laid),
             "state": state,
             "sides": self._sides(state) if kind != "may-i" else [],
             "pile": self._pile(state),
@@ -471,8 +497,9 @@ class TableModel:
             text = f"{who} asks to buy {state.get('pile_top')}: allow it, or take it yourself."
         else:
             phase = state.get("phase")
+            pile = "the discard" if state.get("game") == "may-i" else "the pile"
             text = {
-                "draw": "Your turn: draw from the stock or take the pile.",
+                "draw": f"Your turn: draw from the stock or take {pile}.",
                 "play": "Meld if you like, then discard.",
                 "pile-pending": "Lay more melds to reach your initial meld.",
             }.get(str(phase), "Your turn.")
