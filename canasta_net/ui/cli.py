@@ -229,6 +229,68 @@ _identity_option = click.option(
 )
 
 
+def _ui_options(function: Any) -> Any:
+    """``--ui`` (which client: the page, the terminal) and the hidden ``--no-browser``."""
+    function = click.option(
+        "--no-browser",
+        is_flag=True,
+        hidden=True,
+        envvar="CANASTA_NO_BROWSER",
+        help="Never open a browser (tests); --ui auto then plays in the terminal.",
+    )(function)
+    return click.option(
+        "--ui",
+        type=click.Choice(["auto", "web", "terminal"]),
+        default="auto",
+        show_default=True,
+        help="Where you play: web (your own page, served on 127.0.0.1 by this process, its "
+        "link printed), terminal, or auto (the page when a browser can be opened; "
+        "docs/web-client.md).",
+    )(function)
+
+
+def _local_player(
+    reactor: Any,
+    ui: str,
+    no_browser: bool,
+    *,
+    done: Deferred[None],
+    session_box: list[PeerSession],
+    connection_box: list[Any],
+    fingerprint: str,
+) -> tuple[Any, Any]:
+    """The person's client at this seat: the terminal's player, or the page's (then also the
+    page). Its stdin reader is attached; the page is served and its link printed."""
+    from twisted.internet import stdio
+
+    from ..web.page import PlayerPage, StdinQuit, choose_ui
+
+    choice = choose_ui(ui, no_browser=no_browser)
+    if choice.note:
+        click.echo(choice.note, err=True)
+
+    def game() -> Any:
+        return session_box[0].game if session_box else None
+
+    if not choice.web:
+        terminal = TerminalPlayer(
+            on_chat=lambda text: _send_chat(session_box, connection_box, text),
+            on_quit=lambda: _fire(done),
+            game=game,
+        )
+        return terminal, None
+    page = PlayerPage(
+        reactor,
+        game=game,
+        on_chat=lambda text: _send_chat(session_box, connection_box, text),
+        on_quit=lambda: _fire(done),
+    )
+    page.model.set_host_fingerprint(fingerprint)
+    page.start(open_browser=choice.open_browser)
+    stdio.StandardIO(StdinQuit(page))
+    return page.player, page
+
+
 def _watch_events(service: Callable[[], Any]) -> ServiceEvents:
     """Print what happens at the table (for a host whose seat a bot plays)."""
     from ..log import parse_stored_record
@@ -259,6 +321,8 @@ async def _serve(
     watch: bool,
     name: str,
     announce_to: tuple[str, int] | None,
+    ui: str = "terminal",
+    no_browser: bool = False,
 ) -> int:
     from twisted.internet.defer import Deferred
 
@@ -318,19 +382,32 @@ async def _serve(
     announcer = None
     if announce_to is not None:
         announcer = _start_announcer(reactor, hosted, identity, announce_to)
+    page: Any = None
     if play_locally:
         session_box: list[PeerSession] = []
-        terminal = TerminalPlayer(
-            on_chat=lambda text: _send_chat(session_box, connection_box, text),
-            on_quit=lambda: _fire(done),
-            game=lambda: session_box[0].game if session_box else None,
-        )
-        session = PeerSession(identity, terminal, name=name, seed_store=seed_store)
-        session_box.append(session)
         connection_box: list[Any] = []
-        from twisted.internet import stdio
+        player, page = _local_player(
+            reactor,
+            ui,
+            no_browser,
+            done=done,
+            session_box=session_box,
+            connection_box=connection_box,
+            fingerprint=identity.fingerprint,
+        )
+        session = PeerSession(
+            identity,
+            player,
+            name=name,
+            seed_store=seed_store,
+            observer=None if page is None else page.model,
+            hand_gate=None if page is None else page.player.hand_gate,
+        )
+        session_box.append(session)
+        if page is None:
+            from twisted.internet import stdio
 
-        stdio.StandardIO(terminal)
+            stdio.StandardIO(player)
         local_host = "127.0.0.1" if bind in ("0.0.0.0", "") else bind
         connection_box.append(
             join_table(
@@ -352,8 +429,12 @@ async def _serve(
         stopped = announcer.stopListening()
         if stopped is not None:
             await stopped
-    if not _close_log(log_path, hosted.log_file):
+    kept = _close_log(log_path, hosted.log_file)
+    if not kept:
         click.echo(f"{log_path} removed: nobody joined, nothing was recorded", err=True)
+    if page is not None:  # the page stays up with the score sheet, the verdict, the replay
+        await page.after_table(log_path if kept else None, session_box[0].seat)
+        await page.stop()
     return 1 if table_stopped else 0
 
 
@@ -449,6 +530,7 @@ def _check_deal(deal: str, rules: Any) -> None:
 )
 @click.option("--delay", default=None, type=float, help="Seconds between bot moves.")
 @_identity_option
+@_ui_options
 def play(
     variant: str,
     bots: int | None,
@@ -458,6 +540,8 @@ def play(
     delay: float | None,
     identity_path: Path | None,
     deal: str = "commit-reveal",
+    ui: str = "auto",
+    no_browser: bool = False,
 ) -> None:
     """Play at a local table on 127.0.0.1: you against bots (no LAN announcement)."""
     rules = _rules_or_fail(variant)
@@ -492,6 +576,8 @@ def play(
             watch=watch,
             name=name,
             announce_to=None,
+            ui=ui,
+            no_browser=no_browser,
         )
 
     _run(main_)
@@ -571,6 +657,7 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
     "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
 )
 @_identity_option
+@_ui_options
 @click.pass_context
 def host(
     ctx: click.Context,
@@ -594,6 +681,8 @@ def host(
     identity_path: Path | None,
     target: int | None = None,
     deal: str = "commit-reveal",
+    ui: str = "auto",
+    no_browser: bool = False,
 ) -> None:
     """Host a table on the LAN: you play seat 0, others join, bots fill the rest.
 
@@ -630,6 +719,8 @@ def host(
             watch=not config.host_plays,
             name=config.seats[0].name,
             announce_to=target_address,
+            ui=ui,
+            no_browser=no_browser,
         )
 
     _run(main_)
@@ -779,6 +870,7 @@ def _refuse_contradictions(
 @click.option("--listen-interface", default="", help="Address to hear beacons on (default: all).")
 @_known_hosts_option
 @_identity_option
+@_ui_options
 def join(
     address: str | None,
     fingerprint: str | None,
@@ -790,6 +882,8 @@ def join(
     listen_interface: str,
     known_hosts_path: Path | None,
     identity_path: Path | None,
+    ui: str = "auto",
+    no_browser: bool = False,
 ) -> None:
     """Join a table: ADDRESS is HOST:PORT, or a name from 'canasta tables' (listens for beacons).
 
@@ -824,14 +918,20 @@ def join(
             raise click.ClickException(f"{path} exists: choose a new file for the log") from None
         except OSError as e:
             raise click.ClickException(f"cannot create {path}: {e.strerror or e}") from None
+        page: Any = None
+        conn_box: list[Any] = []
         if bot_kind:
             player: Any = bot_player(box, bot_kind, None)
             player.out = sys.stdout
         else:
-            player = TerminalPlayer(
-                on_chat=lambda text: _send_chat(box, conn_box, text),
-                on_quit=lambda: _fire(done),
-                game=lambda: box[0].game if box else None,
+            player, page = _local_player(
+                reactor,
+                ui,
+                no_browser,
+                done=done,
+                session_box=box,
+                connection_box=conn_box,
+                fingerprint=expected,
             )
         original_finished = player.finished
 
@@ -849,13 +949,14 @@ def join(
             password=password,
             log_file=log_file,
             seed_store=_seed_store(identity_path),
+            observer=None if page is None else page.model,
+            hand_gate=None if page is None else page.player.hand_gate,
         )
         box.append(session)
-        if not bot_kind:
+        if not bot_kind and page is None:
             from twisted.internet import stdio
 
             stdio.StandardIO(player)  # only now: the question above has read its own answer
-        conn_box: list[Any] = []
         service = join_table(reactor, host_, port_, session, identity, fingerprint=expected)
         conn_box.append(service)
         # Ctrl-C or SIGTERM: the host hears that this seat left, as for `quit`
@@ -864,8 +965,12 @@ def join(
         click.echo(f"connecting to {where} (host fingerprint {expected})")
         await done
         await service.leave("quit")  # says bye only if the session is still on (the `quit`)
-        if _close_log(path, log_file):  # refused, or left before the first record: not kept
+        kept = _close_log(path, log_file)
+        if kept:  # refused, or left before the first record: not kept
             click.echo(f"log: {path}", err=True)
+        if page is not None:  # the page stays up with the score sheet, the verdict, the replay
+            await page.after_table(path if kept else None, session.seat)
+            await page.stop()
         if session.problem is not None:
             raise click.ClickException(session.problem)
         return 0

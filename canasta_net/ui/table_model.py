@@ -16,6 +16,7 @@ view and the host's prompt.
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,7 +133,10 @@ class TableModel:
         self.events: deque[str] = deque(maxlen=EVENTS_KEPT)
         self.finished: str | None = None
         self.outcome: dict[str, Any] = {}  # the log's path, its verdict, the replay's link
+        self.host_fingerprint: str | None = None  # the table's (its host's) fingerprint
+        self.ready_asked = False  # the table waits for this person to be ready for a new hand
         self.version = 0  # grows with every change: a client redraws when it has grown
+        self._listeners: list[Callable[[], None]] = []
         self._hand: list[str] = []
         self._turn_start: list[str] | None = None
         self._pile_size = 0
@@ -140,6 +144,12 @@ class TableModel:
     # ------------------------------------------------------------------ inputs
     def changed(self) -> None:
         self.version += 1
+        for listener in self._listeners:
+            listener()
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` after every change (a page server pushes the new snapshot)."""
+        self._listeners.append(listener)
 
     def welcome(self, game: Game, seat: int | None, names: list[str]) -> None:
         self.game, self.seat = game, seat
@@ -284,6 +294,17 @@ class TableModel:
         self.outcome.update(outcome)
         self.changed()
 
+    def set_host_fingerprint(self, fingerprint: str) -> None:
+        """The table's fingerprint (its host's key), as this client checked or pinned it."""
+        self.host_fingerprint = fingerprint
+        self.changed()
+
+    def ask_ready(self, asked: bool) -> None:
+        """Whether the table now waits for this person to be ready for the next hand."""
+        if asked != self.ready_asked:
+            self.ready_asked = asked
+            self.changed()
+
     # ------------------------------------------------------------------ the snapshot
     def snapshot(self) -> dict[str, Any]:
         """The whole table as a client shows it (``docs/ui-model.md``)."""
@@ -299,6 +320,7 @@ class TableModel:
             "variant": None if game is None else game.rules.name,
             "table": view.get("table"),
             "table_phase": view.get("phase"),
+            "host_fingerprint": self.host_fingerprint,
             "hand_no": R.shown_number(int(view.get("hand_no") or 0)),
             "seat": self.seat,
             "seats": self._seat_rows(state),
@@ -318,6 +340,7 @@ class TableModel:
             "refusal": None if self.refusal is None else self.refusal.to_dict(),
             "last_move": self.last_move,
             "hand_end": self.hand_end,
+            "ready_asked": self.ready_asked,
             "match_end": self.match_end,
             "finished": self.finished,
             "outcome": dict(self.outcome),

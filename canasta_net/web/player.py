@@ -1,0 +1,131 @@
+"""A person playing in their browser page: the seat's ``Player``, fed by the page's requests.
+
+``WebPlayer`` keeps a :class:`~canasta_net.ui.table_model.TableModel` up to date from the seat's
+session (views, events, prompts, the end) and turns what the page posts into the session's
+answers: a move for the open prompt (``choose``'s Deferred), ready for the next hand (the
+session's ``hand_gate``), a chat line, leaving the table. It decides no rule: a move is only
+parsed here (a typo is refused at once, with the parser's sentence); whether it is legal is the
+engine's word, at the seat or at the host, which reaches the model through the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet.defer import Deferred
+
+from ..canasta.actions import parse_action
+from ..games import Game
+from ..log import records as R
+from ..ui.table_model import TableModel
+
+# Sentences the page shows when it asks for what cannot be done now.
+NOT_YOUR_TURN = "It is not your turn: nothing is asked of you now."
+NOTHING_TO_BE_READY_FOR = "No hand waits for you: there is nothing to be ready for."
+
+
+class WebPlayer:
+    """The seat's player in the page (the ``Player`` protocol of ``net.peer``)."""
+
+    def __init__(
+        self,
+        model: TableModel | None = None,
+        *,
+        game: Callable[[], Game | None] = lambda: None,
+        on_chat: Callable[[str], None] | None = None,
+        on_quit: Callable[[], None] | None = None,
+    ) -> None:
+        self.model = model if model is not None else TableModel()
+        self.game = game
+        self.on_chat = on_chat
+        self.on_quit = on_quit
+        self.pending: Deferred[str] | None = None  # the open prompt's answer
+        self.gate: Deferred[None] | None = None  # the next hand, held until /ready
+        self._ready_early = False  # /ready came while the score sheet showed, before the gate
+        self.finished_reason: str | None = None
+
+    # ------------------------------------------------------------------ Player
+    def show(self, view: dict[str, Any]) -> None:
+        self.model.show(view)
+
+    def event(self, text: str) -> None:
+        self.model.event(text)
+
+    def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str]:
+        self.pending = Deferred()
+        self.model.prompt(legal, view)
+        return self.pending
+
+    def finished(self, reason: str) -> None:
+        self.finished_reason = reason
+        self.pending = None
+        self.model.finish(reason)
+        self.model.ask_ready(False)
+        if self.on_quit is not None:
+            self.on_quit()
+
+    # ------------------------------------------------------------------ the session's gate
+    def hand_gate(self, hand: int) -> Deferred[None] | None:
+        """Hold the seat's first step of hand ``hand`` until the person says they are ready
+        (the page's POST ``/ready``), or go on at once if they said so already. With no page
+        open the gate still waits: it is the person's seat."""
+        if self._ready_early:
+            self._ready_early = False
+            return None
+        self.gate = Deferred()
+        self.model.ask_ready(True)
+        return self.gate
+
+    # ------------------------------------------------------------------ what the page posts
+    def act(self, text: str) -> str | None:
+        """A move from the page: None if it goes to the table, else why not (a sentence, also
+        shown in the snapshot's ``refusal``)."""
+        text = " ".join(text.split())
+        pending = self.pending
+        if pending is None:
+            self.model.refused("not-your-turn", NOT_YOUR_TURN, text)
+            return NOT_YOUR_TURN
+        game = self.game()
+        try:
+            action = game.parse_action(text) if game is not None else parse_action(text)
+        except ValueError as e:
+            sentence = str(e) or "That move cannot be read."
+            self.model.refused("bad-action", sentence, text)
+            return sentence
+        self.pending = None
+        canonical = str(action)
+        self.model.acted(canonical)
+        pending.callback(canonical)
+        return None
+
+    def ready(self) -> str | None:
+        """The person is ready for the next hand (the score sheet read)."""
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            self.model.ask_ready(False)
+            gate.callback(None)
+            return None
+        if self.model.hand_end is not None and self.model.match_end is None:
+            self._ready_early = True  # the session asks the gate a moment later
+            return None
+        return NOTHING_TO_BE_READY_FOR
+
+    def chat(self, text: str) -> str | None:
+        """A chat line for the table, as the terminal's ``say``."""
+        text = text.strip()[: R.MAX_CHAT_LENGTH]
+        if not text:
+            return "Write something to say."
+        if self.on_chat is None:
+            return "There is nobody to talk to here."
+        self.on_chat(text)
+        return None
+
+    def quit(self) -> str | None:
+        """Leave the table, as the terminal's ``quit``."""
+        if self.on_quit is not None:
+            self.on_quit()
+        return None
+
+
+__all__ = ["NOTHING_TO_BE_READY_FOR", "NOT_YOUR_TURN", "WebPlayer"]
