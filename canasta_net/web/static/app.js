@@ -14,6 +14,7 @@
     cursor: 0,
     clearOnHandChange: false, // a move was sent: forget the selection once the hand changes
     localError: null, // {tried, message}: the server's answer to a POST, when it said no
+    closed: false, // the person closed the page after the table
     dismissedSheet: null, // the hand whose score sheet the person closed
     readyFor: null, // the hand after whose sheet the person said "next hand"
     defaultButton: null,
@@ -211,7 +212,7 @@
   // ------------------------------------------------------------------ drawing
   function render() {
     const snap = page.snap;
-    if (!snap) return;
+    if (!snap || page.closed) return;
     renderHeader(snap);
     renderSeats(snap);
     renderPile(snap);
@@ -698,6 +699,8 @@
   }
 
   function renderWatchers(snap) {
+    $("quit").textContent = snap.finished || snap.match_end ? "Close the page"
+      : "Leave the table\u2026";
     const w = snap.watchers || [];
     $("watchers").textContent = w.length ? w.join(", ") : "Nobody is watching.";
   }
@@ -773,6 +776,7 @@
     const canReady = Boolean(end) && !over && !snap.finished && snap.role !== "spectator" &&
       snap.seat !== null && snap.seat !== undefined && page.readyFor !== key;
     $("next-hand").hidden = !canReady;
+    $("sheet-leave").hidden = !(over || snap.finished);
   }
 
   function renderResult(snap) {
@@ -918,8 +922,9 @@
       status.classList.remove("down");
     });
     source.addEventListener("error", function () {
-      const over = page.snap && (page.snap.finished || page.snap.match_end);
-      status.textContent = over ? "the game is over" : "reconnecting\u2026";
+      const over = page.closed || (page.snap && (page.snap.finished || page.snap.match_end));
+      status.textContent = page.closed ? "closed: you may close this tab"
+        : over ? "the game is over" : "reconnecting\u2026";
       status.classList.toggle("down", !over);
       if (over) source.close();
     });
@@ -948,11 +953,21 @@
       if (!text) return;
       if (await simplePost("/chat", { text: text }, "chat")) input.value = "";
     });
-    $("quit").addEventListener("click", function () {
-      if (window.confirm("Leave the table? The match stops for everyone.")) {
+    async function leave() {
+      const over = page.snap && (page.snap.finished || page.snap.match_end);
+      if (over) {
+        // after the table, leaving ends the process: it may go before it answers
+        page.closed = true;
+        await post("/quit", {});
+        $("connection").textContent = "closed: you may close this tab";
+        $("overlay").hidden = true;
+        document.body.dataset.closed = "1";
+      } else if (window.confirm("Leave the table? The match stops for everyone.")) {
         simplePost("/quit", {}, "quit");
       }
-    });
+    }
+    $("quit").addEventListener("click", leave);
+    $("sheet-leave").addEventListener("click", leave);
     connect();
   }
 
