@@ -18,7 +18,8 @@ def _shared_style() -> str:
     return sheet.read_text(encoding="utf-8")
 
 
-STYLE: Final = _shared_style() + """
+# the replay page's own rules, after the shared look
+_PAGE_STYLE: Final = """
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.4 system-ui, sans-serif; color: var(--ink); background: #e9ece8; }
 header, main, footer { max-width: 1100px; margin: 0 auto; padding: 10px 16px; }
@@ -45,6 +46,8 @@ table.scores td, table.scores th { border: 1px solid #c8ccc6; padding: 3px 10px;
   text-align: right; }
 kbd { border: 1px solid #999; border-radius: 3px; padding: 0 4px; background: #fff; }
 """
+
+STYLE: Final = _shared_style() + _PAGE_STYLE
 
 SCRIPT: Final = r"""
 (function () {

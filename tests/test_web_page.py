@@ -111,54 +111,55 @@ def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_p
         play.stop()
 
 
-def scripted(*args: str) -> tuple[subprocess.Popen[str], str]:
+@pytest.fixture(scope="module")
+def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
+    """The scripted table's two pages: the person's (asked "may I go out?") and a watcher's."""
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "web_scripted_page.py"), *args],
+        [sys.executable, str(ROOT / "tests" / "web_scripted_page.py")],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = URL_LINE.match(line.strip())
-    if match is None:
-        proc.kill()
-        raise AssertionError("the scripted page printed no link: " + line + proc.stdout.read())
-    return proc, match.group(1)
-
-
-def test_a_partners_ask_is_answered_in_the_page(chromium_browser: Any) -> None:
-    proc, url = scripted()
+    lines = [proc.stdout.readline(), proc.stdout.readline()]
+    links = [URL_LINE.match(line.strip()) for line in lines]
     try:
-        page, outside, errors = new_page(chromium_browser)
-        page.goto(url)
-        assert wait_for_turn(page) == "answer-go-out"
-        prompt = page.locator("#prompt")
-        assert "bot-3 asks: may I go out?" in prompt.inner_text()
-        assert prompt.locator("button").count() == 2
-        prompt.locator('button[data-action="answer yes"]').click()
-        page.wait_for_function("() => !document.getElementById('prompt').dataset.kind")
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "ACT answer yes"
-        assert outside == [] and errors == []
+        if links[0] is None or links[1] is None:
+            raise AssertionError("the scripted page printed no links: " + "".join(lines))
+        yield proc, links[0].group(1), links[1].group(1)
     finally:
         proc.kill()
         proc.wait()
 
 
-def test_a_watcher_sees_the_public_table_and_no_controls(chromium_browser: Any) -> None:
-    proc, url = scripted("--spectator")
-    try:
-        page, outside, errors = new_page(chromium_browser)
-        page.goto(url)
-        page.wait_for_selector("body[data-role=spectator]")
-        assert page.locator("#hand").is_hidden()
-        assert page.locator("#me button").count() == 0
-        assert "You are watching" in page.locator("#prompt").inner_text()
-        assert page.locator("#sides .meld, #sides .no-melds").count() > 0
-        assert "ada's friend" in page.locator("#watchers").inner_text()
-        assert outside == [] and errors == []
-    finally:
-        proc.kill()
-        proc.wait()
+def test_a_partners_ask_is_answered_in_the_page(
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
+) -> None:
+    proc, url, _ = scripted_pages
+    page, outside, errors = new_page(chromium_browser)
+    page.goto(url)
+    assert wait_for_turn(page) == "answer-go-out"
+    prompt = page.locator("#prompt")
+    assert "bot-3 asks: may I go out?" in prompt.inner_text()
+    assert prompt.locator("button").count() == 2
+    prompt.locator('button[data-action="answer yes"]').click()
+    page.wait_for_function("() => !document.getElementById('prompt').dataset.kind")
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ACT answer yes"
+    assert outside == [] and errors == []
+
+
+def test_a_watcher_sees_the_public_table_and_no_controls(
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
+) -> None:
+    _, _, url = scripted_pages
+    page, outside, errors = new_page(chromium_browser)
+    page.goto(url)
+    page.wait_for_selector("body[data-role=spectator]")
+    assert page.locator("#hand").is_hidden()
+    assert page.locator("#me button").count() == 0
+    assert "You are watching" in page.locator("#prompt").inner_text()
+    assert page.locator("#sides .meld, #sides .no-melds").count() > 0
+    assert "ada's friend" in page.locator("#watchers").inner_text()
+    assert outside == [] and errors == []

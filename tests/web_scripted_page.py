@@ -6,9 +6,9 @@ move after drawing; then the model is asked the partner's "may I go out?" (``ans
 ``answer no``), which no bot asks on cue. The real ``PageServer`` serves that model on
 127.0.0.1; what the page posts is printed (``ACT answer yes``) and acted on as a seat would.
 
-``--spectator``: the same table as a watcher's model (no seat, no hand, the public view).
+A second server serves the same table as a watcher's model (no seat, no hand, the public view).
 
-Run by ``tests/test_web_page.py``; prints the page's link on a line of its own.
+Run by ``tests/test_web_page.py``; prints the two pages' links, each on a line of its own.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_table_model import seat_with_model  # noqa: E402
-from test_table_protocol import Harness, Remote, classic, config  # noqa: E402
-from twisted.internet import reactor  # noqa: E402
+from test_table_model import seat_with_model
+from test_table_protocol import Harness, Remote, classic, config
+from twisted.internet import reactor
 
-from canasta_net.ui.table_model import TableModel  # noqa: E402
-from canasta_net.web.server import PageServer  # noqa: E402
+from canasta_net.ui.table_model import TableModel
+from canasta_net.web.server import PageServer
 
 PARTNER = 3
 ANSWERS = ["answer yes", "answer no"]
@@ -66,13 +66,11 @@ def partners_turn(model: TableModel) -> Any:
     return stop
 
 
-def scripted_model(spectator: bool) -> TableModel:
+def scripted_models() -> tuple[TableModel, TableModel]:
+    """The person's model, asked the partner's question, and a watcher's of the same table."""
     h = Harness(config(classic(target=5000), players=2))
     _peer, model, _player = seat_with_model(h, "ada")
     assert h.run(partners_turn(model)) is not None, "the partner never got to move"
-    if not spectator:
-        model.prompt(ANSWERS, model.view)
-        return model
     watcher = TableModel(role="spectator")
     assert model.game is not None
     watcher.welcome(model.game, None, model.names)
@@ -83,15 +81,17 @@ def scripted_model(spectator: bool) -> TableModel:
     watcher.show(dict(model.view, state=state))
     for line in model.events:
         watcher.event(line)
-    return watcher
+    model.prompt(ANSWERS, model.view)
+    return model, watcher
 
 
 def main() -> None:
-    model = scripted_model("--spectator" in sys.argv[1:])
-    server = PageServer(model, PrintedActions(model), reactor=reactor)
-    server.listen()
-    print(server.url, flush=True)
-    reactor.run()  # type: ignore[attr-defined]
+    """Serve both pages; print the person's link, then the watcher's."""
+    for model in scripted_models():
+        server = PageServer(model, PrintedActions(model), reactor=reactor)
+        server.listen()
+        print(server.url, flush=True)
+    reactor.run()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
     clearOnHandChange: false, // a move was sent: forget the selection once the hand changes
     localError: null, // {tried, message}: the server's answer to a POST, when it said no
     closed: false, // the person closed the page after the table
+    teams: {}, // seat -> team, as last seen (the seats carry none between hands)
     dismissedSheet: null, // the hand whose score sheet the person closed
     readyFor: null, // the hand after whose sheet the person said "next hand"
     defaultButton: null,
@@ -230,7 +231,11 @@
 
   function sideNames(snap, side) {
     if (isMayI(snap)) return [seatName(snap, side)];
-    return (snap.seats || []).filter(function (s) { return s.team === side; })
+    // between hands the seats carry no team: the teams seen during the hand still hold
+    (snap.seats || []).forEach(function (s) {
+      if (s.team !== null && s.team !== undefined) page.teams[s.seat] = s.team;
+    });
+    return (snap.seats || []).filter(function (s) { return page.teams[s.seat] === side; })
       .map(function (s) { return s.name; });
   }
   function yourSide(snap) {
@@ -273,7 +278,7 @@
       if (s.to_move) box.classList.add("to-move");
       if (s.seat === moved) box.classList.add("moved");
       if (s.left || !s.connected) box.classList.add("gone");
-      box.appendChild(el("div", "name", s.name + (s.you ? " (you)" : "")));
+      box.appendChild(el("div", "name", s.name + (s.you && s.name !== "you" ? " (you)" : "")));
       const info = [];
       if (s.bot) info.push("bot");
       if (s.team !== null && s.team !== undefined && !isMayI(snap)) info.push("team " + s.team);
@@ -548,7 +553,11 @@
       return;
     }
     delete box.dataset.kind;
-    if (snap.finished) {
+    if (snap.ready_asked && page.readyFor !== (snap.hand_end ? snap.hand_end.hand : null)) {
+      box.classList.add("ask");
+      box.appendChild(el("span", "prompt-text", "The next hand waits until you are ready."));
+      box.appendChild(plainButton("Next hand", readyForNextHand, "primary"));
+    } else if (snap.finished) {
       box.appendChild(el("span", "waiting", "The game is over: " + snap.finished + "."));
     } else if (snap.tried) {
       box.appendChild(el("span", "waiting", "Sent \u201c" + snap.tried + "\u201d\u2026"));
@@ -779,6 +788,9 @@
     $("sheet-leave").hidden = !(over || snap.finished);
   }
 
+  const STOP_REASONS = {
+    "max-hands": "the table's number of hands was played",
+  };
   function renderResult(snap) {
     const box = clear($("match-result"));
     const end = snap.match_end;
@@ -791,7 +803,8 @@
         text = "The match ended by forfeit" + (end.seat !== null && end.seat !== undefined
           ? ": " + seatName(snap, end.seat) + " left" : "");
       } else {
-        text = "The match stopped" + (end.reason ? ": " + end.reason : "");
+        text = "The match stopped" + (end.reason ? ": " + (STOP_REASONS[end.reason] ||
+          end.reason) : "");
       }
       box.appendChild(el("div", "winner", text + "."));
       if (end.totals) box.appendChild(el("div", null, "Totals: " + end.totals.join(" \u2013 ")));
@@ -861,6 +874,7 @@
       t.textContent = String(i);
       root.appendChild(t);
     }
+    const labels = [];
     for (let s = 0; s < sides; s++) {
       const points = [[x(0), y(0)]].concat(history.map(function (row, i) {
         return [x(i + 1), y(row[s])];
@@ -870,11 +884,27 @@
       }, "line s" + (s % 6)));
       const last = points[points.length - 1];
       root.appendChild(svg("circle", { cx: last[0], cy: last[1], r: 3.5 }, "s" + (s % 6)));
-      const label = svg("text", { x: last[0] + 8, y: last[1] + 4 }, "s" + (s % 6));
-      label.textContent = sideNames(snap, s).join(" & ").slice(0, 18) + " " + history[n - 1][s];
-      root.appendChild(label);
+      labels.push({ side: s, x: last[0] + 8, y: last[1] + 4 });
     }
+    // the end labels, top to bottom, kept a line apart where totals are close
+    labels.sort(function (a, b) { return a.y - b.y; });
+    labels.forEach(function (l, i) {
+      if (i > 0 && l.y < labels[i - 1].y + 13) l.y = labels[i - 1].y + 13;
+      const label = svg("text", { x: l.x, y: l.y }, "s" + (l.side % 6));
+      label.textContent = sideNames(snap, l.side).join(" & ").slice(0, 18) + " " +
+        history[n - 1][l.side];
+      root.appendChild(label);
+    });
     box.appendChild(root);
+  }
+
+  async function readyForNextHand() {
+    const end = page.snap && page.snap.hand_end;
+    if (await simplePost("/ready", {}, "next hand")) {
+      page.readyFor = end ? end.hand : null;
+      page.dismissedSheet = page.readyFor;
+      render();
+    }
   }
 
   // ------------------------------------------------------------------ wiring
@@ -932,14 +962,7 @@
 
   function setup() {
     document.addEventListener("keydown", onKey);
-    $("next-hand").addEventListener("click", async function () {
-      const end = page.snap && page.snap.hand_end;
-      if (await simplePost("/ready", {}, "next hand")) {
-        page.readyFor = end ? end.hand : null;
-        page.dismissedSheet = page.readyFor;
-        render();
-      }
-    });
+    $("next-hand").addEventListener("click", readyForNextHand);
     $("sheet-close").addEventListener("click", function () {
       const snap = page.snap;
       page.dismissedSheet = snap && snap.match_end ? "end" : snap && snap.hand_end
