@@ -1,165 +1,433 @@
-"""The player's page in a real browser (the system Chromium, driven by Playwright): a whole hand
-played by clicks against bots through ``canasta play --ui web``'s real page, a refused move's
-sentence shown, the score sheet, a partner's "may I go out?" answered in the page, a watcher's
-page without a hand or a button; and no request ever leaves 127.0.0.1."""
+"""The player's own page, server side (``canasta_net.web``, docs/web-client.md): the checks every
+request passes (token, Host, Origin, JSON POSTs), the event stream, the moves posted back, and
+``--ui``'s choice of client. Real sockets on 127.0.0.1; the client is ``http.client`` in a thread.
+"""
 
 from __future__ import annotations
 
-import subprocess
+import http.client
+import json
+import os
+import socket
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from web_driver import (
-    ROOT,
-    URL_LINE,
-    PlayProcess,
-    browser,
-    guard_network,
-    legal_moves,
-    play_a_move,
-    playwright_missing,
-    select_cards,
-    version,
-    wait_for_change,
-    wait_for_turn,
+import pytest_twisted
+from twisted.internet import reactor, threads
+from twisted.internet.defer import Deferred
+from twisted.internet.task import Clock
+from twisted.web.test.requesthelper import DummyChannel
+
+from canasta_net.games import game_for
+from canasta_net.ui import cli
+from canasta_net.ui.players import TerminalPlayer
+from canasta_net.ui.table_model import TableModel
+from canasta_net.web.page import NO_BROWSER, PlayerPage, browser_openable, choose_ui
+from canasta_net.web.player import NOT_YOUR_TURN, WebPlayer
+from canasta_net.web.server import (
+    BAD_HOST,
+    BAD_ORIGIN,
+    MAX_BODY,
+    MAX_STREAMS,
+    MISSING_TOKEN,
+    NOT_JSON,
+    POST_WITHOUT_ORIGIN,
+    PageRequest,
+    PageServer,
+    RequestFacts,
+    cookie_name,
+    refusal,
+    replay_policy,
 )
 
-pytestmark = pytest.mark.skipif(playwright_missing() is not None, reason=str(playwright_missing()))
+TOKEN = "t0ken-of-the-test"
+PORT = 4321
 
 
-@pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[Any]:
-    with browser() as b:
-        yield b
+def facts(**changes: Any) -> RequestFacts:
+    fields: dict[str, Any] = {
+        "method": "GET",
+        "path": "/events",
+        "query_token": None,
+        "cookie_token": TOKEN,
+        "host": f"127.0.0.1:{PORT}",
+        "origin": None,
+        "sec_fetch_site": None,
+        "content_type": None,
+    }
+    fields.update(changes)
+    return RequestFacts(**fields)
 
 
-def new_page(chromium_browser: Any) -> tuple[Any, list[str], list[str]]:
-    page = chromium_browser.new_page(viewport={"width": 1280, "height": 800})
-    outside = guard_network(page)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    return page, outside, errors
+def post(**changes: Any) -> RequestFacts:
+    fields: dict[str, Any] = {
+        "method": "POST",
+        "path": "/act",
+        "origin": f"http://127.0.0.1:{PORT}",
+        "content_type": "application/json",
+    }
+    return facts(**{**fields, **changes})
 
 
-def try_a_refused_move(page: Any) -> str | None:
-    """At a turn where the page offers to meld (or to take the pile with cards): select one
-    card and press the button the selection builds. A single card is never a meld, so the
-    engine refuses it; returns the move tried, or None where this turn offers no such button."""
-    first = page.eval_on_selector("#hand .card", "n => n.dataset.card")
-    select_cards(page, [first])
-    for verb in ("meld", "take-pile"):
-        button = page.locator(f'#controls button.try[data-action="{verb} {first}"]')
-        if button.count():
-            button.click()
-            return f"{verb} {first}"
-    select_cards(page, [])
-    return None
+# --------------------------------------------------------------------------- the checks
+def test_the_token_the_host_and_the_origin_are_checked() -> None:
+    assert refusal(facts(), TOKEN, PORT) is None
+    assert refusal(facts(cookie_token=None, query_token=TOKEN), TOKEN, PORT) is None
+    assert refusal(facts(host=f"localhost:{PORT}"), TOKEN, PORT) is None
+    assert refusal(facts(cookie_token=None), TOKEN, PORT) == MISSING_TOKEN
+    assert refusal(facts(cookie_token=TOKEN + "x"), TOKEN, PORT) == MISSING_TOKEN
+    assert refusal(facts(cookie_token="", query_token="nope"), TOKEN, PORT) == MISSING_TOKEN
+    # a DNS-rebinding page names its own host; another port is another program
+    for host in (f"evil.example:{PORT}", f"127.0.0.1:{PORT + 1}", "127.0.0.1", None):
+        assert refusal(facts(host=host), TOKEN, PORT) == BAD_HOST
+    for origin in (f"http://evil.example:{PORT}", "null", f"http://127.0.0.1:{PORT + 1}"):
+        assert refusal(facts(origin=origin), TOKEN, PORT) == BAD_ORIGIN
+    assert refusal(facts(origin=f"http://localhost:{PORT}"), TOKEN, PORT) is None
 
 
-def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_path: Path) -> None:
-    play = PlayProcess(tmp_path, "--variant", "classic-2p", "--hands", "1", "--delay", "0")
-    try:
-        page, outside, errors = new_page(chromium_browser)
-        page.goto(play.url)
-        assert wait_for_turn(page) == "turn"
-        # the keyboard: Enter plays the highlighted button (here: Draw)
-        assert page.locator("#controls button.default").get_attribute("data-action") == "draw"
-        before = version(page)
-        page.keyboard.press("Enter")
-        wait_for_change(page, before)
-        refused: str | None = None
-        moves = ["draw"]
-        for _ in range(400):
-            kind = wait_for_turn(page)
-            if kind == "sheet":
-                break
-            assert kind == "turn", kind
-            if refused is None:
-                before = version(page)
-                refused = try_a_refused_move(page)
-                if refused is not None:
-                    # the engine's sentence, next to what was tried; the turn goes on
-                    page.wait_for_selector("#refusal .message", timeout=10000)
-                    assert page.locator("#refusal .tried").inner_text() == refused
-                    assert len(page.locator("#refusal .message").inner_text()) > 10
-                    wait_for_turn(page)
-                    assert legal_moves(page)
-            before = version(page)
-            moves.append(play_a_move(page))
-            wait_for_change(page, before)
-        else:
-            raise AssertionError("no score sheet")
-        assert refused is not None, "no turn offered a meld or a pile take with cards"
-        assert any(m.startswith("discard") for m in moves)
-        # the score sheet: both sides' parts, the hand total, the chart; then the match's end
-        sheet = page.locator("#sheet-table")
-        assert "hand total" in sheet.inner_text() and "cards in melds" in sheet.inner_text()
-        assert page.locator("#chart svg polyline").count() == 2
-        page.wait_for_selector("#match-result .verdict", timeout=30000)
-        result = page.locator("#match-result").inner_text()
-        assert "Audit: valid" in result and str(play.log) in result
-        assert page.locator("#match-result a").get_attribute("href") == "/replay"
-        assert outside == [] and errors == []
-        page.locator("#sheet-leave").click()  # the table is over: the process ends
-        page.wait_for_selector("body[data-closed]")
-        assert play.proc.wait(60) == 0
-    finally:
-        play.stop()
-
-
-@pytest.fixture(scope="module")
-def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
-    """The scripted table's two pages: the person's (asked "may I go out?") and a watcher's."""
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "web_scripted_page.py")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+def test_a_post_needs_this_pages_origin_and_json() -> None:
+    assert refusal(post(), TOKEN, PORT) is None
+    assert refusal(post(origin=None), TOKEN, PORT) == POST_WITHOUT_ORIGIN
+    assert refusal(post(origin=None, sec_fetch_site="cross-site"), TOKEN, PORT) == (
+        POST_WITHOUT_ORIGIN
     )
-    assert proc.stdout is not None
-    lines = [proc.stdout.readline(), proc.stdout.readline()]
-    links = [URL_LINE.match(line.strip()) for line in lines]
+    assert refusal(post(origin=None, sec_fetch_site="same-origin"), TOKEN, PORT) is None
+    assert refusal(post(origin="http://evil.example"), TOKEN, PORT) == BAD_ORIGIN
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None):
+        assert refusal(post(content_type=kind), TOKEN, PORT) == NOT_JSON
+    assert refusal(post(content_type="application/json; charset=utf-8"), TOKEN, PORT) is None
+
+
+def test_the_replay_page_runs_only_its_own_inline_script_and_style() -> None:
+    page = "<style>b{}</style><script type='application/json'>{}</script><script>go()</script>"
+    policy = replay_policy(page)
+    assert policy.count("'sha256-") == 2 and "unsafe-inline" not in policy
+    assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy
+
+
+def test_a_long_body_is_not_kept_beyond_the_limit() -> None:
+    request = PageRequest(DummyChannel())
+    request.gotLength(None)  # chunked: no length said
+    for _ in range(10):
+        request.handleContentChunk(b"x" * 10_000)
+    assert request.content is not None and request.content.tell() == MAX_BODY + 1
+
+
+# --------------------------------------------------------------------------- the player
+class Actions:
+    def __init__(self, player: WebPlayer) -> None:
+        self.player = player
+        self.quits = 0
+
+    def act(self, text: str) -> str | None:
+        return self.player.act(text)
+
+    def ready(self) -> str | None:
+        return self.player.ready()
+
+    def chat(self, text: str) -> str | None:
+        return self.player.chat(text)
+
+    def quit(self) -> str | None:
+        self.quits += 1
+        return None
+
+
+def classic_player() -> WebPlayer:
+    game = game_for("classic-2p")
+    model = TableModel()
+    model.welcome(game, 0, ["you", "bot"])
+    return WebPlayer(model, game=lambda: game)
+
+
+def test_a_move_answers_the_open_prompt_and_a_typo_is_refused_with_the_parsers_sentence() -> None:
+    player = classic_player()
+    assert player.act("draw") == NOT_YOUR_TURN
+    assert player.model.snapshot()["refusal"]["code"] == "not-your-turn"
+    chosen: list[str] = []
+    player.choose(["draw", "take-pile"], {"state": {"turn": 0, "hand": ["4D"]}}).addCallback(
+        chosen.append
+    )
+    assert player.model.snapshot()["legal"] == ["draw", "take-pile"]
+    problem = player.act("drw")
+    snap = player.model.snapshot()
+    assert problem and snap["refusal"] == {"tried": "drw", "code": "bad-action", "message": problem}
+    assert chosen == [] and snap["legal"] == ["draw", "take-pile"]  # the prompt stays open
+    assert player.act("  draw ") is None
+    assert chosen == ["draw"]
+    snap = player.model.snapshot()
+    assert snap["tried"] == "draw" and snap["legal"] == []
+    assert player.act("draw") == NOT_YOUR_TURN  # answered once only
+
+
+def test_the_next_hand_waits_for_ready() -> None:
+    player = classic_player()
+    gate = player.hand_gate(1)
+    assert isinstance(gate, Deferred) and not gate.called
+    assert player.model.snapshot()["ready_asked"] is True
+    assert player.ready() is None
+    assert gate.called and player.model.snapshot()["ready_asked"] is False
+    assert player.ready() is not None  # nothing to be ready for now
+    # ready while the score sheet shows, before the session asks: the gate lets it through
+    player.model.hand_end = {"hand": 1}
+    assert player.ready() is None
+    assert player.hand_gate(2) is None
+    gate = player.hand_gate(3)
+    assert isinstance(gate, Deferred) and player.ready() is None and gate.called
+    # a ready for another hand than the one asked about does not count
+    player.model.hand_end = {"hand": 3}
+    assert player.ready() is None
+    assert isinstance(player.hand_gate(5), Deferred)
+
+
+def test_the_page_leaves_the_table_then_closes_after_it() -> None:
+    clock = Clock()
+    left: list[str] = []
+    page = PlayerPage(clock, game=lambda: None, on_chat=None, on_quit=lambda: left.append("table"))
+    assert page.quit() is None and left == ["table"] and not page.closed.called
+    running = Deferred.fromCoroutine(page.after_table(None, 0))
+    assert not running.called
+    assert page.model.snapshot()["finished"] == "you left the table"
+    assert page.chat("hello") is not None
+    # no page open after the table: the process ends after a grace (a reload comes back sooner)
+    clock.advance(25)
+    assert page.closed.called and running.called
+
+
+def test_ui_choice() -> None:
+    def yes() -> bool:
+        return True
+
+    def no() -> bool:
+        return False
+
+    assert not choose_ui("terminal", openable=yes, scripted=no).web
+    web = choose_ui("web", openable=no, scripted=yes)
+    assert web.web and not web.open_browser
+    assert choose_ui("web", openable=yes, scripted=no).open_browser
+    assert not choose_ui("web", no_browser=True, openable=yes, scripted=no).open_browser
+    auto = choose_ui("auto", openable=yes, scripted=no)
+    assert auto.web and auto.open_browser
+    assert choose_ui("auto", openable=no, scripted=no).note == NO_BROWSER
+    assert not choose_ui("auto", openable=no, scripted=no).web
+    assert not choose_ui("auto", no_browser=True, openable=yes, scripted=no).web
+    # a program feeding stdin keeps the terminal client, without a word
+    scripted = choose_ui("auto", openable=yes, scripted=yes)
+    assert not scripted.web and scripted.note is None
+    assert not browser_openable({}, "linux")
+    assert browser_openable({"BROWSER": "firefox"}, "linux")
+
+
+def test_auto_without_a_display_plays_in_the_terminal_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER", "CANASTA_NO_BROWSER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    with open(os.devnull) as devnull:  # not a program's pipe: auto looks for a browser
+        monkeypatch.setattr(sys, "stdin", devnull)
+        player, page = cli._local_player(
+            None, "auto", False, done=Deferred(), session_box=[], connection_box=[], fingerprint=""
+        )
+    assert isinstance(player, TerminalPlayer) and page is None
+    out, err = capsys.readouterr()
+    assert err == NO_BROWSER + "\n" and "token=" not in out
+
+
+# --------------------------------------------------------------------------- real sockets
+def static_dir(tmp_path: Path) -> Path:
+    static = tmp_path / "static"
+    static.mkdir()
+    (static / "index.html").write_text("<!doctype html><title>table</title>")
+    (static / "app.js").write_text("console.log('table');")
+    (tmp_path / "secret.txt").write_text("not for the page")
+    return static
+
+
+def request(
+    port: int,
+    method: str,
+    path: str,
+    *,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    host: str | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
-        if links[0] is None or links[1] is None:
-            raise AssertionError("the scripted page printed no links: " + "".join(lines))
-        yield proc, links[0].group(1), links[1].group(1)
+        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        conn.putheader("Host", host or f"127.0.0.1:{port}")
+        for name, value in (headers or {}).items():
+            conn.putheader(name, value)
+        if body is not None:
+            conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
-        proc.kill()
-        proc.wait()
+        conn.close()
 
 
-def test_a_partners_ask_is_answered_in_the_page(
-    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
-) -> None:
-    proc, url, _ = scripted_pages
-    page, outside, errors = new_page(chromium_browser)
-    page.goto(url)
-    assert wait_for_turn(page) == "answer-go-out"
-    prompt = page.locator("#prompt")
-    assert "bot-3 asks: may I go out?" in prompt.inner_text()
-    assert prompt.locator("button").count() == 2
-    prompt.locator('button[data-action="answer yes"]').click()
-    page.wait_for_function("() => !document.getElementById('prompt').dataset.kind")
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "ACT answer yes"
-    assert outside == [] and errors == []
+def read_events(port: int, token: str, count: int, on_first: Any = None) -> list[dict[str, Any]]:
+    """Read ``count`` snapshots from the event stream (calling ``on_first`` after the first)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", f"/events?token={token}")
+    response = conn.getresponse()
+    assert response.status == 200
+    assert response.getheader("content-type", "").startswith("text/event-stream")
+    snapshots = []
+    event = None
+    while len(snapshots) < count:
+        line = response.fp.readline().decode().rstrip("\n")
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: ") and event == "snapshot":
+            snapshots.append(json.loads(line[6:]))
+            if len(snapshots) == 1 and on_first is not None:
+                reactor.callFromThread(on_first)  # type: ignore[attr-defined]
+    conn.close()
+    return snapshots
 
 
-def test_a_watcher_sees_the_public_table_and_no_controls(
-    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
-) -> None:
-    _, _, url = scripted_pages
-    page, outside, errors = new_page(chromium_browser)
-    page.goto(url)
-    page.wait_for_selector("body[data-role=spectator]")
-    assert page.locator("#hand").is_hidden()
-    assert page.locator("#me button").count() == 0
-    assert "You are watching" in page.locator("#prompt").inner_text()
-    assert page.locator("#sides .meld, #sides .no-melds").count() > 0
-    assert "ada's friend" in page.locator("#watchers").inner_text()
-    assert outside == [] and errors == []
+@pytest.fixture
+def served(tmp_path: Path) -> Any:
+    player = classic_player()
+    actions = Actions(player)
+    server = PageServer(player.model, actions, reactor=reactor, static=static_dir(tmp_path))
+    server.listen()
+    yield server, player, actions
+    server.stop()
+
+
+@pytest_twisted.ensureDeferred
+async def test_requests_without_the_token_or_from_elsewhere_get_403(served: Any) -> None:
+    server, _, _ = served
+    port, token = server.port, server.token
+
+    def run() -> None:
+        status, headers, body = request(port, "GET", f"/?token={token}")
+        assert status == 200 and b"<title>table</title>" in body
+        cookie = headers["set-cookie"]
+        assert cookie.startswith(f"{cookie_name(port)}={token};")
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+        assert headers["content-security-policy"].startswith("default-src 'self'")
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"] == "no-referrer"
+        assert headers["cache-control"] == "no-store"
+        good = {"Cookie": f"{cookie_name(port)}={token}"}
+        assert request(port, "GET", "/static/app.js", headers=good)[0] == 200
+        assert request(port, "GET", "/")[0] == 403
+        assert request(port, "GET", "/?token=wrong")[0] == 403
+        assert request(port, "GET", "/static/app.js")[0] == 403
+        status, headers, body = request(port, "GET", "/static/app.js", headers={"Cookie": "x=1"})
+        assert status == 403 and body.startswith(b"Forbidden")
+        assert headers["content-security-policy"].startswith("default-src 'self'")
+        for host in (f"evil.example:{port}", f"127.0.0.1:{port + 1}"):
+            assert request(port, "GET", f"/?token={token}", host=host)[0] == 403
+        origin = {**good, "Origin": "http://evil.example"}
+        assert request(port, "GET", "/events", headers=origin)[0] == 403
+        move = {**good, "Content-Type": "application/json"}
+        assert request(port, "POST", "/quit", body=b"{}", headers=move)[0] == 403
+        form = {**good, "Origin": f"http://127.0.0.1:{port}"}
+        assert request(port, "POST", "/quit", body=b"{}", headers=form)[0] == 403
+        for path in (
+            "/static/../secret.txt",
+            "/static/%2e%2e/secret.txt",
+            "/static/..%2fsecret.txt",
+            "/static/.hidden",
+            "/static/",
+            "/secret.txt",
+        ):
+            assert request(port, "GET", path, headers=good)[0] in (403, 404), path
+        assert request(port, "GET", "/replay", headers=good)[0] == 404  # the match goes on
+
+    await threads.deferToThread(run)
+
+
+@pytest_twisted.ensureDeferred
+async def test_posts_reach_the_seat(served: Any) -> None:
+    server, player, actions = served
+    port, token = server.port, server.token
+    chosen: list[str] = []
+    player.choose(["draw"], {"state": {"turn": 0, "hand": ["4D"]}}).addCallback(chosen.append)
+    headers = {
+        "Cookie": f"{cookie_name(port)}={token}",
+        "Origin": f"http://localhost:{port}",
+        "Content-Type": "application/json",
+    }
+
+    def run() -> list[tuple[int, Any]]:
+        answers = []
+        for path, body in (
+            ("/act", b'{"action": "drw"}'),
+            ("/act", b'{"action": "draw"}'),
+            ("/act", b"not json"),
+            ("/act", b'["draw"]'),
+            ("/act", b'{"move": "draw"}'),
+            ("/act", b'{"action": "' + b"x" * 20000 + b'"}'),
+            ("/quit", b"{}"),
+        ):
+            status, _, data = request(port, "POST", path, body=body, headers=headers)
+            answers.append((status, json.loads(data)))
+        return answers
+
+    def chunked() -> tuple[int, Any]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            body = (b"x" * 1000 for _ in range(200))  # no length: sent in chunks
+            conn.request("POST", "/chat", body=body, headers=headers, encode_chunked=True)
+            response = conn.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
+    answers = await threads.deferToThread(run)
+    status, data = await threads.deferToThread(chunked)
+    assert status == 400 and "too long" in data["error"]
+    assert answers[0][0] == 400 and not answers[0][1]["ok"] and "drw" in answers[0][1]["error"]
+    assert answers[1] == (200, {"ok": True})
+    assert chosen == ["draw"]
+    assert all(status == 400 and not data["ok"] for status, data in answers[2:6])
+    assert answers[6] == (200, {"ok": True}) and actions.quits == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_event_stream_sends_a_snapshot_then_each_change(served: Any) -> None:
+    server, player, _ = served
+
+    def change() -> None:
+        player.model.event("one")
+        player.model.event("two")  # the same turn: one push
+
+    snapshots = await threads.deferToThread(read_events, server.port, server.token, 2, change)
+    first, second = snapshots
+    assert second["version"] > first["version"]
+    assert second["events"][-2:] == ["one", "two"] and "one" not in first["events"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_at_most_four_event_streams(served: Any) -> None:
+    server, _, _ = served
+    port = server.port
+
+    def run() -> tuple[list[bytes], bytes]:
+        opened = []
+        request_line = (
+            f"GET /events?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        ).encode()
+        firsts = []
+        for _ in range(MAX_STREAMS):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(request_line)
+            firsts.append(sock.recv(100))
+            opened.append(sock)
+        status, _, body = request(port, "GET", f"/events?token={server.token}")
+        for sock in opened:
+            sock.close()
+        return firsts, f"{status} ".encode() + body
+
+    firsts, refused = await threads.deferToThread(run)
+    assert all(first.startswith(b"HTTP/1.1 200") for first in firsts)
+    assert refused.startswith(b"429 ")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import threading
 import webbrowser
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ from .server import PageServer
 # reconnects within a second or two; a closed tab does not).
 CLOSE_GRACE_SECONDS = 20.0
 
+# How long the page's leave waits before the process ends: time enough to send its answer.
+ANSWER_SECONDS = 0.25
+
 NO_BROWSER = (
     "no browser can be opened here (no display): playing in the terminal "
     "(--ui web serves the page anyway)"
@@ -45,10 +49,12 @@ class UiChoice:
     note: str | None = None  # one line for the person: why the terminal client runs
 
 
-def browser_openable(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> bool:
+def browser_openable(environ: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
     """Whether a graphical browser can be opened: the person's ``BROWSER`` if set; on Linux
     and the BSDs only with a display (without one, ``webbrowser`` would pick a text browser that
     takes over the terminal); and ``webbrowser`` must know one."""
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
     if environ.get("BROWSER"):
         return True
     unix = platform.startswith(("linux", "freebsd", "openbsd", "netbsd"))
@@ -174,7 +180,8 @@ class PlayerPage:
         """The page's leave: at the table, leave it (as the terminal's ``quit``); after it,
         close the page and end the process."""
         if self.table_over:
-            self._close()
+            # a moment later: this request's answer is on its way before the process ends
+            self.reactor.callLater(ANSWER_SECONDS, self._close)
             return None
         return self.player.quit()
 
@@ -191,7 +198,8 @@ class PlayerPage:
         print("your table's page (keep the link to yourself; 'quit' here leaves):", file=self.out)
         print(url, file=self.out, flush=True)
         if open_browser:
-            self.reactor.callInThread(webbrowser.open, url, 2)
+            # in a thread of its own, never joined: a browser that blocks holds up nothing
+            threading.Thread(target=webbrowser.open, args=(url, 2), daemon=True).start()
         return url
 
     async def after_table(self, log_path: Path | None, seat: int | None) -> None:

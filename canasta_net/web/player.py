@@ -42,7 +42,7 @@ class WebPlayer:
         self.on_quit = on_quit
         self.pending: Deferred[str] | None = None  # the open prompt's answer
         self.gate: Deferred[None] | None = None  # the next hand, held until /ready
-        self._ready_early = False  # /ready came while the score sheet showed, before the gate
+        self._ready_after: int | None = None  # /ready came for the hand after this one
         self.finished_reason: str | None = None
 
     # ------------------------------------------------------------------ Player
@@ -70,8 +70,8 @@ class WebPlayer:
         """Hold the seat's first step of hand ``hand`` until the person says they are ready
         (the page's POST ``/ready``), or go on at once if they said so already. With no page
         open the gate still waits: it is the person's seat."""
-        if self._ready_early:
-            self._ready_early = False
+        early, self._ready_after = self._ready_after, None
+        if early is not None and early == hand - 1:
             return None
         self.gate = Deferred()
         self.model.ask_ready(True)
@@ -106,8 +106,13 @@ class WebPlayer:
             self.model.ask_ready(False)
             gate.callback(None)
             return None
-        if self.model.hand_end is not None and self.model.match_end is None:
-            self._ready_early = True  # the session asks the gate a moment later
+        shown = self.model.hand_end
+        if (
+            shown is not None
+            and isinstance(shown.get("hand"), int)
+            and self.model.match_end is None
+        ):
+            self._ready_after = shown["hand"]  # the session asks the gate a moment later
             return None
         return NOTHING_TO_BE_READY_FOR
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import io
 import json
 import re
 import secrets
@@ -35,6 +36,7 @@ from twisted.internet.task import LoopingCall
 from twisted.internet.threads import deferToThread
 from twisted.logger import Logger
 from twisted.python.failure import Failure
+from twisted.web import http
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
@@ -210,6 +212,28 @@ def replay_policy(page: str) -> str:
     )
 
 
+class PageRequest(Request):
+    """A request that keeps at most ``MAX_BODY`` + 1 bytes of its body (in memory): a longer one
+    is refused when it is read, and what came beyond that is never stored."""
+
+    def gotLength(self, length: int | None) -> None:  # Twisted's name
+        self.content = io.BytesIO()
+
+    def handleContentChunk(self, data: bytes) -> None:  # Twisted's name
+        assert self.content is not None
+        room = MAX_BODY + 1 - self.content.tell()
+        if room > 0:
+            self.content.write(data[:room])
+
+
+class PageSite(Site):
+    """The page's site: its requests keep short bodies; no access log (the page's requests are
+    the person's own clicks)."""
+
+    def log(self, request: http.Request) -> None:  # Twisted's name
+        pass
+
+
 class PageServer:
     """Serves one seat's page: its files, the event stream, the moves posted back."""
 
@@ -242,7 +266,7 @@ class PageServer:
     # ------------------------------------------------------------------ lifecycle
     def listen(self, port: int = 0) -> int:
         """Listen on 127.0.0.1 (a port the system picks unless given); return the port."""
-        site = Site(PageResource(self))
+        site = PageSite(PageResource(self), requestFactory=PageRequest)
         site.displayTracebacks = False
         site.noisy = False
         self.listening = self.reactor.listenTCP(port, site, interface="127.0.0.1")
@@ -354,7 +378,10 @@ def read_json(request: Request) -> dict[str, Any] | str:
     length = request.getHeader(b"content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
         return f"The request is too long (at most {MAX_BODY} bytes)."
-    data = request.content.read(MAX_BODY + 1) if request.content is not None else b""
+    if request.content is None:
+        return "The request is not JSON."
+    request.content.seek(0)
+    data = request.content.read(MAX_BODY + 1)
     if len(data) > MAX_BODY:
         return f"The request is too long (at most {MAX_BODY} bytes)."
     try:
@@ -407,7 +434,7 @@ class PageResource(Resource):
                     "Path=/".encode(),
                 )
             return self._static(request, "index.html")
-        if path == "/events":
+        if path == "/events" and facts.method == "GET":
             return server.open_stream(request)
         if path == "/replay":
             return self._replay(request)
