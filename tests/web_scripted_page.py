@@ -8,7 +8,7 @@ move after drawing; then the model is asked the partner's "may I go out?" (``ans
 
 A second server serves the same table as a watcher's model (no seat, no hand, the public view).
 
-Run by ``tests/test_web_page.py``; prints the two pages' links, each on a line of its own.
+Run by ``tests/test_web_browser.py``; prints the two pages' links, each on a line of its own.
 """
 
 from __future__ import annotations
