@@ -68,6 +68,11 @@ def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_p
         assert wait_for_turn(page) == "turn"
         # the keyboard: Enter plays the highlighted button (here: Draw)
         assert page.locator("#controls button.default").get_attribute("data-action") == "draw"
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("Space")
+        assert page.locator("#hand .card.selected").count() == 1
+        page.keyboard.press("Escape")
+        assert page.locator("#hand .card.selected").count() == 0
         before = version(page)
         page.keyboard.press("Enter")
         wait_for_change(page, before)
