@@ -230,14 +230,16 @@
       snap.scores, snap.target, snap.seats], renderHeader, snap);
     once("seats", [snap.game, snap.seats, snap.last_move, state.down, state.buys, state.buy_limit],
       renderSeats, snap);
-    once("pile", [snap.pile, state.window], renderPile, snap);
+    once("pile", [snap.pile, state.window, Boolean(snap.state), Boolean(snap.hand_end)],
+      renderPile, snap);
     once("last", [snap.last_move], renderLastMove, snap);
     once("sides", [snap.game, snap.sides, state.melds, snap.legal, selection],
       isMayI(snap) ? renderMayISeats : renderSides, snap);
     renderMe(snap);
     const events = snap.events || [];
     once("events", [events.length, events[0], events[events.length - 1]], renderEvents, snap);
-    once("watchers", [snap.watchers, snap.finished, snap.match_end], renderWatchers, snap);
+    once("watchers", [snap.watchers, snap.finished, snap.match_end, snap.host_fingerprint],
+      renderWatchers, snap);
     once("legal", [snap.legal], renderLegal, snap);
     once("sheet", [snap.hand_end, snap.match_end, snap.history, snap.finished, snap.outcome,
       snap.role, snap.seat, snap.scores, snap.target, page.dismissedSheet, page.readyFor],
@@ -278,7 +280,8 @@
     (snap.scores || []).forEach(function (score, side) {
       const names = sideNames(snap, side);
       const chip = el("span", "score" + (side === mine ? " yours" : ""),
-        (names.length ? names.join(" & ") : "side " + side) + ": " + score);
+        (names.length ? names.join(" & ") : (isMayI(snap) ? "seat " : "team ") + side) + ": " +
+        score);
       chip.dataset.side = String(side);
       line.appendChild(chip);
     });
@@ -322,6 +325,11 @@
     const box = clear($("pile"));
     const pile = snap.pile || {};
     box.className = "pile-box" + (pile.frozen_for_you || pile.frozen ? " frozen" : "");
+    if (!snap.state) {
+      box.appendChild(el("div", "meta-light", snap.hand_end ? "Between hands."
+        : "No hand is on the table yet."));
+      return;
+    }
     const stock = el("div", "stack stock");
     stock.appendChild(el("span", "card big back"));
     stock.appendChild(el("div", null, "stock " + (pile.stock === null || pile.stock === undefined
@@ -731,6 +739,8 @@
       : "Leave the table\u2026";
     const w = snap.watchers || [];
     $("watchers").textContent = w.length ? w.join(", ") : "Nobody is watching.";
+    $("fingerprint").textContent = snap.host_fingerprint
+      ? "Table fingerprint: " + snap.host_fingerprint : "";
   }
 
   function renderLegal(snap) {
