@@ -206,6 +206,9 @@
       page.cursor = Math.min(page.cursor, Math.max(0, newCards.length - 1));
     }
     if (snap.refusal) page.clearOnHandChange = false;
+    // a new question: the page's own last complaint (a POST the server refused) is old news
+    const legal = (snap.legal || []).join("\n");
+    if (legal && (!old || (old.legal || []).join("\n") !== legal)) page.localError = null;
     page.snap = snap;
     render();
   }
