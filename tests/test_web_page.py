@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from test_table_protocol import Harness, config
 from twisted.internet import reactor, threads
 from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
@@ -431,3 +432,60 @@ async def test_at_most_four_event_streams(served: Any) -> None:
     firsts, refused = await threads.deferToThread(run)
     assert all(first.startswith(b"HTTP/1.1 200") for first in firsts)
     assert refused.startswith(b"429 ")
+
+
+# --------------------------------------------------------------------------- at a table
+def test_the_lobby_fills_and_the_engines_refusal_reaches_the_page() -> None:
+    h = Harness(config(players=3))
+    ada = h.remote("ada", connect=False)
+    player = WebPlayer(game=lambda: ada.session.game)
+    ada.session.player = player
+    ada.session.observer = player.model
+
+    def run() -> None:
+        """Move every message; ada's session answers on its own connection (the harness's
+        outbox is gone by the time the page's move comes)."""
+        while True:
+            assert h.run(hold=(ada,)) is None
+            ada.collect()
+            if not ada.pending:
+                return
+            while ada.pending:
+                ada.session.handle(ada.pending.pop(0), ada.send)
+
+    ada.connect()
+    run()
+    seats = player.model.snapshot()["seats"]
+    assert [(s["name"], s["taken"], s["bot"]) for s in seats][1:3] == [
+        ("ada", True, False),
+        ("(open)", False, False),
+    ]
+    h.remote("bob")
+    run()
+    snap = player.model.snapshot()
+    assert [(s["name"], s["taken"]) for s in snap["seats"]][1:3] == [("ada", True), ("bob", True)]
+    # ada is asked (the table waits for her): a move the engine refuses (a discard before the draw)
+    assert snap["prompt"]["kind"] == "turn" and "draw" in snap["legal"], snap["prompt"]
+    card = snap["hand"][0]["card"]
+    assert player.act(f"discard {card}") is None  # read, and sent
+    run()
+    snap = player.model.snapshot()
+    refusal = snap["refusal"]
+    assert refusal is not None and refusal["tried"] == f"discard {card}", snap["events"][-3:]
+    assert refusal["code"] not in ("bad-action", "not-your-turn") and refusal["message"]
+    assert "draw" in snap["legal"]  # asked again
+    assert player.act("draw") is None
+    run()
+    snap = player.model.snapshot()
+    assert snap["refusal"] is None and snap["last_move"]["action"] == "draw"
+
+
+def test_play_host_and_join_take_ui() -> None:
+    from click.testing import CliRunner
+
+    for command in ("play", "host", "join"):
+        help_text = CliRunner().invoke(cli.main, [command, "--help"]).output
+        assert "--ui [auto|web|terminal]" in help_text, command
+        assert "--no-browser" not in help_text  # hidden: for tests
+    refused = CliRunner().invoke(cli.main, ["play", "--ui", "browser"])
+    assert refused.exit_code == 2 and "Traceback" not in refused.output

@@ -363,6 +363,7 @@ class TableModel:
                     "seat": index,
                     "name": info.get("name", self._name(index)),
                     "bot": bool(info.get("bot")),
+                    "taken": bool(info.get("taken", True)),
                     "connected": bool(info.get("connected", True)),
                     "left": info.get("left"),
                     "you": index == self.seat,

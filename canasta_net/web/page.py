@@ -166,6 +166,8 @@ class PlayerPage:
 
     # ------------------------------------------------------------------ PageActions
     def act(self, text: str) -> str | None:
+        if self.table_over:
+            return "The table is over: there are no more moves to make."
         return self.player.act(text)
 
     def ready(self) -> str | None:
