@@ -303,8 +303,10 @@
       if (s.to_move) box.classList.add("to-move");
       if (s.seat === moved) box.classList.add("moved");
       if (s.left || !s.connected) box.classList.add("gone");
+      if (s.taken === false) box.classList.add("open");
       box.appendChild(el("div", "name", s.name + (s.you && s.name !== "you" ? " (you)" : "")));
       const info = [];
+      if (s.taken === false) info.push("waiting for a player");
       if (s.bot) info.push("bot");
       if (s.team !== null && s.team !== undefined && !isMayI(snap)) info.push("team " + s.team);
       if (s.cards !== null && s.cards !== undefined) info.push(plural(s.cards, "card"));
@@ -313,7 +315,7 @@
       if (isMayI(snap) && state.buys) info.push(state.buys[s.seat] + "/" + state.buy_limit + " buys");
       if (s.to_move) info.push("to move");
       if (s.left) info.push("left: " + s.left);
-      else if (!s.connected) info.push("disconnected");
+      else if (!s.connected && s.taken !== false) info.push("disconnected");
       box.appendChild(el("div", "info", info.join(" \u00b7 ")));
       if (!s.you && s.cards) {
         const backs = el("span", "backs");
