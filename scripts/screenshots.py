@@ -1,8 +1,9 @@
 """The player's page's screenshots for the docs (docs/img/web-table.png, web-score-sheet.png).
 
 A real ``canasta play --ui web`` game against bots, played by clicks in the system Chromium
-(Playwright): the table is taken at one of the person's turns once both sides have melded
-(a card selected, the Discard button lit), the score sheet when the first hand ends. The deal is
+(Playwright): the table is taken at the person's turn with the most melds on it (both sides
+having melded; until one with a canasta), a card selected and the Discard button lit; the score
+sheet when the first hand ends. The deal is
 random, so every run takes other pictures of the same page.
 
     PYTHONPATH=. python scripts/screenshots.py [--variant classic] [--out docs/img]
@@ -40,7 +41,9 @@ def table_worth_showing(page: Any) -> bool:
     if sides.count() < 2 or any(sides.nth(i).locator(".meld").count() == 0 for i in range(2)):
         return False
     legal = legal_moves(page)
-    return bool(legal) and all(m.startswith(("discard", "meld", "add")) for m in legal)
+    return any(m.startswith("discard") for m in legal) and all(
+        m.startswith(("discard", "meld", "add")) for m in legal
+    )
 
 
 def take(out: Path, variant: str) -> list[Path]:
@@ -54,6 +57,7 @@ def take(out: Path, variant: str) -> list[Path]:
             with browser() as b:
                 page = b.new_page(viewport=SIZE)
                 page.goto(play.url)
+                best, done_table = 0, False
                 for _ in range(500):
                     kind = wait_for_turn(page)
                     if kind == "sheet":
@@ -61,12 +65,17 @@ def take(out: Path, variant: str) -> list[Path]:
                         page.screenshot(path=str(sheet_png))
                         taken.append(sheet_png)
                         break
-                    if table_png not in taken and table_worth_showing(page):
+                    # the richest table seen (most melds) until one with a canasta on it
+                    melds = page.locator("#sides .meld").count()
+                    if not done_table and melds > best and table_worth_showing(page):
+                        best = melds
                         discard = next(m for m in legal_moves(page) if m.startswith("discard"))
                         select_cards(page, discard.split()[1:])
                         page.mouse.move(0, 0)
                         page.screenshot(path=str(table_png))
-                        taken.append(table_png)
+                        if table_png not in taken:
+                            taken.append(table_png)
+                        done_table = melds >= 5 and page.locator("#sides .badge").count() > 0
                     before = version(page)
                     play_a_move(page)
                     wait_for_change(page, before)
