@@ -8,10 +8,18 @@ are only ever inserted with ``textContent``.
 
 from __future__ import annotations
 
+from importlib import resources
 from typing import Final
 
-STYLE: Final = """
-:root { --felt: #0f5132; --ink: #1d1d1f; --paper: #fdfdf8; --red: #c0262d; --muted: #5f6b66; }
+
+def _shared_style() -> str:
+    """The cards and the felt, shared with the player's page (one copy, in its static files)."""
+    sheet = resources.files("canasta_net").joinpath("web", "static", "cards.css")
+    return sheet.read_text(encoding="utf-8")
+
+
+# the replay page's own rules, after the shared look
+_PAGE_STYLE: Final = """
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.4 system-ui, sans-serif; color: var(--ink); background: #e9ece8; }
 header, main, footer { max-width: 1100px; margin: 0 auto; padding: 10px 16px; }
@@ -29,19 +37,6 @@ h1 { font-size: 20px; margin: 6px 0; }
 #table { background: var(--felt); color: #f4f4ee; border-radius: 14px; padding: 14px;
   margin-top: 10px; display: grid; gap: 10px; grid-template-columns: 1fr 1fr; }
 #table .wide { grid-column: 1 / -1; }
-.panel { background: rgba(255,255,255,0.08); border-radius: 10px; padding: 8px 10px; }
-.panel h2 { font-size: 14px; margin: 0 0 6px; font-weight: 600; }
-.seat.to-move { outline: 3px solid #ffd95a; }
-.card { display: inline-block; min-width: 2.3em; padding: 2px 4px; margin: 1px; border-radius: 4px;
-  background: var(--paper); color: var(--ink); text-align: center; font-weight: 600;
-  box-shadow: 0 1px 1px rgba(0,0,0,0.4); }
-.card.red { color: var(--red); }
-.card.back { background: repeating-linear-gradient(45deg, #2b4c9b, #2b4c9b 4px, #3d5fb5 4px,
-  #3d5fb5 8px); color: transparent; min-width: 1.4em; }
-.card.hl { outline: 3px solid #ffd95a; }
-.meld { margin: 3px 0; }
-.meld .label { display: inline-block; min-width: 3.2em; margin-right: 4px; }
-.canasta { font-size: 12px; color: #ffd95a; margin-left: 6px; }
 #annotations .note { background: var(--paper); border-left: 4px solid #d9a400; padding: 6px 10px;
   margin: 6px 0; border-radius: 4px; }
 #annotations .glyph { font-weight: 700; margin-right: 6px; }
@@ -57,6 +52,8 @@ table.scores td, table.scores th { border: 1px solid #c8ccc6; padding: 3px 10px;
 #worst-moves a { color: #234d9b; }
 kbd { border: 1px solid #999; border-radius: 3px; padding: 0 4px; background: #fff; }
 """
+
+STYLE: Final = _shared_style() + _PAGE_STYLE
 
 SCRIPT: Final = r"""
 (function () {

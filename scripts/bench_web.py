@@ -1,0 +1,148 @@
+"""How long the player's page takes from a click to the updated table, in a real browser on
+loopback.
+
+``canasta play --ui web --delay 0`` runs against bots; the system Chromium (driven by Playwright)
+plays its seat by clicking the page's buttons (Draw, Meld, Discard). For each click, the page
+itself times from the click event to the first frame after the render that changed the hand:
+the POST, the seat's session, the host's check and log over its TCP connection, the view back,
+the server-sent snapshot, the page's redraw. Figures are the page's own clock
+(``performance.now``), so Playwright's driving costs nothing in them.
+
+    PYTHONPATH=. python scripts/bench_web.py [--clicks 60] [--variant classic-2p] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from web_driver import (
+    PlayProcess,
+    browser,
+    play_a_move,
+    playwright_missing,
+    version,
+    wait_for_change,
+    wait_for_turn,
+)
+
+# Installed in the page once it runs: a capture-phase click listener starts the clock, an
+# observer of the body's data-hand (set at the end of each render) stops it a frame later.
+PROBE = """
+() => {
+  const bench = { samples: [], renders: [], posts: [], t0: null, hand: null };
+  const fetch0 = window.fetch;
+  window.fetch = async (...args) => {  // the POST's own round trip, to split the figure
+    const t = performance.now();
+    const answer = await fetch0(...args);
+    if (args[0] === "/act") bench.posts.push(performance.now() - t);
+    return answer;
+  };
+  window.__bench = bench;
+  document.addEventListener("click", (e) => {
+    if (e.target.closest("#controls button[data-action]")) {
+      bench.t0 = performance.now();
+      bench.hand = document.body.dataset.hand;
+    }
+  }, true);
+  new MutationObserver(() => {
+    if (bench.t0 === null || document.body.dataset.hand === bench.hand) return;
+    const t0 = bench.t0;
+    bench.t0 = null;
+    bench.renders.push(parseFloat(document.body.dataset.renderMs));
+    requestAnimationFrame(() => bench.samples.push(performance.now() - t0));
+  }).observe(document.body, { attributes: true, attributeFilter: ["data-hand"] });
+}
+"""
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def measure(clicks: int, variant: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        play = PlayProcess(
+            Path(tmp), "--variant", variant, "--hands", "20", "--delay", "0", "--name", "bench"
+        )
+        started = time.monotonic()
+        try:
+            with browser() as b:
+                page = b.new_page(viewport={"width": 1280, "height": 800})
+                page.goto(play.url)
+                page.wait_for_selector("body[data-version]")
+                page.evaluate(PROBE)
+                samples: list[float] = []
+                measured: dict[str, Any] = {"samples": [], "renders": [], "posts": []}
+                while len(samples) < clicks:
+                    kind = wait_for_turn(page)
+                    if kind == "sheet":
+                        if page.locator("#next-hand").is_visible():
+                            before = version(page)
+                            page.locator("#next-hand").click()
+                            wait_for_change(page, before)
+                            continue
+                        break  # the match is over
+                    before = version(page)
+                    play_a_move(page)
+                    wait_for_change(page, before)
+                    measured = page.evaluate("() => window.__bench")
+                    samples = [float(s) for s in measured["samples"]]
+        finally:
+            play.stop()
+    samples = samples[:clicks]
+    if not samples:
+        raise SystemExit("no click was measured")
+    renders = [float(r) for r in measured["renders"]][:clicks]
+    posts = [float(p) for p in measured["posts"]]
+    return {
+        "benchmark": "web click to updated table",
+        "variant": variant,
+        "clicks": len(samples),
+        "p50_ms": round(percentile(samples, 0.50), 2),
+        "p95_ms": round(percentile(samples, 0.95), 2),
+        "mean_ms": round(statistics.fmean(samples), 2),
+        "max_ms": round(max(samples), 2),
+        # of which: the POST's answer (the seat took the move) and the page's redraw
+        "post_p50_ms": round(percentile(posts, 0.50), 2) if posts else None,
+        "render_p50_ms": round(percentile(renders, 0.50), 2) if renders else None,
+        "render_p95_ms": round(percentile(renders, 0.95), 2) if renders else None,
+        "goal_p95_ms": 50,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clicks", type=int, default=60, help="clicks to time (default 60)")
+    parser.add_argument("--variant", default="classic-2p")
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    args = parser.parse_args()
+    missing = playwright_missing()
+    if missing:
+        raise SystemExit(missing)
+    result = measure(args.clicks, args.variant)
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(
+        f"{result['clicks']} clicks ({result['variant']}): p50 {result['p50_ms']} ms, "
+        f"p95 {result['p95_ms']} ms, mean {result['mean_ms']} ms, max {result['max_ms']} ms "
+        f"(goal: p95 under {result['goal_p95_ms']} ms); the POST's answer p50 "
+        f"{result['post_p50_ms']} ms, the redraw p50 {result['render_p50_ms']} ms, "
+        f"p95 {result['render_p95_ms']} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""The player's page in a real browser (the system Chromium, driven by Playwright): a whole hand
+played by clicks against bots through ``canasta play --ui web``'s real page, a refused move's
+sentence shown, the score sheet, a partner's "may I go out?" answered in the page, a watcher's
+page without a hand or a button; and no request ever leaves 127.0.0.1."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_driver import (
+    ROOT,
+    URL_LINE,
+    PlayProcess,
+    browser,
+    guard_network,
+    legal_moves,
+    play_a_move,
+    playwright_missing,
+    select_cards,
+    version,
+    wait_for_change,
+    wait_for_turn,
+)
+
+pytestmark = pytest.mark.skipif(playwright_missing() is not None, reason=str(playwright_missing()))
+
+
+@pytest.fixture(scope="module")
+def chromium_browser() -> Iterator[Any]:
+    with browser() as b:
+        yield b
+
+
+def new_page(chromium_browser: Any) -> tuple[Any, list[str], list[str]]:
+    page = chromium_browser.new_page(viewport={"width": 1280, "height": 800})
+    outside = guard_network(page)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    return page, outside, errors
+
+
+def try_a_refused_move(page: Any) -> str | None:
+    """At a turn where the page offers to meld (or to take the pile with cards): select one
+    card and press the button the selection builds. A single card is never a meld, so the
+    engine refuses it; returns the move tried, or None where this turn offers no such button."""
+    first = page.eval_on_selector("#hand .card", "n => n.dataset.card")
+    select_cards(page, [first])
+    for verb in ("meld", "take-pile"):
+        button = page.locator(f'#controls button.try[data-action="{verb} {first}"]')
+        if button.count():
+            button.click()
+            return f"{verb} {first}"
+    select_cards(page, [])
+    return None
+
+
+def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_path: Path) -> None:
+    play = PlayProcess(tmp_path, "--variant", "classic-2p", "--hands", "1", "--delay", "0")
+    try:
+        page, outside, errors = new_page(chromium_browser)
+        page.goto(play.url)
+        assert wait_for_turn(page) == "turn"
+        # the keyboard: Enter plays the highlighted button (here: Draw)
+        assert page.locator("#controls button.default").get_attribute("data-action") == "draw"
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("Space")
+        assert page.locator("#hand .card.selected").count() == 1
+        page.keyboard.press("Escape")
+        assert page.locator("#hand .card.selected").count() == 0
+        before = version(page)
+        page.keyboard.press("Enter")
+        wait_for_change(page, before)
+        refused: str | None = None
+        moves = ["draw"]
+        for _ in range(400):
+            kind = wait_for_turn(page)
+            if kind == "sheet":
+                break
+            assert kind == "turn", kind
+            if refused is None:
+                before = version(page)
+                refused = try_a_refused_move(page)
+                if refused is not None:
+                    # the engine's sentence, next to what was tried; the turn goes on
+                    page.wait_for_selector("#refusal .message", timeout=10000)
+                    assert page.locator("#refusal .tried").inner_text() == refused
+                    assert len(page.locator("#refusal .message").inner_text()) > 10
+                    wait_for_turn(page)
+                    assert legal_moves(page)
+            before = version(page)
+            moves.append(play_a_move(page))
+            wait_for_change(page, before)
+        else:
+            raise AssertionError("no score sheet")
+        assert refused is not None, "no turn offered a meld or a pile take with cards"
+        assert any(m.startswith("discard") for m in moves)
+        # the score sheet: both sides' parts, the hand total, the chart; then the match's end
+        sheet = page.locator("#sheet-table")
+        assert "hand total" in sheet.inner_text() and "cards in melds" in sheet.inner_text()
+        assert page.locator("#chart svg polyline").count() == 2
+        page.wait_for_selector("#match-result .verdict", timeout=30000)
+        result = page.locator("#match-result").inner_text()
+        assert "Audit: valid" in result and str(play.log) in result
+        assert page.locator("#match-result a").get_attribute("href") == "/replay"
+        assert outside == [] and errors == []
+        page.locator("#sheet-leave").click()  # the table is over: the process ends
+        page.wait_for_selector("body[data-closed]")
+        assert play.proc.wait(60) == 0
+    finally:
+        play.stop()
+
+
+@pytest.fixture(scope="module")
+def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
+    """The scripted table's two pages: the person's (asked "may I go out?") and a watcher's."""
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "web_scripted_page.py")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.stdout is not None
+    lines = [proc.stdout.readline(), proc.stdout.readline()]
+    links = [URL_LINE.match(line.strip()) for line in lines]
+    try:
+        if links[0] is None or links[1] is None:
+            raise AssertionError("the scripted page printed no links: " + "".join(lines))
+        yield proc, links[0].group(1), links[1].group(1)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_partners_ask_is_answered_in_the_page(
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
+) -> None:
+    proc, url, _ = scripted_pages
+    page, outside, errors = new_page(chromium_browser)
+    page.goto(url)
+    assert wait_for_turn(page) == "answer-go-out"
+    prompt = page.locator("#prompt")
+    assert "bot-3 asks: may I go out?" in prompt.inner_text()
+    assert prompt.locator("button").count() == 2
+    prompt.locator('button[data-action="answer yes"]').click()
+    page.wait_for_function("() => !document.getElementById('prompt').dataset.kind")
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ACT answer yes"
+    assert outside == [] and errors == []
+
+
+def test_a_watcher_sees_the_public_table_and_no_controls(
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
+) -> None:
+    _, _, url = scripted_pages
+    page, outside, errors = new_page(chromium_browser)
+    page.goto(url)
+    page.wait_for_selector("body[data-role=spectator]")
+    assert page.locator("#hand").is_hidden()
+    assert page.locator("#me button").count() == 0
+    assert "You are watching" in page.locator("#prompt").inner_text()
+    assert page.locator("#sides .meld, #sides .no-melds").count() > 0
+    assert "ada's friend" in page.locator("#watchers").inner_text()
+    assert outside == [] and errors == []
