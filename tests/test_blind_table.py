@@ -3,12 +3,14 @@ log verifies, and a seat that cheats is caught and named."""
 
 from __future__ import annotations
 
+import functools
 import io
 import pickle
 import random
 from collections.abc import Callable
 from typing import Any
 
+import msgpack
 import pytest
 
 from canasta_net.canasta.actions import TakePile
@@ -20,9 +22,12 @@ from canasta_net.deal.blind.keys import SeatSecrets
 from canasta_net.deal.blind.points import card_points
 from canasta_net.deal.blind.schedule import labels_for_rules
 from canasta_net.identity import Identity
+from canasta_net.log import iter_records
+from canasta_net.log import records as R
 from canasta_net.log.replay import ReplayError, replay_log
+from canasta_net.log.writer import LogWriter
 from canasta_net.table.host import TablePhase
-from canasta_net.table.local import recorded_match
+from canasta_net.table.local import bot_identity, recorded_match
 
 TABLE = b"blind-test-table"
 
@@ -252,3 +257,39 @@ def test_a_red_three_upcard_picked_up_with_the_pile_is_no_concealed_draw() -> No
     assert any(isinstance(e.action, TakePile) for e in host.events)
     final = host.verify()
     assert any(upcard in reds for reds in final.red_threes)
+
+
+@functools.cache
+def _records_before_the_deal() -> tuple[bytes, dict[str, Any]]:
+    """A one-hand blind log of classic-2p, cut just before its deal record, and that record's
+    fields."""
+    buf = io.BytesIO()
+    recorded_match(preset("classic-2p"), buf, seed=3, deal="blind").play(max_hands=1)
+    records = list(iter_records(buf.getvalue()))
+    at = next(i for i, r in enumerate(records) if r.kind == R.DEAL)
+    prefix = b"".join(msgpack.packb([r.body, r.host_sig, r.private]) for r in records[:at])
+    return prefix, dict(records[at].fields)
+
+
+def _with_deal_record(change: dict[str, Any], drop: tuple[str, ...] = ()) -> bytes:
+    """The log up to its deal record, that record written by the host with ``change``."""
+    prefix, fields = _records_before_the_deal()
+    fields = {k: v for k, v in {**fields, **change}.items() if k not in drop and k != "kind"}
+    for name in ("seq", "prev", "time"):  # the writer's own fields
+        fields.pop(name, None)
+    buf = io.BytesIO(prefix)
+    writer = LogWriter.resume(buf, bot_identity(3, 0), fsync=False, clock=lambda: 0.0)
+    writer.append(R.DEAL, fields)
+    return buf.getvalue()
+
+
+def test_the_blind_deal_record_names_the_dealer_and_the_minimums() -> None:
+    _, fields = _records_before_the_deal()
+    assert fields["dealer"] == 0 and fields["minimums"] == [50, 50]
+    assert replay_log(_with_deal_record({})).hands[0].hand_no == 0
+    # a log written before the fields were added still replays
+    assert replay_log(_with_deal_record({}, drop=("dealer", "minimums"))).hands[0].hand_no == 0
+    # a wrong dealer or minimum is the host's fault
+    for wrong in ({"dealer": 1}, {"minimums": [50, 90]}):
+        with pytest.raises(ReplayError, match="dealer, minimums or public cards"):
+            replay_log(_with_deal_record(wrong))

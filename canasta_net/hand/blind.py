@@ -140,8 +140,21 @@ class BlindHandProtocol:
     def unwritten(self) -> list[Entry]:
         if self.blind.state is not None and not self._dealt:
             self._dealt = True
-            return [Entry(R.DEAL, {"hand": self.hand_no, **public_deal_fields(self.blind.state)})]
+            return [self._deal_entry()]
         return []
+
+    def _deal_fields(self) -> dict[str, Any]:
+        """The ``deal`` record: the hand's dealer and initial-meld minimums (logs before they
+        were added lack them), and the deal's public cards."""
+        return {
+            "hand": self.hand_no,
+            "dealer": self.dealer,
+            "minimums": list(self.blind.minimums),
+            **public_deal_fields(self.blind.state),
+        }
+
+    def _deal_entry(self) -> Entry:
+        return Entry(R.DEAL, self._deal_fields())
 
     def violation(self) -> Violation | None:
         if self.blind.phase is not HandPhase.DONE:
@@ -169,9 +182,7 @@ class BlindHandProtocol:
         step = Step()
         if self.blind.state is not None and not self._dealt:  # the deal is complete
             self._dealt = True
-            step.follow.append(
-                Entry(R.DEAL, {"hand": self.hand_no, **public_deal_fields(self.blind.state)})
-            )
+            step.follow.append(self._deal_entry())
         return step
 
     def finish(self) -> tuple[Any, Entry]:
@@ -188,9 +199,12 @@ class BlindHandProtocol:
             state = hand.state
             if state is None:
                 _fault("bad-deal", "a deal record before the blind deal is done")
-            expected = {"hand": self.hand_no, **public_deal_fields(state)}
+            expected = self._deal_fields()
+            for named in ("dealer", "minimums"):  # not in logs written before they were added
+                if named not in record.fields:
+                    del expected[named]
             if {k: record.fields.get(k) for k in expected} != expected:
-                _fault("bad-deal", "the deal's public cards are not the hand's")
+                _fault("bad-deal", "the deal's dealer, minimums or public cards are not the hand's")
             self._dealt = True
             self._records.append(record)
             return
