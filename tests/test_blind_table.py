@@ -19,7 +19,8 @@ from canasta_net.cards import is_red_three
 from canasta_net.deal.blind.errors import BlindError
 from canasta_net.deal.blind.hand import BlindHand, BlindRefused, HandPhase, Violation
 from canasta_net.deal.blind.keys import SeatSecrets
-from canasta_net.deal.blind.points import card_points
+from canasta_net.deal.blind.points import card_points, multiply
+from canasta_net.deal.blind.protocol import StageOutput, decode_deck, encode_deck
 from canasta_net.deal.blind.schedule import labels_for_rules
 from canasta_net.identity import Identity
 from canasta_net.log import iter_records
@@ -34,13 +35,15 @@ TABLE = b"blind-test-table"
 Tamper = Callable[[int, str, dict[str, Any], list[BlindHand]], dict[str, Any]]
 
 
-def _hands(variant: str, seed: int) -> tuple[BlindHand, list[BlindHand], random.Random]:
+def _hands(
+    variant: str, seed: int, version: int = 1
+) -> tuple[BlindHand, list[BlindHand], random.Random]:
     rules = preset(variant)
     rng = random.Random(seed)
     ids = [Identity.from_seed(bytes([s + 1]) * 32) for s in range(rules.players)]
     keys = [i.public_key for i in ids]
     minimums = [rules.initial_minimum(0)] * rules.teams
-    host = BlindHand(rules, TABLE, 0, 0, minimums, keys)
+    host = BlindHand(rules, TABLE, 0, 0, minimums, keys, version=version)
     seats = [
         BlindHand(
             rules,
@@ -52,6 +55,9 @@ def _hands(variant: str, seed: int) -> tuple[BlindHand, list[BlindHand], random.
             viewer=s,
             secrets=SeatSecrets.generate(TABLE, 0, s, rules.deck_size, rng.randbytes),
             identity=ids[s],
+            version=version,
+            # as at a table (BlindSeat): a version-2 seat's log follower checks the proofs
+            trusted=version == 2,
         )
         for s in range(rules.players)
     ]
@@ -67,9 +73,9 @@ def _deal_step(host: BlindHand, seats: list[BlindHand]) -> None:
         hand.feed(seat, need.kind, fields)
 
 
-def _play(variant: str, seed: int, tamper: Tamper | None = None) -> BlindHand:
+def _play(variant: str, seed: int, tamper: Tamper | None = None, version: int = 1) -> BlindHand:
     """One hand, random legal play; every seat's message goes to the host and every seat."""
-    host, seats, rng = _hands(variant, seed)
+    host, seats, rng = _hands(variant, seed, version)
     while host.phase is not HandPhase.DONE:
         seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
         need = host.needs(seat)
@@ -293,3 +299,100 @@ def test_the_blind_deal_record_names_the_dealer_and_the_minimums() -> None:
     for wrong in ({"dealer": 1}, {"minimums": [50, 90]}):
         with pytest.raises(ReplayError, match="dealer, minimums or public cards"):
             replay_log(_with_deal_record(wrong))
+
+
+# ----------------------------------------------------------------------------- version 2
+def test_a_version_2_hand_proves_every_stage_and_verifies() -> None:
+    """The proof-carrying deal (docs/blind-proofs.md) through the same hand machine: every
+    stage output is checked by the host and every seat, the hand plays out and verifies."""
+    host = _play("classic-2p", 3, version=2)
+    final = host.verify()
+    assert final.is_over
+    assert all(len(out[0]) == 33 for out in host.stage_outputs)
+
+
+def _tracer(seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]) -> dict[str, Any]:
+    """Issue 19's cheat: seat 0 replaces one stage-1 entry by a card of its choice raised to a
+    second secret (keeping the honest proof)."""
+    if kind != "stage" or seat != 0 or fields["stage"] != 1:
+        return fields
+    from canasta_net.deal.blind.proofs import group
+
+    deck = bytearray(fields["deck"])
+    chosen = group.mul(group.decode(seats[0].initial[7]), 0xC0FFEE)
+    deck[0:33] = group.encode(chosen)
+    return {**fields, "deck": bytes(deck)}
+
+
+def test_version_2_refuses_the_tracer_substitution_at_stage_1_naming_the_seat() -> None:
+    host, seats, _ = _hands("classic-2p", 4, version=2)
+    # both announcements, then seat 0's dishonest stage 1
+    for _ in range(2):
+        _deal_step(host, seats)
+    fields = _tracer(0, "stage", seats[0].respond(host.needs(0)), seats)
+    with pytest.raises(BlindRefused) as refused:  # the host, or any seat's log follower
+        host.feed(0, "stage", fields)
+    assert refused.value.code == "bad-stage-proof"
+    assert "seat 0's stage-1 output is refused" in str(refused.value)
+    assert host.phase is HandPhase.STAGES and not host.stage_outputs  # nothing dealt
+    # version 1 takes the same substitution (its input check sees valid, distinct points)
+    host1, seats1, _ = _hands("classic-2p", 4)
+    for _ in range(2):
+        _deal_step(host1, seats1)
+    honest = seats1[0].respond(host1.needs(0))
+    entries = decode_deck(honest["deck"])
+    points = card_points(labels_for_rules(preset("classic-2p")))
+    entries[0] = multiply(0xC0FFEE, points[7])
+    cheat = StageOutput(TABLE, 0, 1, 0, tuple(entries)).signed(seats1[0].identity)  # type: ignore[arg-type]
+    host1.feed(0, "stage", {"stage": 1, "deck": encode_deck(entries), "sig": cheat.signature})
+    assert len(host1.stage_outputs) == 1
+
+
+def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
+    def wrong_release(
+        seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]
+    ) -> dict[str, Any]:
+        if kind == "release" and seat == 1:
+            position, key, sig = fields["releases"][0]
+            bad = (int.from_bytes(key, "big") + 1).to_bytes(32, "big")
+            return {"releases": [[position, bad, sig]]}
+        return fields
+
+    with pytest.raises(BlindRefused) as refused:
+        _play("classic-2p", 5, wrong_release, version=2)
+    assert refused.value.code == "wrong-key" and "seat 1's key" in str(refused.value)
+
+    host, seats, _ = _hands("classic-2p", 6, version=2)
+    while host.phase is not HandPhase.DEAL_KEYS:
+        _deal_step(host, seats)
+    sealed = seats[0].respond(host.needs(0))
+    position, recipient, _, _ = sealed["keys"][0]
+    wrong = seats[0]._seal(position + 1, recipient)  # another position's key, sealed for this one
+    from canasta_net.deal.blind.protocol import seal_key
+
+    ciphertext = seal_key(
+        seats[0].secrets.x25519_private,  # type: ignore[union-attr]
+        seats[0].x25519[recipient],
+        TABLE,
+        0,
+        position,
+        0,
+        recipient,
+        wrong.ciphertext and seats[0]._key_bytes(seats[0]._own_key(position + 1)),
+        check_key=lambda key: key,
+    )
+    message = seats[0]._seal(position, recipient)
+    from dataclasses import replace
+
+    from canasta_net.deal.blind.protocol import KEY_SIGNATURE_KIND
+
+    forged = replace(message, ciphertext=ciphertext)
+    signature = seats[0].identity.sign(KEY_SIGNATURE_KIND, forged.body())  # type: ignore[union-attr]
+    items = [
+        [p, r, ciphertext, signature] if (p, r) == (position, recipient) else [p, r, c, g]
+        for p, r, c, g in sealed["keys"]
+    ]
+    host.feed(0, "keys", {"keys": items})  # the host cannot read it
+    with pytest.raises(BlindRefused) as refused:
+        seats[recipient].feed(0, "keys", {"keys": items})
+    assert refused.value.code == "wrong-key" and "seat 0's key" in str(refused.value)
