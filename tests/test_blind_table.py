@@ -302,15 +302,6 @@ def test_the_blind_deal_record_names_the_dealer_and_the_minimums() -> None:
 
 
 # ----------------------------------------------------------------------------- version 2
-def test_a_version_2_hand_proves_every_stage_and_verifies() -> None:
-    """The proof-carrying deal (docs/blind-proofs.md) through the same hand machine: every
-    stage output is checked by the host and every seat, the hand plays out and verifies."""
-    host = _play("classic-2p", 3, version=2)
-    final = host.verify()
-    assert final.is_over
-    assert all(len(out[0]) == 33 for out in host.stage_outputs)
-
-
 def _tracer(seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]) -> dict[str, Any]:
     """Issue 19's cheat: seat 0 replaces one stage-1 entry by a card of its choice raised to a
     second secret (keeping the honest proof)."""
@@ -409,3 +400,37 @@ def test_a_table_dealing_blind_v2_logs_a_hand_that_replays() -> None:
     assert len(stages) == 4 and all(len(r.action["proof"]) > 6000 for r in stages)  # type: ignore[index]
     result = replay_log(buf.getvalue())
     assert result.hands[0].state.is_over
+
+
+def test_a_cheating_hosts_blind_v2_log_is_refused_at_the_stage_naming_the_seat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 19's cheat by a host playing seat 0: it skips its own checks and logs a stage 1 with
+    a traced entry. Every seat follows the log through the replayer, which refuses that very
+    record, naming seat 0, before any key is sent (a remote seat then leaves the table)."""
+    from canasta_net.deal.blind.proofs import group
+    from canasta_net.deal.blind.proofs import stages as proof_stages
+
+    honest_respond = BlindHand.respond
+
+    def respond(self: BlindHand, need: Any) -> dict[str, Any]:
+        fields = honest_respond(self, need)
+        if self.viewer == 0 and need.kind == "stage" and fields["stage"] == 1:
+            deck = bytearray(fields["deck"])
+            deck[0:33] = group.encode(group.mul(group.decode(self.initial[9]), 0xBAD))
+            fields = {**fields, "deck": bytes(deck)}
+        return fields
+
+    buf = io.BytesIO()
+    with monkeypatch.context() as cheat:
+        cheat.setattr(BlindHand, "respond", respond)
+        cheat.setattr(proof_stages, "check_stage1", lambda *args, **kwargs: None)
+        recorded_match(preset("classic-2p"), buf, seed=8, deal="blind-v2").play(max_hands=1)
+    records = list(iter_records(buf.getvalue()))
+    first_stage = next(i for i, r in enumerate(records) if r.kind == "stage")
+    with pytest.raises(ReplayError) as refused:
+        replay_log(buf.getvalue())
+    assert refused.value.record_no == first_stage
+    assert refused.value.seat == 0 and refused.value.code == "bad-stage-proof"
+    assert "seat 0's stage-1 output is refused" in refused.value.reason
+    assert all(r.kind != "keys" for r in records[: first_stage + 1])  # nothing dealt before it
