@@ -11,7 +11,10 @@ Measured in one process (every seat in turn), for 108 cards (classic) and 162 (s
   before it proceeds (what a seat that checks every proof before going on waits for; transport
   and signatures not included), and ``pipelined_ms``: the same if seats went on at once and
   checked every proof before releasing any key (all provers in turn, then one last check);
-- the announcement's public keys (m + 1 base-point multiplications per seat).
+- the announcement's public keys (m + 1 base-point multiplications per seat);
+- with ``--audit``: the replay of a whole one-hand log of each deal mode (``blind`` and
+  ``blind-v2``, classic-2p, bots), every proof checked again (wall time: the figures there
+  include the hand's play replayed through the engine).
 
 Figures are CPU time of this thread (``time.thread_time``), the median over ``--repeat`` deals:
 on a busy machine they are the ones to trust. Prints JSON (and writes it with --out).
@@ -123,16 +126,36 @@ def bench(variant: str, repeat: int) -> dict[str, Any]:
     }
 
 
+def audit_figures() -> dict[str, float]:
+    """Wall time of ``replay_log`` over a one-hand log of each blind mode."""
+    import io
+
+    from canasta_net.log.replay import replay_log
+    from canasta_net.table.local import recorded_match
+
+    figures = {}
+    for mode in ("blind", "blind-v2"):
+        buf = io.BytesIO()
+        recorded_match(preset("classic-2p"), buf, seed=1, deal=mode).play(max_hands=1)
+        start = time.perf_counter()
+        replay_log(buf.getvalue())
+        figures[f"{mode}_replay_ms"] = _ms(time.perf_counter() - start)
+        figures[f"{mode}_log_bytes"] = len(buf.getvalue())
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3, help="timed deals of each size")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
+    parser.add_argument("--audit", action="store_true", help="also time a whole log's replay")
     args = parser.parse_args()
     result = {
         "benchmark": "blind-proofs",
         "measured": "in-process CPU of one thread, every seat in turn; no transport, no signatures",
         "blind_v2_108": bench("classic", args.repeat),
         "blind_v2_162": bench("samba", args.repeat),
+        "audit": audit_figures() if args.audit else None,
         "load_average": os.getloadavg(),
         "python": platform.python_version(),
         "machine": platform.machine(),
