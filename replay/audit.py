@@ -275,7 +275,7 @@ def _stop_text(replayer: Replayer) -> str:
 def _copy_kind(payload_seats: frozenset[int], seats: int, deal: str) -> dict[str, Any]:
     """Whose copy of the log this is, judged by the private payloads it holds."""
     held = sorted(payload_seats)
-    if deal == "blind" and not held:
+    if deal in ("blind", "blind-v2") and not held:
         kind = "blind"  # no private payloads: every copy holds the same records
     elif len(held) == seats:
         kind = "host"

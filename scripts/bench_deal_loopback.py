@@ -25,7 +25,11 @@ separate ``canasta join --bot greedy`` process, all on 127.0.0.1. Each run plays
 ``--fsync on`` syncs the host's log as a real host does (the default is off, as in earlier runs).
 Goal (issue 16): a blind deal of 108 cards to 4 seats under 200 ms, in every run
 (``meets_goal``). The in-process figures (every seat in turn, CPU per seat) are
-``scripts/bench_deal.py``'s. Prints JSON (and writes it with --out). Talks to 127.0.0.1 only.
+``scripts/bench_deal.py``'s. ``--modes blind,blind-v2`` measures the blind deal's version 2
+(``docs/blind-proofs.md``) beside version 1: there a stage hop's ``seats_ms`` holds the seat's
+proof and its log follower's check of the previous proofs, ``host_ms`` the host's check of the
+proof (``scripts/bench_blind_proofs.py`` gives proving and checking apart, per stage). Prints
+JSON (and writes it with --out). Talks to 127.0.0.1 only.
 """
 
 from __future__ import annotations

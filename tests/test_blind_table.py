@@ -3,12 +3,14 @@ log verifies, and a seat that cheats is caught and named."""
 
 from __future__ import annotations
 
+import functools
 import io
 import pickle
 import random
 from collections.abc import Callable
 from typing import Any
 
+import msgpack
 import pytest
 
 from canasta_net.canasta.actions import TakePile
@@ -17,25 +19,31 @@ from canasta_net.cards import is_red_three
 from canasta_net.deal.blind.errors import BlindError
 from canasta_net.deal.blind.hand import BlindHand, BlindRefused, HandPhase, Violation
 from canasta_net.deal.blind.keys import SeatSecrets
-from canasta_net.deal.blind.points import card_points
+from canasta_net.deal.blind.points import card_points, multiply
+from canasta_net.deal.blind.protocol import StageOutput, decode_deck, encode_deck
 from canasta_net.deal.blind.schedule import labels_for_rules
 from canasta_net.identity import Identity
+from canasta_net.log import iter_records
+from canasta_net.log import records as R
 from canasta_net.log.replay import ReplayError, replay_log
+from canasta_net.log.writer import LogWriter
 from canasta_net.table.host import TablePhase
-from canasta_net.table.local import recorded_match
+from canasta_net.table.local import bot_identity, recorded_match
 
 TABLE = b"blind-test-table"
 
 Tamper = Callable[[int, str, dict[str, Any], list[BlindHand]], dict[str, Any]]
 
 
-def _hands(variant: str, seed: int) -> tuple[BlindHand, list[BlindHand], random.Random]:
+def _hands(
+    variant: str, seed: int, version: int = 1
+) -> tuple[BlindHand, list[BlindHand], random.Random]:
     rules = preset(variant)
     rng = random.Random(seed)
     ids = [Identity.from_seed(bytes([s + 1]) * 32) for s in range(rules.players)]
     keys = [i.public_key for i in ids]
     minimums = [rules.initial_minimum(0)] * rules.teams
-    host = BlindHand(rules, TABLE, 0, 0, minimums, keys)
+    host = BlindHand(rules, TABLE, 0, 0, minimums, keys, version=version)
     seats = [
         BlindHand(
             rules,
@@ -47,6 +55,9 @@ def _hands(variant: str, seed: int) -> tuple[BlindHand, list[BlindHand], random.
             viewer=s,
             secrets=SeatSecrets.generate(TABLE, 0, s, rules.deck_size, rng.randbytes),
             identity=ids[s],
+            version=version,
+            # as at a table (BlindSeat): a version-2 seat's log follower checks the proofs
+            trusted=version == 2,
         )
         for s in range(rules.players)
     ]
@@ -62,9 +73,9 @@ def _deal_step(host: BlindHand, seats: list[BlindHand]) -> None:
         hand.feed(seat, need.kind, fields)
 
 
-def _play(variant: str, seed: int, tamper: Tamper | None = None) -> BlindHand:
+def _play(variant: str, seed: int, tamper: Tamper | None = None, version: int = 1) -> BlindHand:
     """One hand, random legal play; every seat's message goes to the host and every seat."""
-    host, seats, rng = _hands(variant, seed)
+    host, seats, rng = _hands(variant, seed, version)
     while host.phase is not HandPhase.DONE:
         seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
         need = host.needs(seat)
@@ -252,3 +263,174 @@ def test_a_red_three_upcard_picked_up_with_the_pile_is_no_concealed_draw() -> No
     assert any(isinstance(e.action, TakePile) for e in host.events)
     final = host.verify()
     assert any(upcard in reds for reds in final.red_threes)
+
+
+@functools.cache
+def _records_before_the_deal() -> tuple[bytes, dict[str, Any]]:
+    """A one-hand blind log of classic-2p, cut just before its deal record, and that record's
+    fields."""
+    buf = io.BytesIO()
+    recorded_match(preset("classic-2p"), buf, seed=3, deal="blind").play(max_hands=1)
+    records = list(iter_records(buf.getvalue()))
+    at = next(i for i, r in enumerate(records) if r.kind == R.DEAL)
+    prefix = b"".join(msgpack.packb([r.body, r.host_sig, r.private]) for r in records[:at])
+    return prefix, dict(records[at].fields)
+
+
+def _with_deal_record(change: dict[str, Any], drop: tuple[str, ...] = ()) -> bytes:
+    """The log up to its deal record, that record written by the host with ``change``."""
+    prefix, fields = _records_before_the_deal()
+    fields = {k: v for k, v in {**fields, **change}.items() if k not in drop and k != "kind"}
+    for name in ("seq", "prev", "time"):  # the writer's own fields
+        fields.pop(name, None)
+    buf = io.BytesIO(prefix)
+    writer = LogWriter.resume(buf, bot_identity(3, 0), fsync=False, clock=lambda: 0.0)
+    writer.append(R.DEAL, fields)
+    return buf.getvalue()
+
+
+def test_the_blind_deal_record_names_the_dealer_and_the_minimums() -> None:
+    _, fields = _records_before_the_deal()
+    assert fields["dealer"] == 0 and fields["minimums"] == [50, 50]
+    assert replay_log(_with_deal_record({})).hands[0].hand_no == 0
+    # a log written before the fields were added still replays
+    assert replay_log(_with_deal_record({}, drop=("dealer", "minimums"))).hands[0].hand_no == 0
+    # a wrong dealer or minimum is the host's fault
+    for wrong in ({"dealer": 1}, {"minimums": [50, 90]}):
+        with pytest.raises(ReplayError, match="dealer, minimums or public cards"):
+            replay_log(_with_deal_record(wrong))
+
+
+# ----------------------------------------------------------------------------- version 2
+def _tracer(seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]) -> dict[str, Any]:
+    """Issue 19's cheat: seat 0 replaces one stage-1 entry by a card of its choice raised to a
+    second secret (keeping the honest proof)."""
+    if kind != "stage" or seat != 0 or fields["stage"] != 1:
+        return fields
+    from canasta_net.deal.blind.proofs import group
+
+    deck = bytearray(fields["deck"])
+    chosen = group.mul(group.decode(seats[0].initial[7]), 0xC0FFEE)
+    deck[0:33] = group.encode(chosen)
+    return {**fields, "deck": bytes(deck)}
+
+
+def test_version_2_refuses_the_tracer_substitution_at_stage_1_naming_the_seat() -> None:
+    host, seats, _ = _hands("classic-2p", 4, version=2)
+    # both announcements, then seat 0's dishonest stage 1
+    for _ in range(2):
+        _deal_step(host, seats)
+    fields = _tracer(0, "stage", seats[0].respond(host.needs(0)), seats)
+    with pytest.raises(BlindRefused) as refused:  # the host, or any seat's log follower
+        host.feed(0, "stage", fields)
+    assert refused.value.code == "bad-stage-proof"
+    assert "seat 0's stage-1 output is refused" in str(refused.value)
+    assert host.phase is HandPhase.STAGES and not host.stage_outputs  # nothing dealt
+    # version 1 takes the same substitution (its input check sees valid, distinct points)
+    host1, seats1, _ = _hands("classic-2p", 4)
+    for _ in range(2):
+        _deal_step(host1, seats1)
+    honest = seats1[0].respond(host1.needs(0))
+    entries = decode_deck(honest["deck"])
+    points = card_points(labels_for_rules(preset("classic-2p")))
+    entries[0] = multiply(0xC0FFEE, points[7])
+    cheat = StageOutput(TABLE, 0, 1, 0, tuple(entries)).signed(seats1[0].identity)  # type: ignore[arg-type]
+    host1.feed(0, "stage", {"stage": 1, "deck": encode_deck(entries), "sig": cheat.signature})
+    assert len(host1.stage_outputs) == 1
+
+
+def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
+    def wrong_release(
+        seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]
+    ) -> dict[str, Any]:
+        if kind == "release" and seat == 1:
+            position, key, sig = fields["releases"][0]
+            bad = (int.from_bytes(key, "big") + 1).to_bytes(32, "big")
+            return {"releases": [[position, bad, sig]]}
+        return fields
+
+    with pytest.raises(BlindRefused) as refused:
+        _play("classic-2p", 5, wrong_release, version=2)
+    assert refused.value.code == "wrong-key" and "seat 1's key" in str(refused.value)
+
+    host, seats, _ = _hands("classic-2p", 6, version=2)
+    while host.phase is not HandPhase.DEAL_KEYS:
+        _deal_step(host, seats)
+    sealed = seats[0].respond(host.needs(0))
+    position, recipient, _, _ = sealed["keys"][0]
+    wrong = seats[0]._seal(position + 1, recipient)  # another position's key, sealed for this one
+    from canasta_net.deal.blind.protocol import seal_key
+
+    ciphertext = seal_key(
+        seats[0].secrets.x25519_private,  # type: ignore[union-attr]
+        seats[0].x25519[recipient],
+        TABLE,
+        0,
+        position,
+        0,
+        recipient,
+        wrong.ciphertext and seats[0]._key_bytes(seats[0]._own_key(position + 1)),
+        check_key=lambda key: key,
+    )
+    message = seats[0]._seal(position, recipient)
+    from dataclasses import replace
+
+    from canasta_net.deal.blind.protocol import KEY_SIGNATURE_KIND
+
+    forged = replace(message, ciphertext=ciphertext)
+    signature = seats[0].identity.sign(KEY_SIGNATURE_KIND, forged.body())  # type: ignore[union-attr]
+    items = [
+        [p, r, ciphertext, signature] if (p, r) == (position, recipient) else [p, r, c, g]
+        for p, r, c, g in sealed["keys"]
+    ]
+    host.feed(0, "keys", {"keys": items})  # the host cannot read it
+    with pytest.raises(BlindRefused) as refused:
+        seats[recipient].feed(0, "keys", {"keys": items})
+    assert refused.value.code == "wrong-key" and "seat 0's key" in str(refused.value)
+
+
+def test_a_table_dealing_blind_v2_logs_a_hand_that_replays() -> None:
+    """The ``blind-v2`` deal mode (not offered by the CLI yet) at a table: the stage acts carry
+    their proofs (larger than version 1's acts), the log replays, every proof checked again."""
+    buf = io.BytesIO()
+    recorded_match(preset("classic-2p"), buf, seed=7, deal="blind-v2").play(max_hands=1)
+    records = list(iter_records(buf.getvalue()))
+    assert records[0].fields["deal"] == "blind-v2"
+    stages = [r for r in records if r.kind == "stage"]
+    assert len(stages) == 4 and all(len(r.action["proof"]) > 6000 for r in stages)  # type: ignore[index]
+    result = replay_log(buf.getvalue())
+    assert result.hands[0].state.is_over
+
+
+def test_a_cheating_hosts_blind_v2_log_is_refused_at_the_stage_naming_the_seat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 19's cheat by a host playing seat 0: it skips its own checks and logs a stage 1 with
+    a traced entry. Every seat follows the log through the replayer, which refuses that very
+    record, naming seat 0, before any key is sent (a remote seat then leaves the table)."""
+    from canasta_net.deal.blind.proofs import group
+    from canasta_net.deal.blind.proofs import stages as proof_stages
+
+    honest_respond = BlindHand.respond
+
+    def respond(self: BlindHand, need: Any) -> dict[str, Any]:
+        fields = honest_respond(self, need)
+        if self.viewer == 0 and need.kind == "stage" and fields["stage"] == 1:
+            deck = bytearray(fields["deck"])
+            deck[0:33] = group.encode(group.mul(group.decode(self.initial[9]), 0xBAD))
+            fields = {**fields, "deck": bytes(deck)}
+        return fields
+
+    buf = io.BytesIO()
+    with monkeypatch.context() as cheat:
+        cheat.setattr(BlindHand, "respond", respond)
+        cheat.setattr(proof_stages, "check_stage1", lambda *args, **kwargs: None)
+        recorded_match(preset("classic-2p"), buf, seed=8, deal="blind-v2").play(max_hands=1)
+    records = list(iter_records(buf.getvalue()))
+    first_stage = next(i for i, r in enumerate(records) if r.kind == "stage")
+    with pytest.raises(ReplayError) as refused:
+        replay_log(buf.getvalue())
+    assert refused.value.record_no == first_stage
+    assert refused.value.seat == 0 and refused.value.code == "bad-stage-proof"
+    assert "seat 0's stage-1 output is refused" in refused.value.reason
+    assert all(r.kind != "keys" for r in records[: first_stage + 1])  # nothing dealt before it

@@ -7,7 +7,7 @@ table, the seats, the replayer) drives the hand it returns through :class:`HandP
 from __future__ import annotations
 
 from ..games import Game
-from .blind import BlindHandProtocol
+from .blind import BlindHandProtocol, BlindProofsHandProtocol
 from .commit_reveal import CommitRevealHand
 from .protocol import (
     Applied,
@@ -24,6 +24,7 @@ from .protocol import (
 HAND_PROTOCOLS: dict[str, type[CommitRevealHand] | type[BlindHandProtocol]] = {
     CommitRevealHand.mode: CommitRevealHand,
     BlindHandProtocol.mode: BlindHandProtocol,
+    BlindProofsHandProtocol.mode: BlindProofsHandProtocol,
 }
 
 
@@ -50,6 +51,7 @@ __all__ = [
     "HAND_PROTOCOLS",
     "Applied",
     "BlindHandProtocol",
+    "BlindProofsHandProtocol",
     "CommitRevealHand",
     "Entry",
     "HandContext",

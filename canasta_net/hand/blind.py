@@ -51,6 +51,7 @@ class BlindHandProtocol:
     """One blind-dealt hand, for the host (on stand-in cards) and for any follower."""
 
     mode: ClassVar[str] = "blind"
+    version: ClassVar[int] = 1  # of the blind deal: 2 is docs/blind-proofs.md
     kinds: ClassVar[frozenset[str]] = _KINDS
     host_sees_cards: ClassVar[bool] = False
 
@@ -72,6 +73,7 @@ class BlindHandProtocol:
             self.dealer,
             setup.match.minimums(),
             list(setup.keys),
+            version=self.version,
         )
         self._dealt = False  # the deal record is written (host) or followed
         self._published = False
@@ -140,8 +142,21 @@ class BlindHandProtocol:
     def unwritten(self) -> list[Entry]:
         if self.blind.state is not None and not self._dealt:
             self._dealt = True
-            return [Entry(R.DEAL, {"hand": self.hand_no, **public_deal_fields(self.blind.state)})]
+            return [self._deal_entry()]
         return []
+
+    def _deal_fields(self) -> dict[str, Any]:
+        """The ``deal`` record: the hand's dealer and initial-meld minimums (logs before they
+        were added lack them), and the deal's public cards."""
+        return {
+            "hand": self.hand_no,
+            "dealer": self.dealer,
+            "minimums": list(self.blind.minimums),
+            **public_deal_fields(self.blind.state),
+        }
+
+    def _deal_entry(self) -> Entry:
+        return Entry(R.DEAL, self._deal_fields())
 
     def violation(self) -> Violation | None:
         if self.blind.phase is not HandPhase.DONE:
@@ -169,9 +184,7 @@ class BlindHandProtocol:
         step = Step()
         if self.blind.state is not None and not self._dealt:  # the deal is complete
             self._dealt = True
-            step.follow.append(
-                Entry(R.DEAL, {"hand": self.hand_no, **public_deal_fields(self.blind.state)})
-            )
+            step.follow.append(self._deal_entry())
         return step
 
     def finish(self) -> tuple[Any, Entry]:
@@ -188,9 +201,12 @@ class BlindHandProtocol:
             state = hand.state
             if state is None:
                 _fault("bad-deal", "a deal record before the blind deal is done")
-            expected = {"hand": self.hand_no, **public_deal_fields(state)}
+            expected = self._deal_fields()
+            for named in ("dealer", "minimums"):  # not in logs written before they were added
+                if named not in record.fields:
+                    del expected[named]
             if {k: record.fields.get(k) for k in expected} != expected:
-                _fault("bad-deal", "the deal's public cards are not the hand's")
+                _fault("bad-deal", "the deal's dealer, minimums or public cards are not the hand's")
             self._dealt = True
             self._records.append(record)
             return
@@ -234,6 +250,14 @@ class BlindHandProtocol:
         for replayed, state in positions:
             applied(replayed, state)
         applied(record, final)
+
+
+class BlindProofsHandProtocol(BlindHandProtocol):
+    """The blind deal's version 2 (``docs/blind-proofs.md``): every stage output proved, every
+    key checked on sight. A deal mode of its own (``blind-v2``), not yet offered by the CLI."""
+
+    mode: ClassVar[str] = "blind-v2"
+    version: ClassVar[int] = 2
 
 
 def _canasta_rules(game: Game) -> RuleSet:

@@ -56,10 +56,10 @@ STOP_REASONS: Final = frozenset({STOP_MAX_HANDS, STOP_PLAYERS_LEFT, STOP_HOST_QU
 # released keys, a report of the red threes among positions just received
 BLIND_TYPES: Final = frozenset({"announce", "stage", "keys", "release", "reds"})
 ACT_TYPES: Final = frozenset({"commit", "reveal", "action", "chat"}) | BLIND_TYPES
-MAX_ACT_SIZE: Final = 16384  # a stage output of 162 cards is 5.2 kB; a deal's sealed keys ~6 kB
+MAX_ACT_SIZE: Final = 65536  # a version-2 blind stage of 162 cards with its proof is 26.6 kB
 MAX_CHAT_LENGTH: Final = 500
 SALT_SIZE: Final = 16
-DEAL_MODES: Final = ("commit-reveal", "blind")
+DEAL_MODES: Final = ("commit-reveal", "blind", "blind-v2")
 
 
 def shown_number(number: int) -> int:

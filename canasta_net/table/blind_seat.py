@@ -18,6 +18,7 @@ from ..canasta.rules import RuleSet
 from ..deal.blind.hand import BlindHand
 from ..deal.blind.keys import SEED_SIZE, SeatSecrets
 from ..deal.blind.points import card_points
+from ..deal.blind.proofs.stages import card_points as proved_card_points
 from ..deal.blind.schedule import labels_for_rules
 from ..hand.blind import feed_message, message_of
 from ..hand.protocol import HandContext
@@ -46,7 +47,9 @@ class BlindSeat:
         random_bytes: Callable[[int], bytes] = os.urandom,
         seed_keeper: SeedKeeper | None = None,
         seed_source: Callable[[int], bytes] | None = None,
+        version: int = 1,
     ) -> None:
+        self.version = version  # of the blind deal (2: docs/blind-proofs.md)
         self.identity = identity
         self.seat = seat
         self.game = game
@@ -63,6 +66,8 @@ class BlindSeat:
         self._seed_kept = False  # the current hand's seed is fresh and written to the keeper
         self._seed_read_back = False  # the current hand's seed came from the keeper
         card_points(labels_for_rules(self.rules))  # computed once per process, before any hand
+        if version == 2:
+            proved_card_points(tuple(labels_for_rules(self.rules)))
 
     def _hand(self, hand_no: int) -> BlindHand:
         """The seat's view of the hand. A restarted seat takes up a hand it had announced
@@ -93,6 +98,7 @@ class BlindSeat:
             secrets=secrets,
             identity=self.identity,
             trusted=True,  # its owner verified the log (or wrote it) before showing it
+            version=self.version,
         )
 
     def _announcing(self, hand_no: int) -> BlindHand:

@@ -170,7 +170,7 @@ class BlindPart:
         self.seat = seat
 
     @classmethod
-    def for_seat(cls, setup: SeatSetup) -> BlindPart:
+    def for_seat(cls, setup: SeatSetup, version: int = 1) -> BlindPart:
         signer = setup.signer
         return cls(
             BlindSeat(
@@ -182,8 +182,14 @@ class BlindPart:
                 setup.random_bytes,
                 seed_keeper=signer.seed_keeper,
                 seed_source=signer.seed_source,
+                version=version,
             )
         )
+
+    @classmethod
+    def for_seat_v2(cls, setup: SeatSetup) -> BlindPart:
+        """A seat at a table dealing with the blind deal's version 2 (``docs/blind-proofs.md``)."""
+        return cls.for_seat(setup, version=2)
 
     def wire_type(self, type_: str) -> str:
         return "act"  # every blind-deal message travels as a signed ``act``
@@ -264,6 +270,7 @@ class SeatSetup:
 SEAT_PARTS: dict[str, Callable[[SeatSetup], SeatPart]] = {
     "commit-reveal": CommitRevealPart.for_seat,
     "blind": BlindPart.for_seat,
+    "blind-v2": BlindPart.for_seat_v2,
 }
 
 

@@ -10,6 +10,9 @@ seat colludes. ``docs/blind-deal.md`` (version 1) specifies every byte and the m
 - :mod:`~canasta_net.blind.schedule`: card labels and which position goes to whom.
 - :mod:`~canasta_net.blind.audit`: the hand-end replay that names a seat that deviated.
 - :mod:`~canasta_net.blind.local`: the whole deal in one process (tests, benchmark, reference).
+- :mod:`~canasta_net.blind.proofs`: version 2 (``docs/blind-proofs.md``, deal mode ``blind-v2``):
+  secp256k1, every stage output proved; :class:`~canasta_net.blind.hand.BlindHand` with
+  ``version=2`` uses it.
 """
 
 from __future__ import annotations

@@ -217,3 +217,21 @@ class WrongCard(BlindError):
         )
         self.culprit = player
         self.position = position
+
+
+class BadStageProof(BlindError):
+    """A stage output whose proof does not verify (deal version 2): the seat that produced it is
+    named at once, before any key is released. ``checked_by`` is the seat that found it (``None``
+    for the host or an auditor)."""
+
+    code = "bad-stage-proof"
+
+    def __init__(
+        self, stage: int, culprit: int, reason: str, checked_by: int | None = None
+    ) -> None:
+        by = "" if checked_by is None else f" (found by seat {checked_by})"
+        super().__init__(f"seat {culprit}'s stage-{stage} output is refused: {reason}{by}")
+        self.stage = stage
+        self.culprit = culprit
+        self.reason = reason
+        self.checked_by = checked_by

@@ -18,7 +18,7 @@ with every card known and names the seat that broke a rule.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
@@ -31,9 +31,13 @@ from ...identity import Identity
 from ...schema import Bytes, Int, List, Map, Schema, SchemaError, Tuple, validate
 from . import points
 from .audit import audit_key_message, check_open, check_reveal, replay_deal_ids
-from .errors import BlindError
-from .keys import SEED_SIZE, SeatSecrets
+from .errors import BlindError, NotACard, SealedKeyError, WrongPublishedKey
+from .keys import SEED_SIZE, SeatSecrets, derive_x25519
+from .proofs import group as group2
+from .proofs import stages as stages2
+from .proofs.stages import PublicKeys, StageSecrets
 from .protocol import (
+    KEY_SIGNATURE_KIND,
     CardIndex,
     KeyMessage,
     KeyRelease,
@@ -42,7 +46,9 @@ from .protocol import (
     encode_deck,
     initial_deck,
     make_key_message,
+    open_sealed,
     receive_key_message,
+    seal_key,
     stage1,
     stage2,
     stage2_multipliers,
@@ -127,6 +133,13 @@ FIELD_SCHEMAS: Final[dict[str, Map]] = {
     "reds": Map({"proofs": _PROOFS}),
     "reveal": Map({"seed": Bytes(size=SEED_SIZE)}),
 }
+# version 2 (docs/blind-proofs.md): the announcement carries the seat's public keys, and a stage
+# output its proof instead of a separate signature (the act's signature covers it)
+FIELD_SCHEMAS_V2: Final[dict[str, Map]] = {
+    **FIELD_SCHEMAS,
+    "announce": Map({"commitment": Bytes(size=32), "x25519": Bytes(size=32), "keys": Bytes()}),
+    "stage": Map({"stage": Int(), "deck": Bytes(), "proof": Bytes()}),
+}
 
 
 def _checked(schema: Schema, value: Any, what: str) -> Any:
@@ -152,7 +165,12 @@ class BlindHand:
         secrets: SeatSecrets | None = None,
         identity: Identity | None = None,
         trusted: bool = False,
+        version: int = 1,
     ) -> None:
+        if version not in (1, 2):
+            raise ValueError(f"no blind deal version {version}")
+        # version 2: secp256k1, every stage output proved (docs/blind-proofs.md)
+        self.version = version
         self.rules = rules
         # ``trusted``: the messages come from a log this process has verified already (a seat's
         # replayer, or the host's own records): signatures and deck forms are not checked twice
@@ -197,6 +215,15 @@ class BlindHand:
         self.pos_card: list[int] = []
         self.seeds: dict[int, bytes] = {}
         self._prepared: dict[str, Any] = {}  # see prepare()
+        self.public_keys: dict[int, PublicKeys] = {}  # version 2: each seat's announced keys
+        self.secrets2: StageSecrets | None = None
+        if version == 2:
+            self.initial: list[bytes] = list(stages2.card_points(tuple(self.labels)))
+            self._ids2 = {x: i for i, x in enumerate(self.initial)}
+            if secrets is not None:
+                self.secrets2 = StageSecrets.derive(
+                    self.table_id, hand_no, secrets.seat, secrets.seed, self.size
+                )
         for s in range(self.seats):
             for p in self.schedule.hands[s]:
                 self.holder[p] = s
@@ -267,7 +294,7 @@ class BlindHand:
             raise BlindRefused(
                 "wrong-phase", f"the hand waits for {need.kind!r} from seat {seat}, not {type_!r}"
             )
-        schema = FIELD_SCHEMAS.get(type_)
+        schema = (FIELD_SCHEMAS_V2 if self.version == 2 else FIELD_SCHEMAS).get(type_)
         if schema is not None:
             _checked(schema, fields, type_)
         try:
@@ -291,12 +318,23 @@ class BlindHand:
             raise BlindRefused("bad-message", f"{type_}: {e}") from None
 
     def _announce(self, seat: int, fields: dict[str, Any], need: Need) -> None:
+        if self.version == 2:
+            try:
+                keys = PublicKeys.decode(fields["keys"])
+            except group2.GroupError as e:
+                raise BlindRefused("bad-keys", f"seat {seat}'s announced keys: {e}") from None
+            if len(keys.position_keys) != self.size:
+                raise BlindRefused("bad-keys", f"seat {seat} announced keys for another deck")
+            self.public_keys[seat] = keys
         self.commitments[seat] = fields["commitment"]
         self.x25519[seat] = fields["x25519"]
         if len(self.commitments) == self.seats:
             self.phase = HandPhase.STAGES
 
     def _stage(self, seat: int, fields: dict[str, Any], need: Need) -> None:
+        if self.version == 2:
+            self._stage2(seat, fields)
+            return
         step = len(self.stage_outputs)
         stage = 1 + step // self.seats
         deck_bytes, sig = fields["deck"], fields["sig"]
@@ -311,6 +349,37 @@ class BlindHand:
             raise BlindRefused("bad-deck", "a stage output of the wrong size")
         self.stage_outputs.append(list(output.deck))
         self.stage_sigs.append(sig)
+        if len(self.stage_outputs) == 2 * self.seats:
+            self.phase = HandPhase.DEAL_KEYS
+
+    def _stage2(self, seat: int, fields: dict[str, Any]) -> None:
+        """Version 2: the output must come with a proof that it is its input permuted and raised
+        to the seat's announced key (stage 1), or raised position by position to its announced
+        position keys (stage 2); a failure names the seat before any key is released."""
+        step = len(self.stage_outputs)
+        stage = 1 + step // self.seats
+        if fields["stage"] != stage:
+            raise BlindRefused("bad-message", f"stage: expected the stage-{stage} deck")
+        data = fields["deck"]
+        size = group2.POINT_SIZE
+        if len(data) != self.size * size:
+            raise BlindRefused("wrong-deck-size", f"seat {seat}'s stage-{stage} output size")
+        deck = [data[i : i + size] for i in range(0, len(data), size)]
+        if not self.trusted:
+            incoming = self.stage_outputs[-1] if step else self.initial
+            check = stages2.check_stage1 if stage == 1 else stages2.check_stage2
+            check(
+                self.table_id,
+                self.hand_no,
+                seat,
+                incoming,
+                deck,
+                self.public_keys[seat],
+                fields["proof"],
+                self.viewer,
+            )
+        self.stage_outputs.append(deck)
+        self.stage_sigs.append(b"")
         if len(self.stage_outputs) == 2 * self.seats:
             self.phase = HandPhase.DEAL_KEYS
 
@@ -369,10 +438,75 @@ class BlindHand:
 
     def _receive(self, message: KeyMessage) -> None:
         assert self.secrets is not None
+        if self.version == 2:
+            self._receive2(message)
+            return
         key = receive_key_message(
             message, self.secrets, self.keys[message.sender], self.x25519[message.sender]
         )
         self.received.setdefault(message.position, {})[message.sender] = key
+
+    def _receive2(self, message: KeyMessage) -> None:
+        """Version 2: a sealed key is checked against the sender's announced position key as soon
+        as it is opened (a wrong one names the sender, to this seat)."""
+        assert self.secrets is not None
+        sender, position = message.sender, message.position
+        message.verify(self.keys[sender])
+        plain = open_sealed(
+            self.secrets.x25519_private,
+            self.x25519[sender],
+            self.table_id,
+            self.hand_no,
+            position,
+            sender,
+            message.recipient,
+            message.ciphertext,
+        )
+        try:
+            key = group2.scalar_from(plain)
+        except group2.GroupError:
+            raise SealedKeyError(
+                sender, message.recipient, position, sender, "the sealed bytes are not a key"
+            ) from None
+        if not stages2.key_matches(self.public_keys[sender].position_keys[position], key):
+            raise WrongPublishedKey(sender, position)
+        self.received.setdefault(position, {})[sender] = key
+
+    def _open(self, final_x: bytes, keys: Iterable[int], position: int) -> int:
+        """The card id at ``position`` of the final deck, given every seat's key for it."""
+        if self.version == 1:
+            return self.cards.open(final_x, keys, position)
+        try:
+            opened = stages2.open_position(final_x, keys)
+        except group2.GroupError:
+            raise NotACard(position) from None
+        card = self._ids2.get(opened)
+        if card is None:
+            raise NotACard(position)
+        return card
+
+    def _key_from(self, data: bytes) -> int:
+        if self.version == 1:
+            return points.scalar_from_bytes(data)
+        key = group2.scalar_from(data)
+        if not key:
+            raise group2.GroupError("a key is not zero")
+        return key
+
+    def _key_bytes(self, key: int) -> bytes:
+        return points.scalar_to_bytes(key) if self.version == 1 else group2.scalar_bytes(key)
+
+    def _own_key(self, position: int) -> int:
+        if self.secrets2 is not None:
+            return self.secrets2.position_keys[position]
+        assert self.secrets is not None
+        return self.secrets.position_key(position)
+
+    def _check_key(self, seat: int, position: int, key: int) -> bool:
+        """Version 2: whether ``key`` is ``seat``'s announced key for ``position``."""
+        if self.version == 1:
+            return True
+        return stages2.key_matches(self.public_keys[seat].position_keys[position], key)
 
     def _open_own(self, positions: Iterable[int]) -> None:
         """The viewer opens the positions just dealt to it."""
@@ -380,15 +514,15 @@ class BlindHand:
             return
         for p in positions:
             keys = dict(self.received.get(p, {}))
-            keys[self.secrets.seat] = self.secrets.position_key(p)
-            card = self.cards.open(self.final_deck[p], keys.values(), p)
+            keys[self.secrets.seat] = self._own_key(p)
+            card = self._open(self.final_deck[p], keys.values(), p)
             self.received[p] = keys
             self._fix(p, card)
 
     def own_keys(self, position: int) -> list[bytes]:
         """Every seat's key for a position dealt to the viewer, in seat order (a proof)."""
         keys = self.received[position]
-        return [points.scalar_to_bytes(keys[s]) for s in range(self.seats)]
+        return [self._key_bytes(keys[s]) for s in range(self.seats)]
 
     def _start_upcard(self) -> None:
         self.phase = HandPhase.UPCARD
@@ -401,18 +535,19 @@ class BlindHand:
         if len(items) != 1:
             raise BlindRefused("bad-message", "release: one key for the upcard")
         ((pos, key, sig),) = items
-        release = KeyRelease(
-            self.table_id, self.hand_no, pos, seat, points.scalar_from_bytes(key), sig
-        )
+        release = KeyRelease(self.table_id, self.hand_no, pos, seat, self._key_from(key), sig)
         if pos != position:
             raise BlindRefused("wrong-keys", f"release: position {pos}, not {position}")
-        if not self.trusted:
+        if self.version == 2:  # the act's signature covers it; the key is checked on sight
+            if not self._check_key(seat, pos, release.key):
+                raise WrongPublishedKey(seat, pos)
+        elif not self.trusted:
             release.verify(self.keys[seat])
         taken = self.releases.setdefault(position, {})
         taken[seat] = release
         if len(taken) < self.seats:
             return
-        card = self.cards.open(self.final_deck[position], (r.key for r in taken.values()), position)
+        card = self._open(self.final_deck[position], (r.key for r in taken.values()), position)
         self._fix(position, card, public=True)
         self.consumed += 1
         if upcard_turns_again(self.rules, self._face(card)) and self.stock_left > 0:
@@ -437,9 +572,14 @@ class BlindHand:
             )
         if len(keys) != self.seats:
             raise BlindRefused("bad-proof", "a proof has one key per seat")
-        scalars = [points.scalar_from_bytes(k) for k in keys]
+        scalars = [self._key_from(k) for k in keys]
+        for s, key in enumerate(scalars):
+            if not self._check_key(s, position, key):
+                raise BlindRefused(
+                    "bad-proof", f"seat {s}'s key for position {position} is not its announced one"
+                )
         try:
-            card = self.cards.open(self.final_deck[position], scalars, position)
+            card = self._open(self.final_deck[position], scalars, position)
         except BlindError:
             raise BlindRefused(
                 "bad-proof", f"the keys open position {position} to no card"
@@ -696,7 +836,20 @@ class BlindHand:
         assert secrets is not None and identity is not None and self.viewer is not None
         kind = need.kind
         if kind == "announce":
-            return {"commitment": secrets.commitment, "x25519": secrets.x25519_public}
+            fields: dict[str, Any] = {
+                "commitment": secrets.commitment,
+                "x25519": secrets.x25519_public,
+            }
+            if self.secrets2 is not None:
+                fields["keys"] = self.secrets2.public_keys().encode()
+            return fields
+        if kind == "stage" and self.secrets2 is not None:
+            step = len(self.stage_outputs)
+            stage = 1 + step // self.seats
+            incoming2 = self.stage_outputs[-1] if step else self.initial
+            make = stages2.stage1 if stage == 1 else stages2.stage2
+            out, proof = make(self.secrets2, incoming2)
+            return {"stage": stage, "deck": b"".join(out), "proof": proof}
         if kind == "stage":
             step = len(self.stage_outputs)
             stage = 1 + step // self.seats
@@ -721,11 +874,17 @@ class BlindHand:
             sealed: dict[tuple[int, int], KeyMessage] = self._prepared.get("keys", {})
             items = []
             for p, to in wanted:
-                m = sealed.get((p, to)) or make_key_message(
-                    identity, secrets, p, to, self.x25519[to]
-                )
+                m = sealed.get((p, to)) or self._seal(p, to)
                 items.append([p, to, m.ciphertext, m.signature])
             return {"keys": items}
+        if kind == "release" and self.secrets2 is not None:
+            # version 2: the act's signature covers the key, which anyone checks against the
+            # seat's announced position key
+            return {
+                "releases": [
+                    [p, group2.scalar_bytes(self._own_key(p)), b""] for p in need.positions
+                ]
+            }
         if kind == "release":
             releases = [KeyRelease.make(identity, secrets, p) for p in need.positions]
             return {
@@ -741,6 +900,28 @@ class BlindHand:
             return {"seed": secrets.seed}
         raise ValueError(f"no response for {kind!r}")
 
+    def _seal(self, position: int, recipient: int) -> KeyMessage:
+        """The viewer's key for ``position``, sealed to ``recipient`` and signed."""
+        secrets, identity = self.secrets, self.identity
+        assert secrets is not None and identity is not None
+        if self.secrets2 is None:
+            return make_key_message(identity, secrets, position, recipient, self.x25519[recipient])
+        ciphertext = seal_key(
+            secrets.x25519_private,
+            self.x25519[recipient],
+            self.table_id,
+            self.hand_no,
+            position,
+            secrets.seat,
+            recipient,
+            group2.scalar_bytes(self._own_key(position)),
+            check_key=group2.scalar_from,
+        )
+        unsigned = KeyMessage(
+            self.table_id, self.hand_no, position, secrets.seat, recipient, ciphertext
+        )
+        return replace(unsigned, signature=identity.sign(KEY_SIGNATURE_KIND, unsigned.body()))
+
     def prepare(self) -> None:
         """Work a seat can do ahead, while others compute (call it when idle): its stage-2
         multiplications, and its sealed keys for the deal once every X25519 key is announced."""
@@ -748,10 +929,10 @@ class BlindHand:
         if secrets is None or identity is None or self.viewer is None:
             return
         if "stage2" not in self._prepared:
-            self._prepared["stage2"] = stage2_multipliers(secrets)
+            self._prepared["stage2"] = stage2_multipliers(secrets) if self.version == 1 else None
         elif "keys" not in self._prepared and len(self.x25519) == self.seats:
             self._prepared["keys"] = {
-                (p, owner): make_key_message(identity, secrets, p, owner, self.x25519[owner])
+                (p, owner): self._seal(p, owner)
                 for owner in range(self.seats)
                 if owner != self.viewer
                 for p in self.schedule.hands[owner]
@@ -784,6 +965,8 @@ class BlindHand:
             raise ValueError("the hand's seeds are not all revealed")
         seeds = [self.seeds[s] for s in range(self.seats)]
         commitments = [self.commitments[s] for s in range(self.seats)]
+        if self.version == 2:
+            return self._replay_with(self._verify_deal2(seeds), on_position)
         try:
             order = replay_deal_ids(
                 self.table_id, self.hand_no, self.labels, seeds, self.stage_outputs, commitments
@@ -806,6 +989,67 @@ class BlindHand:
                         seat, "wrong-key", f"its released key for {position} is not its own"
                     ) from None
         return self._replay_with(order, on_position)
+
+    def _verify_deal2(self, seeds: Sequence[bytes]) -> list[int]:
+        """Version 2's hand-end check of the deal: every seat's announced keys are its seed's,
+        every stage output is the one its seed gives (the proofs made that so already: this
+        names a seat whose seed disagrees with what it proved), every key sealed or released is
+        its own. Returns the deck order (card id per position)."""
+        size = self.size
+        secrets = [
+            StageSecrets.derive(self.table_id, self.hand_no, s, seeds[s], size)
+            for s in range(self.seats)
+        ]
+        for s, mine in enumerate(secrets):
+            if mine.public_keys() != self.public_keys[s]:
+                raise Violation(s, "wrong-public-keys", "its announced keys are not its seed's")
+        deck = [group2.decode(x) for x in self.initial]
+        for step, published in enumerate(self.stage_outputs):
+            seat, stage = step % self.seats, 1 + step // self.seats
+            mine = secrets[seat]
+            if stage == 1:
+                deck = [group2.mul(deck[p], mine.deck_key) for p in mine.permutation]
+            else:
+                k_inverse = pow(mine.deck_key, -1, group2.Q)
+                deck = [
+                    group2.mul(x, mine.position_keys[j] * k_inverse) for j, x in enumerate(deck)
+                ]
+            if [group2.encode(x) for x in deck] != published:
+                raise Violation(
+                    seat, "stage-mismatch", f"its stage-{stage} output is not its seed's"
+                )
+        order = list(range(size))
+        for mine in secrets:
+            order = [order[p] for p in mine.permutation]
+        for m in self.key_messages:
+            recipient_x25519 = derive_x25519(
+                self.table_id, self.hand_no, m.recipient, seeds[m.recipient]
+            )
+            expected = group2.scalar_bytes(secrets[m.sender].position_keys[m.position])
+            try:
+                plain = open_sealed(
+                    recipient_x25519,
+                    self.x25519[m.sender],
+                    self.table_id,
+                    self.hand_no,
+                    m.position,
+                    m.sender,
+                    m.recipient,
+                    m.ciphertext,
+                )
+            except BlindError:
+                plain = b""
+            if plain != expected:
+                raise Violation(
+                    m.sender, "wrong-key", f"its key for position {m.position} is not its own"
+                )
+        for position, releases in self.releases.items():
+            for seat, r in releases.items():
+                if r.key != secrets[seat].position_keys[position]:
+                    raise Violation(
+                        seat, "wrong-key", f"its released key for {position} is not its own"
+                    )
+        return order
 
     def _replay_with(
         self, order: list[int], on_position: Callable[[HandState], None] | None = None
@@ -860,6 +1104,7 @@ class BlindHand:
 __all__ = [
     "BLIND_ACT_TYPES",
     "FIELD_SCHEMAS",
+    "FIELD_SCHEMAS_V2",
     "BlindHand",
     "BlindRefused",
     "Event",

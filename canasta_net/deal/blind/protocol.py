@@ -12,7 +12,7 @@ learns σ unless every seat colludes, and position j can only be read with every
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -386,14 +386,16 @@ def seal_key(
     sender: int,
     recipient: int,
     key: bytes,
+    check_key: Callable[[bytes], object] = points.scalar_from_bytes,
 ) -> bytes:
     """Encrypt a 32-byte position key from ``sender`` to ``recipient`` (48 bytes out).
 
     X25519 between the two seats' per-hand keys, HKDF-SHA256 down to a one-message AES-256-GCM key
     (bound to table, hand, position, both seats and both public keys), AES-GCM with the
-    :func:`sealing_context` as associated data.
+    :func:`sealing_context` as associated data. ``check_key`` refuses a key outside the deal's
+    scalar range (version 1's P-256 scalars by default; version 2 passes its own).
     """
-    points.scalar_from_bytes(key)
+    check_key(key)
     sender_public = x25519_public_bytes(sender_x25519)
     try:
         shared = sender_x25519.exchange(_x25519_public(recipient_x25519_public))

@@ -1,0 +1,148 @@
+"""secp256k1 for the proof-carrying blind deal (``docs/blind-proofs.md``, section 2).
+
+Zero-knowledge proofs need point *addition* (a Schnorr check is ``[s]G == T + [c]A``); the blind
+deal's version 1 group, P-256 through ``cryptography``'s ECDH API, offers only x-only scalar
+multiplication. This module is secp256k1 through ``coincurve`` (libsecp256k1, constant-time
+scalar multiplication, shipped inside the wheel): a prime-order group (cofactor 1) with
+multiplication, addition and base-point multiplication.
+
+A point is sent as its 33-byte SEC1 compressed encoding (``0x02``/``0x03`` || x); the point at
+infinity has none, so a decoded point is always a group element other than the identity. A scalar
+is an integer mod ``Q``, sent as 32 bytes big-endian. Points are held as ``coincurve.PublicKey``
+objects (decoding costs a square root: a proof decodes each point once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Final
+
+from coincurve import PublicKey
+
+from .._encoding import field, u32
+
+P: Final = 2**256 - 2**32 - 977
+"""The secp256k1 field prime; the curve is y² = x³ + 7 over GF(P)."""
+Q: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+"""The prime order of the group."""
+POINT_SIZE: Final = 33
+SCALAR_SIZE: Final = 32
+G_BYTES: Final = bytes.fromhex("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
+G: Final = PublicKey(G_BYTES)
+"""The standard generator."""
+_MAX_TRIES: Final = 1 << 16
+
+Point = PublicKey
+Random = Callable[[int], bytes]
+
+
+class GroupError(ValueError):
+    """A point that does not decode, or an operation whose result would be the identity."""
+
+
+def decode(data: bytes) -> Point:
+    """A point from its 33-byte compressed encoding; :class:`GroupError` if it is none."""
+    if len(data) != POINT_SIZE or data[0] not in (2, 3):
+        raise GroupError("a point is 33 bytes: 0x02 or 0x03, then x")
+    if int.from_bytes(data[1:], "big") >= P:
+        raise GroupError("a point's x is not below the field prime")
+    try:
+        return PublicKey(bytes(data))
+    except ValueError:
+        raise GroupError("not a point of secp256k1") from None
+
+
+def decode_all(entries: Sequence[bytes]) -> list[Point]:
+    return [decode(e) for e in entries]
+
+
+def encode(point: Point) -> bytes:
+    return point.format(compressed=True)
+
+
+def scalar_bytes(s: int) -> bytes:
+    """A scalar mod Q as 32 bytes big-endian."""
+    if not 0 <= s < Q:
+        raise GroupError("a scalar is an integer in 0 .. Q-1")
+    return s.to_bytes(SCALAR_SIZE, "big")
+
+
+def scalar_from(data: bytes) -> int:
+    if len(data) != SCALAR_SIZE:
+        raise GroupError(f"a scalar is {SCALAR_SIZE} bytes")
+    s = int.from_bytes(data, "big")
+    if s >= Q:
+        raise GroupError("a scalar is below the group order")
+    return s
+
+
+def mul(point: Point, s: int) -> Point:
+    """``[s]point``; :class:`GroupError` if ``s ≡ 0`` (the identity has no encoding)."""
+    s %= Q
+    if s == 0:
+        raise GroupError("multiplication by zero")
+    return point.multiply(s.to_bytes(SCALAR_SIZE, "big"))
+
+
+def base(s: int) -> Point:
+    """``[s]G``."""
+    s %= Q
+    if s == 0:
+        raise GroupError("multiplication by zero")
+    return PublicKey.from_valid_secret(s.to_bytes(SCALAR_SIZE, "big"))
+
+
+def add(points: Sequence[Point]) -> Point:
+    """The sum of ``points``; :class:`GroupError` if it is the identity."""
+    if len(points) == 1:
+        return points[0]
+    try:
+        return PublicKey.combine_keys(list(points))
+    except ValueError:
+        raise GroupError("the sum is the identity") from None
+
+
+def neg(point: Point) -> Point:
+    """``-point``: the same x, the other y (the compressed prefix flips)."""
+    data = encode(point)
+    return PublicKey(bytes([data[0] ^ 1]) + data[1:])
+
+
+def hash_to_scalar(domain: bytes, *parts: bytes) -> int:
+    """``SHA512(field(domain) || field(part) || ...)`` read big-endian, mod Q (bias 2⁻²⁵⁶)."""
+    h = hashlib.sha512(field(domain))
+    for part in parts:
+        h.update(field(part))
+    return int.from_bytes(h.digest(), "big") % Q
+
+
+def hash_to_point(domain: bytes, label: bytes) -> bytes:
+    """A point nobody knows the logarithm of (try-and-increment), as 33 bytes.
+
+    For c = 0, 1, ...: ``x = SHA256(field(domain) || field(label) || field(u32(c)))``; the first
+    x below P with x³ + 7 a square mod P gives the point ``0x02 || x``.
+    """
+    prefix = field(domain) + field(label)
+    for counter in range(_MAX_TRIES):
+        digest = hashlib.sha256(prefix + field(u32(counter))).digest()
+        x = int.from_bytes(digest, "big")
+        if x < P and pow((x * x * x + 7) % P, (P - 1) // 2, P) == 1:
+            return b"\x02" + digest
+    raise AssertionError("hash-to-point found no point")  # probability 2**-65536
+
+
+@lru_cache(maxsize=8)
+def generators(domain: bytes, count: int) -> tuple[Point, ...]:
+    """The independent generators ``h_0 .. h_{count-1}`` of ``docs/blind-proofs.md``."""
+    return tuple(decode(hash_to_point(domain, b"h" + str(j).encode())) for j in range(count))
+
+
+def random_scalar(rng: Random = os.urandom) -> int:
+    """A uniform nonzero scalar from 64 random bytes (bias 2⁻²⁵⁶)."""
+    while True:
+        s = int.from_bytes(rng(64), "big") % Q
+        if s:
+            return s

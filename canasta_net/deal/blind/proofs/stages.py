@@ -1,0 +1,268 @@
+"""The proof-carrying stages of the blind deal, version 2 (``docs/blind-proofs.md``), sans-io.
+
+The stages are those of version 1 (``docs/blind-deal.md`` section 5) on secp256k1, and every
+output carries a proof, checked by everyone who receives it before anything else happens:
+
+- **stage 1** of a seat: ``out[i] = [k] in[perm[i]]``, with the seat's deck public key
+  ``K = [k]G`` and a shuffle proof (:mod:`.shuffle`) that the output is the input permuted and
+  raised to ``log_G K``;
+- **stage 2**: ``out[j] = [k_j · k⁻¹] in[j]``, with every position public key ``K_j = [k_j]G``
+  and, per position, a Chaum–Pedersen proof (:mod:`.dleq`) that ``log_{in[j]} out[j] =
+  log_K K_j``.
+
+So the final deck holds at position j ``[Π_s k_{s,j}] card_point(σ(j))`` for a permutation σ,
+and a key a seat releases or seals for position j is right exactly when ``[key]G = K_j``: anyone
+checks a released key at once, and a recipient checks a sealed one the moment it opens it.
+
+A failure names the producing seat (:class:`BadStageProof`, or a :class:`BadDeck` for a deck of
+the wrong form) before any key is released.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Final
+
+from .._encoding import MAX_SEATS, fields, hand_fields, u8, u32
+from ..errors import BadParameters, BadStageProof, DuplicateCiphertext, WrongDeckSize
+from ..keys import derive_permutation
+from . import dleq, group, shuffle
+from .group import Random
+
+CARD_POINT_DOMAIN: Final = b"canasta-net/blind/card-point/v2"
+SCALAR_DOMAIN: Final = b"canasta-net/blind/scalar/v2"
+STAGE_PROOF_DOMAIN: Final = b"canasta-net/blind/stage-proof/v2"
+DECK_KEY_PURPOSE: Final = b"deck"
+POSITION_KEY_PURPOSE: Final = b"position"
+
+
+@lru_cache(maxsize=16)
+def card_points(labels: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The card points of ``labels`` (33 bytes each, in label order): the initial deck."""
+    if len(set(labels)) != len(labels) or not all(labels):
+        raise BadParameters("card labels must be distinct and not empty")
+    points = tuple(group.hash_to_point(CARD_POINT_DOMAIN, label.encode()) for label in labels)
+    if len(set(points)) != len(points):
+        raise AssertionError("two labels hash to one point")  # a SHA-256 collision
+    return points
+
+
+def stage_context(table_id: bytes, hand_no: int, stage: int, seat: int) -> bytes:
+    """The ``ctx`` bound into a stage's proofs: nothing proved for one table, hand, stage or seat
+    verifies for another."""
+    if stage not in (1, 2) or not 0 <= seat < MAX_SEATS:
+        raise BadParameters("no such stage or seat")
+    return fields(STAGE_PROOF_DOMAIN) + hand_fields(table_id, hand_no) + fields(u8(stage), u8(seat))
+
+
+def derive_scalar(
+    table_id: bytes, hand_no: int, seat: int, seed: bytes, purpose: bytes, index: int
+) -> int:
+    """A scalar in 1 .. Q-1: the first ``SHA256(field(domain) || hand || field(u8(seat)) ||
+    field(seed) || field(purpose) || field(u32(index)) || field(u32(c)))`` in range."""
+    prefix = (
+        fields(SCALAR_DOMAIN)
+        + hand_fields(table_id, hand_no)
+        + fields(u8(seat), bytes(seed), purpose, u32(index))
+    )
+    counter = 0
+    while True:
+        value = int.from_bytes(hashlib.sha256(prefix + fields(u32(counter))).digest(), "big")
+        if 1 <= value < group.Q:
+            return value
+        counter += 1
+
+
+@dataclass(frozen=True)
+class StageSecrets:
+    """A seat's stage secrets for one hand (version 2), derived from its 32-byte seed."""
+
+    table_id: bytes
+    hand_no: int
+    seat: int
+    deck_key: int = field(repr=False)
+    permutation: tuple[int, ...] = field(repr=False)
+    position_keys: tuple[int, ...] = field(repr=False)
+
+    @classmethod
+    def derive(
+        cls, table_id: bytes, hand_no: int, seat: int, seed: bytes, deck_size: int
+    ) -> StageSecrets:
+        if len(seed) != 32:
+            raise BadParameters("a seed is 32 bytes")
+        return cls(
+            bytes(table_id),
+            hand_no,
+            seat,
+            derive_scalar(table_id, hand_no, seat, seed, DECK_KEY_PURPOSE, 0),
+            derive_permutation(table_id, hand_no, seat, seed, deck_size),
+            tuple(
+                derive_scalar(table_id, hand_no, seat, seed, POSITION_KEY_PURPOSE, j)
+                for j in range(deck_size)
+            ),
+        )
+
+    def public_keys(self) -> PublicKeys:
+        """``K`` and every ``K_j``: the seat announces them with its commitment."""
+        return PublicKeys(
+            group.encode(group.base(self.deck_key)),
+            tuple(group.encode(group.base(k)) for k in self.position_keys),
+        )
+
+
+# ----------------------------------------------------------------------------- public keys
+@dataclass(frozen=True)
+class PublicKeys:
+    """What a seat commits to in its announcement, before it sees any deck: its deck public key
+    ``K = [k]G`` and every position public key ``K_j = [k_j]G``. Bytes: ``K || u32(m) || K_0 ..
+    K_{m-1}`` (33 bytes each)."""
+
+    deck_key: bytes
+    position_keys: tuple[bytes, ...]
+
+    def encode(self) -> bytes:
+        return self.deck_key + u32(len(self.position_keys)) + b"".join(self.position_keys)
+
+    @classmethod
+    def decode(cls, data: bytes) -> PublicKeys:
+        """The keys, every point checked; :class:`group.GroupError` if malformed."""
+        size = group.POINT_SIZE
+        if len(data) < size + 4:
+            raise group.GroupError("truncated public keys")
+        m = int.from_bytes(data[size : size + 4], "big")
+        if len(data) != size + 4 + m * size:
+            raise group.GroupError("public keys of the wrong length")
+        keys = tuple(data[size + 4 + size * j : size + 4 + size * (j + 1)] for j in range(m))
+        group.decode_all((data[:size], *keys))
+        return cls(bytes(data[:size]), keys)
+
+
+# ----------------------------------------------------------------------------- a seat's stages
+def stage1(
+    secrets: StageSecrets, incoming: Sequence[bytes], rng: Random = os.urandom
+) -> tuple[list[bytes], bytes]:
+    """The seat's stage 1 and its proof (bytes). ``incoming`` was checked on arrival."""
+    xs = group.decode_all(incoming)
+    out = [group.encode(group.mul(xs[p], secrets.deck_key)) for p in secrets.permutation]
+    ctx = stage_context(secrets.table_id, secrets.hand_no, 1, secrets.seat)
+    proof = shuffle.prove(ctx, incoming, out, secrets.deck_key, secrets.permutation, rng)
+    return out, proof.encode()
+
+
+def stage2(
+    secrets: StageSecrets, incoming: Sequence[bytes], rng: Random = os.urandom
+) -> tuple[list[bytes], bytes]:
+    """The seat's stage 2 and its proof (bytes)."""
+    xs = group.decode_all(incoming)
+    k = secrets.deck_key
+    k_point = group.base(k)
+    k_inverse = pow(k, -1, group.Q)
+    ctx = stage_context(secrets.table_id, secrets.hand_no, 2, secrets.seat)
+    out, proofs = [], []
+    for j, x_j in enumerate(xs):
+        exponent = secrets.position_keys[j] * k_inverse % group.Q
+        y_j = group.mul(x_j, exponent)
+        key_j = group.base(secrets.position_keys[j])
+        out.append(group.encode(y_j))
+        proofs.append(dleq.prove(ctx + fields(u32(j)), k_point, key_j, x_j, y_j, exponent, rng))
+    return out, u32(len(proofs)) + b"".join(proofs)
+
+
+# ----------------------------------------------------------------------------- checks
+def check_form(
+    deck: Sequence[bytes], size: int, stage: int, seat: int, checked_by: int | None = None
+) -> None:
+    """A stage output's form: ``size`` entries, each a point, all distinct."""
+    if len(deck) != size:
+        raise WrongDeckSize(stage, seat, f"it has {len(deck)} entries, not {size}", checked_by)
+    seen: dict[bytes, int] = {}
+    for index, entry in enumerate(deck):
+        try:
+            group.decode(entry)
+        except group.GroupError:
+            raise BadStageProof(stage, seat, f"entry {index} is not a point", checked_by) from None
+        first = seen.setdefault(bytes(entry), index)
+        if first != index:
+            raise DuplicateCiphertext(stage, seat, first, index, checked_by)
+
+
+def check_stage1(
+    table_id: bytes,
+    hand_no: int,
+    seat: int,
+    incoming: Sequence[bytes],
+    outgoing: Sequence[bytes],
+    keys: PublicKeys,
+    proof: bytes,
+    checked_by: int | None = None,
+) -> None:
+    """Check seat ``seat``'s stage-1 output against its (already checked) input and its announced
+    deck public key. :class:`BadStageProof` (or a :class:`BadDeck`) names the seat."""
+    check_form(outgoing, len(incoming), 1, seat, checked_by)
+    try:
+        decoded = shuffle.ShuffleProof.decode(proof)
+    except group.GroupError as e:
+        raise BadStageProof(1, seat, f"its proof is malformed: {e}", checked_by) from None
+    ctx = stage_context(table_id, hand_no, 1, seat)
+    if not shuffle.verify(ctx, incoming, outgoing, keys.deck_key, decoded):
+        raise BadStageProof(
+            1,
+            seat,
+            "its shuffle proof does not verify: the output is not its input permuted and "
+            "raised to its announced deck key",
+            checked_by,
+        )
+
+
+def check_stage2(
+    table_id: bytes,
+    hand_no: int,
+    seat: int,
+    incoming: Sequence[bytes],
+    outgoing: Sequence[bytes],
+    keys: PublicKeys,
+    proof: bytes,
+    checked_by: int | None = None,
+) -> None:
+    """Check seat ``seat``'s stage-2 output against its input and its announced keys: at every
+    position j, ``log_{in[j]} out[j] = log_K K_j``."""
+    m = len(incoming)
+    check_form(outgoing, m, 2, seat, checked_by)
+    if len(proof) != 4 + m * dleq.PROOF_SIZE or int.from_bytes(proof[:4], "big") != m:
+        raise BadStageProof(2, seat, "its proof is malformed", checked_by)
+    if len(keys.position_keys) != m:
+        raise BadStageProof(2, seat, "it announced keys for another deck size", checked_by)
+    try:
+        k_point = group.decode(keys.deck_key)
+        position_points = group.decode_all(keys.position_keys)
+    except group.GroupError:
+        raise BadStageProof(2, seat, "its announced keys are not points", checked_by) from None
+    ctx = stage_context(table_id, hand_no, 2, seat)
+    for j, (x_j, y_j) in enumerate(zip(incoming, outgoing, strict=True)):
+        statement = (k_point, position_points[j], group.decode(x_j), group.decode(y_j))
+        if not dleq.verify(ctx + fields(u32(j)), *statement, proof[4 + 64 * j : 4 + 64 * (j + 1)]):
+            raise BadStageProof(
+                2,
+                seat,
+                f"its proof for position {j} does not verify: the entry is not its input raised "
+                "to its announced position key over its deck key",
+                checked_by,
+            )
+
+
+def key_matches(position_key: bytes, key: int) -> bool:
+    """Whether ``key`` (released, or opened from a sealed message) is the one the seat committed
+    to for the position in its stage 2: ``[key]G == K_j``."""
+    return 0 < key < group.Q and group.encode(group.base(key)) == bytes(position_key)
+
+
+def open_position(final_entry: bytes, keys: Iterable[int]) -> bytes:
+    """``[(Π keys)⁻¹] final_entry``: the card point, if every key is right."""
+    product = 1
+    for k in keys:
+        product = product * k % group.Q
+    return group.encode(group.mul(group.decode(final_entry), pow(product, -1, group.Q)))

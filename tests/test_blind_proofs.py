@@ -1,0 +1,246 @@
+"""Blind deal version 2 (docs/blind-proofs.md): every stage output carries a proof, and every
+deviation in a stage is refused at that stage, naming the seat, before any key is released.
+
+Issue 19's tracer substitution and the other deviations pass version 1's input check (the deck's
+form: size, points, distinct), which is all a seat could check there (see the first test); here
+each is refused by the proof.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from canasta_net.deal.blind import SeatSecrets, check_deck, initial_deck, stage1
+from canasta_net.deal.blind.errors import BadDeck, BadStageProof, DuplicateCiphertext
+from canasta_net.deal.blind.proofs import dleq, group, shuffle, stages
+from canasta_net.deal.blind.proofs.stages import PublicKeys, StageSecrets
+
+TABLE = b"proof-table"
+HAND = 5
+SEATS = 3
+LABELS = tuple(f"d0:{face}" for face in ("AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C"))
+M = len(LABELS)
+
+
+def _seed(seat: int, hand: int = HAND) -> bytes:
+    return bytes([0x40 + seat + 8 * hand]) * 32
+
+
+def _secrets(hand: int = HAND) -> list[StageSecrets]:
+    return [StageSecrets.derive(TABLE, hand, s, _seed(s, hand), M) for s in range(SEATS)]
+
+
+SECRETS = _secrets()
+KEYS = [s.public_keys() for s in SECRETS]
+CARDS = list(stages.card_points(LABELS))
+
+
+def _points(entries: list[bytes]) -> list[group.Point]:
+    return group.decode_all(entries)
+
+
+def _honest_stage1(seat: int, incoming: list[bytes]) -> tuple[list[bytes], bytes]:
+    return stages.stage1(SECRETS[seat], incoming)
+
+
+def _refused_stage1(seat: int, incoming: list[bytes], outgoing: list[bytes], proof: bytes) -> None:
+    """The deviation passes version 1's form check but its proof is refused, naming ``seat``."""
+    stages.check_form(outgoing, M, 1, seat)
+    with pytest.raises(BadStageProof) as refused:
+        stages.check_stage1(TABLE, HAND, seat, incoming, outgoing, KEYS[seat], proof, checked_by=1)
+    assert (refused.value.stage, refused.value.culprit, refused.value.checked_by) == (1, seat, 1)
+    assert refused.value.code == "bad-stage-proof"
+    assert f"seat {seat}'s stage-1 output is refused" in str(refused.value)
+
+
+def _cheat(outgoing: list[bytes], incoming: list[bytes]) -> tuple[list[bytes], bytes]:
+    """The cheater's best proof for a dishonest output: the honest prover run on it (with its
+    true key and permutation); any other proof fails the same way, or it would be a forgery."""
+    s = SECRETS[0]
+    ctx = stages.stage_context(TABLE, HAND, 1, 0)
+    return outgoing, shuffle.prove(ctx, incoming, outgoing, s.deck_key, s.permutation).encode()
+
+
+# ----------------------------------------------------------------------------- version 1's gap
+def test_version_1_input_check_accepts_the_tracer_substitution() -> None:
+    """Issue 19 on version 1: seat 0 replaces one entry by its chosen card raised to a second
+    secret; seat 1's input check accepts it (and stage 1 goes on)."""
+    labels = list(LABELS)
+    v1 = [SeatSecrets.derive(TABLE, HAND, s, _seed(s), M) for s in range(SEATS)]
+    out = stage1(v1[0], initial_deck(labels), SEATS)
+    from canasta_net.deal.blind.points import multiply
+
+    out[0] = multiply(123456789, initial_deck(labels)[4])  # the chosen card, a second secret
+    check_deck(out, M, 1, 0, checked_by=1)  # no error: a valid, distinct point
+    stage1(v1[1], out, SEATS)
+
+
+# ----------------------------------------------------------------------------- honest deals
+def test_an_honest_deal_passes_every_check_and_opens_to_every_card() -> None:
+    deck = list(CARDS)
+    for stage in (1, 2):
+        for seat in range(SEATS):
+            make = stages.stage1 if stage == 1 else stages.stage2
+            check = stages.check_stage1 if stage == 1 else stages.check_stage2
+            out, proof = make(SECRETS[seat], deck)
+            check(TABLE, HAND, seat, deck, out, KEYS[seat], proof, checked_by=(seat + 1) % SEATS)
+            deck = out
+    opened = [
+        stages.open_position(deck[j], [SECRETS[s].position_keys[j] for s in range(SEATS)])
+        for j in range(M)
+    ]
+    assert sorted(opened) == sorted(CARDS)
+    # the order is the composition of the seats' permutations, as in version 1
+    sigma = list(range(M))
+    for s in range(SEATS):
+        sigma = [sigma[p] for p in SECRETS[s].permutation]
+    assert opened == [CARDS[sigma[j]] for j in range(M)]
+
+
+def test_released_and_sealed_keys_are_checked_against_the_announced_position_keys() -> None:
+    s = SECRETS[1]
+    assert stages.key_matches(KEYS[1].position_keys[3], s.position_keys[3])
+    assert not stages.key_matches(KEYS[1].position_keys[3], s.position_keys[4])
+    assert not stages.key_matches(KEYS[1].position_keys[3], 0)
+    assert not stages.key_matches(KEYS[1].position_keys[3], group.Q + s.position_keys[3])
+
+
+def test_public_keys_round_trip_and_malformed_ones_are_refused() -> None:
+    data = KEYS[0].encode()
+    assert PublicKeys.decode(data) == KEYS[0]
+    for bad in (data[:-1], data + b"\x00", b"\x04" + data[1:], data[:10]):
+        with pytest.raises(group.GroupError):
+            PublicKeys.decode(bad)
+
+
+# ----------------------------------------------------------------------------- stage 1 deviations
+def test_the_tracer_substitution_is_refused_at_stage_1_naming_the_seat() -> None:
+    honest, _ = _honest_stage1(0, CARDS)
+    chosen = 4  # the card the cheater wants to follow; entry 0 is sacrificed
+    out = list(honest)
+    out[0] = group.encode(group.mul(_points(CARDS)[chosen], 987654321))
+    _refused_stage1(0, CARDS, *_cheat(out, CARDS))
+
+
+def test_an_entry_dropped_is_refused_at_stage_1() -> None:
+    honest, _ = _honest_stage1(0, CARDS)
+    out = list(honest)
+    out[2] = group.encode(group.base(group.random_scalar()))  # the card there is gone
+    _refused_stage1(0, CARDS, *_cheat(out, CARDS))
+    with pytest.raises(BadDeck):  # dropped outright: the form check, as in version 1
+        stages.check_stage1(TABLE, HAND, 0, CARDS, honest[:-1], KEYS[0], b"")
+
+
+def test_an_entry_duplicated_is_refused_at_stage_1() -> None:
+    honest, _ = _honest_stage1(0, CARDS)
+    out = list(honest)
+    out[3] = group.encode(group.mul(_points(honest)[5], 31337))  # a card twice, re-masked
+    _refused_stage1(0, CARDS, *_cheat(out, CARDS))
+    out[3] = honest[5]  # copied byte for byte: the form check names the seat, as in version 1
+    with pytest.raises(DuplicateCiphertext) as refused:
+        stages.check_stage1(TABLE, HAND, 0, CARDS, out, KEYS[0], b"")
+    assert refused.value.culprit == 0
+
+
+def test_a_stage_raised_to_a_wrong_secret_is_refused_even_with_a_valid_proof_for_it() -> None:
+    s = SECRETS[0]
+    wrong = StageSecrets(TABLE, HAND, 0, s.deck_key + 1, s.permutation, s.position_keys)
+    out, proof = stages.stage1(wrong, CARDS)  # a true proof, but for another key
+    _refused_stage1(0, CARDS, out, proof)
+    one_wrong = list(_honest_stage1(0, CARDS)[0])
+    one_wrong[1] = group.encode(group.mul(_points(CARDS)[s.permutation[1]], s.deck_key + 1))
+    _refused_stage1(0, CARDS, *_cheat(one_wrong, CARDS))
+
+
+def test_a_stage_taken_from_another_hand_is_refused() -> None:
+    other = _secrets(HAND + 1)
+    out, proof = stages.stage1(other[0], CARDS)  # seat 0's valid stage 1 of the next hand
+    stages.check_stage1(TABLE, HAND + 1, 0, CARDS, out, other[0].public_keys(), proof)
+    _refused_stage1(0, CARDS, out, proof)
+
+
+def test_a_later_seat_is_named_and_a_tampered_proof_never_verifies() -> None:
+    first, _ = _honest_stage1(0, CARDS)
+    out, proof = _honest_stage1(1, first)
+    stages.check_stage1(TABLE, HAND, 1, first, out, KEYS[1], proof)
+    rng = random.Random(19)
+    for _ in range(6):
+        at = rng.randrange(len(proof))
+        bad = proof[:at] + bytes([proof[at] ^ (1 << rng.randrange(8))]) + proof[at + 1 :]
+        with pytest.raises(BadStageProof) as refused:
+            stages.check_stage1(TABLE, HAND, 1, first, out, KEYS[1], bad, checked_by=2)
+        assert refused.value.culprit == 1
+    for bad in (b"", proof[:-1], proof + b"\x00"):
+        with pytest.raises(BadStageProof):
+            stages.check_stage1(TABLE, HAND, 1, first, out, KEYS[1], bad)
+    swapped = [out[1], out[0], *out[2:]]  # a different permutation than the one proved
+    with pytest.raises(BadStageProof):
+        stages.check_stage1(TABLE, HAND, 1, first, swapped, KEYS[1], proof)
+
+
+# ----------------------------------------------------------------------------- stage 2 deviations
+def _stage2_input() -> list[bytes]:
+    deck = list(CARDS)
+    for seat in range(SEATS):
+        deck, _ = stages.stage1(SECRETS[seat], deck)
+    return deck
+
+
+STAGE2_INPUT = _stage2_input()
+
+
+@pytest.mark.parametrize("deviation", ["wrong-exponent", "swapped", "tracer", "other-hand"])
+def test_stage_2_deviations_are_refused_naming_the_seat(deviation: str) -> None:
+    s = SECRETS[0]
+    out, proof = stages.stage2(s, STAGE2_INPUT)
+    stages.check_stage2(TABLE, HAND, 0, STAGE2_INPUT, out, KEYS[0], proof)
+    bad = list(out)
+    if deviation == "wrong-exponent":
+        bad[2] = group.encode(group.mul(_points(STAGE2_INPUT)[2], 7))
+    elif deviation == "swapped":
+        bad[0], bad[1] = out[1], out[0]
+    elif deviation == "tracer":
+        bad[6] = group.encode(group.mul(_points(CARDS)[3], 4242))
+    else:
+        bad, proof = stages.stage2(_secrets(HAND + 1)[0], STAGE2_INPUT)
+    with pytest.raises(BadStageProof) as refused:
+        stages.check_stage2(TABLE, HAND, 0, STAGE2_INPUT, bad, KEYS[0], proof, checked_by=2)
+    assert (refused.value.stage, refused.value.culprit) == (2, 0)
+
+
+def test_stage_2_with_keys_other_than_announced_is_refused() -> None:
+    s = SECRETS[2]
+    other = StageSecrets(TABLE, HAND, 2, s.deck_key, s.permutation, SECRETS[1].position_keys)
+    out, proof = stages.stage2(other, STAGE2_INPUT)
+    with pytest.raises(BadStageProof) as refused:
+        stages.check_stage2(TABLE, HAND, 2, STAGE2_INPUT, out, KEYS[2], proof)
+    assert refused.value.culprit == 2
+
+
+# ----------------------------------------------------------------------------- Chaum–Pedersen
+def test_dleq_proves_equality_and_nothing_else() -> None:
+    x = group.random_scalar()
+    b1, b2 = group.base(5), group.decode(CARDS[0])
+    a1, a2 = group.mul(b1, x), group.mul(b2, x)
+    proof = dleq.prove(b"ctx", b1, a1, b2, a2, x)
+    assert dleq.verify(b"ctx", b1, a1, b2, a2, proof)
+    assert not dleq.verify(b"other", b1, a1, b2, a2, proof)
+    assert not dleq.verify(b"ctx", b1, a1, b2, group.mul(b2, x + 1), proof)
+    assert not dleq.verify(b"ctx", b1, a1, b2, a2, proof[:-1])
+    assert not dleq.verify(b"ctx", b1, a1, b2, a2, bytes(64))
+    forged = dleq.prove(b"ctx", b1, a1, b2, group.mul(b2, x + 1), x)
+    assert not dleq.verify(b"ctx", b1, a1, b2, group.mul(b2, x + 1), forged)
+
+
+def test_group_refuses_what_is_not_a_point() -> None:
+    for bad in (b"", b"\x04" + bytes(32), b"\x02" + (2**256 - 2**32 - 977).to_bytes(32, "big")):
+        with pytest.raises(group.GroupError):
+            group.decode(bad)
+    with pytest.raises(group.GroupError):
+        group.mul(group.G, group.Q)
+    with pytest.raises(group.GroupError):
+        group.add([group.G, group.neg(group.G)])
+    assert group.encode(group.add([group.G, group.G])) == group.encode(group.base(2))
+    assert group.encode(group.neg(group.base(3))) == group.encode(group.base(group.Q - 3))
