@@ -524,11 +524,13 @@ def _check_deal(deal: str, rules: Any) -> None:
 @click.option("--name", default="you", show_default=True, help="Your name at the table.")
 @click.option(
     "--deal",
-    type=click.Choice(["commit-reveal", "blind"]),
+    type=click.Choice(["commit-reveal", "blind", "blind-v2"]),
     default="commit-reveal",
     show_default=True,
-    help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
-    "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
+    help="How hands are dealt: commit-reveal (fair; the host sees the deck), blind "
+    "(nobody, host included, sees another seat's cards; docs/blind-deal.md) or blind-v2 "
+    "(blind, every stage and key proved, so a cheating seat or host is caught at once; "
+    "docs/blind-proofs.md).",
 )
 @click.option(
     "--delay",
@@ -657,11 +659,13 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
 @click.option("--target", type=click.IntRange(1), default=None, hidden=True)
 @click.option(
     "--deal",
-    type=click.Choice(["commit-reveal", "blind"]),
+    type=click.Choice(["commit-reveal", "blind", "blind-v2"]),
     default="commit-reveal",
     show_default=True,
-    help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
-    "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
+    help="How hands are dealt: commit-reveal (fair; the host sees the deck), blind "
+    "(nobody, host included, sees another seat's cards; docs/blind-deal.md) or blind-v2 "
+    "(blind, every stage and key proved, so a cheating seat or host is caught at once; "
+    "docs/blind-proofs.md).",
 )
 @_identity_option
 @_ui_options
