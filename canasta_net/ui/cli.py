@@ -261,6 +261,7 @@ def _local_player(
     session_box: list[PeerSession],
     connection_box: list[Any],
     fingerprint: str,
+    watch_command: str | None = None,
 ) -> tuple[Any, Any]:
     """The person's client at this seat: the terminal's player, or the page's (then also the
     page). Its stdin reader is attached; the page is served and its link printed."""
@@ -287,6 +288,35 @@ def _local_player(
         game=game,
         on_chat=lambda text: _send_chat(session_box, connection_box, text),
         on_quit=lambda: _fire(done),
+    )
+    page.model.set_host_fingerprint(fingerprint)
+    if watch_command is not None:
+        page.model.set_watch_command(watch_command)
+    page.start(open_browser=choice.open_browser)
+    stdio.StandardIO(StdinQuit(page))
+    return page.player, page
+
+
+def _local_watcher(
+    reactor: Any, ui: str, no_browser: bool, *, done: Deferred[None], fingerprint: str
+) -> tuple[Any, Any]:
+    """The watcher's client: the terminal's, or a page with the spectator's role (the public
+    table, no hand, no move; then also the page, served and its link printed)."""
+    from twisted.internet import stdio
+
+    from ..web.page import PlayerPage, StdinQuit, choose_ui
+
+    choice = choose_ui(ui, no_browser=no_browser)
+    if choice.note:
+        click.echo(choice.note, err=True)
+    if not choice.web:
+        return TerminalWatcher(on_finished=lambda: _fire(done)), None
+    page = PlayerPage(
+        reactor,
+        game=lambda: page.model.game,
+        on_chat=None,
+        on_quit=lambda: _fire(done),
+        role="spectator",
     )
     page.model.set_host_fingerprint(fingerprint)
     page.start(open_browser=choice.open_browser)
@@ -380,6 +410,8 @@ async def _serve(
         f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
         f"host fingerprint {identity.fingerprint}"
     )
+    watch_command = _watch_command(host, actual_port, identity.fingerprint)
+    click.echo(f"others can watch it: {watch_command}")
     click.echo(f"log: {log_path}", err=True)
     announcer = None
     if announce_to is not None:
@@ -396,6 +428,7 @@ async def _serve(
             session_box=session_box,
             connection_box=connection_box,
             fingerprint=identity.fingerprint,
+            watch_command=watch_command,
         )
         session = PeerSession(
             identity,
@@ -438,6 +471,17 @@ async def _serve(
         await page.after_table(log_path if kept else None, session_box[0].seat)
         await page.stop()
     return 1 if table_stopped else 0
+
+
+def _watch_command(host: str, port: int, fingerprint: str) -> str:
+    """The command that watches a table listening on ``host:port``: on every interface, the
+    computer's name stands for the address the others reach it by."""
+    if host in ("0.0.0.0", "::", ""):
+        import socket
+
+        host = socket.gethostname() or "THIS-COMPUTER"
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return f"canasta watch {where} --fingerprint {fingerprint}"
 
 
 def _close_log(path: Path, file: Any) -> bool:
@@ -1007,6 +1051,7 @@ def join(
 )
 @_known_hosts_option
 @_identity_option
+@_ui_options
 def watch(
     address: str,
     fingerprint: str | None,
@@ -1015,6 +1060,8 @@ def watch(
     log_path: Path | None,
     known_hosts_path: Path | None,
     identity_path: Path | None,
+    ui: str = "auto",
+    no_browser: bool = False,
 ) -> None:
     """Watch a table: ADDRESS is HOST:PORT. The public table only, live: no player's hand.
 
@@ -1044,9 +1091,13 @@ def watch(
             except OSError as e:
                 raise click.ClickException(f"cannot create {log_path}: {e.strerror or e}") from None
         done: Deferred[None] = Deferred()
-        viewer = TerminalWatcher(on_finished=lambda: _fire(done))
+        viewer, page = _local_watcher(reactor, ui, no_browser, done=done, fingerprint=expected)
         session = SpectatorSession(
-            viewer, name=name or "watcher", password=password, log_file=log_file
+            viewer,
+            name=name or "watcher",
+            password=password,
+            log_file=log_file,
+            observer=None if page is None else page.model,  # the page draws from its model
         )
         service = join_table(reactor, host_, port_, session, identity, fingerprint=expected)
         # Ctrl-C or SIGTERM: the host hears that this watcher left
@@ -1054,8 +1105,12 @@ def watch(
         click.echo(f"watching {where} (host fingerprint {expected})")
         await done
         await service.leave("quit")
-        if log_path is not None and _close_log(log_path, log_file):
+        kept = log_path is not None and _close_log(log_path, log_file)
+        if kept:
             click.echo(f"log: {log_path}", err=True)
+        if page is not None:  # the page stays up with the last score sheet and the result
+            await page.after_table(log_path if kept else None, None)
+            await page.stop()
         if session.problem is not None:
             raise click.ClickException(session.problem)
         return 0

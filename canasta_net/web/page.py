@@ -153,10 +153,12 @@ class PlayerPage:
         on_quit: Callable[[], None],
         out: TextIO = sys.stdout,
         static: Any = None,
+        role: str = "player",
     ) -> None:
         self.reactor = reactor
         self.out = out
-        self.model = TableModel()
+        # a watcher's page ("spectator") has no seat: the public table only, no hand, no move
+        self.model = TableModel(role=role)
         self.player = WebPlayer(self.model, game=game, on_chat=on_chat, on_quit=on_quit)
         self.server = PageServer(self.model, self, reactor=reactor, static=static)
         self.server.on_streams_changed = self._streams_changed

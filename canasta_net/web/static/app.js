@@ -241,8 +241,8 @@
     renderMe(snap);
     const events = snap.events || [];
     once("events", [events.length, events[0], events[events.length - 1]], renderEvents, snap);
-    once("watchers", [snap.watchers, snap.finished, snap.match_end, snap.host_fingerprint],
-      renderWatchers, snap);
+    once("watchers", [snap.watchers, snap.finished, snap.match_end, snap.host_fingerprint,
+      snap.watch_command], renderWatchers, snap);
     once("legal", [snap.legal], renderLegal, snap);
     once("sheet", [snap.hand_end, snap.match_end, snap.history, snap.finished, snap.outcome,
       snap.role, snap.seat, snap.scores, snap.target, page.dismissedSheet, page.readyFor],
@@ -746,6 +746,8 @@
     $("watchers").textContent = w.length ? w.join(", ") : "Nobody is watching.";
     $("fingerprint").textContent = snap.host_fingerprint
       ? "Table fingerprint: " + snap.host_fingerprint : "";
+    $("watch-command").textContent = snap.watch_command
+      ? "Others can watch with: " + snap.watch_command : "";
   }
 
   function renderLegal(snap) {
