@@ -5,8 +5,11 @@ page without a hand or a button; and no request ever leaves 127.0.0.1."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -168,3 +171,131 @@ def test_a_watcher_sees_the_public_table_and_no_controls(
     assert page.locator("#sides .meld, #sides .no-melds").count() > 0
     assert "ada's friend" in page.locator("#watchers").inner_text()
     assert outside == [] and errors == []
+
+
+# ---------------------------------------------------------------------- watching in the page
+def _environment(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("BROWSER", None)
+    env.update(
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+        PYTHONUNBUFFERED="1",
+        CANASTA_NO_BROWSER="1",
+        HOME=str(tmp),
+        XDG_DATA_HOME=str(tmp / "data"),
+    )
+    return env
+
+
+def _cli(tmp: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "canasta_net", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=_environment(tmp),
+    )
+
+
+def _public_cards(snap: dict[str, Any]) -> Counter[str]:
+    """The cards a watcher may see at that moment: the melds, the red threes, the pile's top,
+    and those the last move named (a discard, a meld, an add)."""
+    state = snap.get("state") or {}
+    cards: Counter[str] = Counter()
+    for melds in state.get("melds") or []:
+        for meld in melds:
+            cards.update(meld["cards"])
+    for reds in state.get("red_threes") or []:
+        cards.update(reds)
+    if state.get("pile_top"):
+        cards[state["pile_top"]] += 1
+    move = snap.get("last_move") or {}
+    cards.update(w for w in str(move.get("action", "")).split()[1:] if w[:1].isalnum())
+    return cards
+
+
+def test_a_watcher_follows_a_live_table_in_the_page_and_sees_no_hidden_card(
+    chromium_browser: Any, tmp_path: Path
+) -> None:
+    from test_web_e2e import Page, play_through_seam, read_url
+
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        host = _cli(
+            tmp_path,
+            *("host", "--bind", "127.0.0.1", "--no-announce", "--port", "0", "--host-bot"),
+            *("--variant", "classic-2p", "--players", "2", "--hands", "1", "--delay", "0.01"),
+            *("--identity", str(tmp_path / "host.pem"), "--log", str(tmp_path / "host.cnlog")),
+        )
+        started.append(host)
+        assert host.stdout is not None
+        command = ""
+        while not command:
+            line = host.stdout.readline().decode()
+            assert line, "the host printed no watch command"
+            if line.startswith("others can watch it: "):
+                command = line.removeprefix("others can watch it: ").strip()
+        words = command.split()
+        assert words[:2] == ["canasta", "watch"] and words[3] == "--fingerprint"
+        address, fingerprint = words[2], words[4]
+        seat_args = ("--known-hosts", str(tmp_path / "known_hosts"), "--ui", "web")
+        watcher = _cli(
+            tmp_path,
+            *("watch", address, "--fingerprint", fingerprint, "--name", "wendy", *seat_args),
+            *("--no-browser", "--identity", str(tmp_path / "watcher.pem")),
+        )
+        started.append(watcher)
+        watcher_url = read_url(watcher)
+        watcher_feed = Page(watcher_url)  # the same event stream as the page's, read in here
+        page, outside, errors = new_page(chromium_browser)
+        page.goto(watcher_url)
+        page.wait_for_selector("body[data-role=spectator]")
+        joiner = _cli(
+            tmp_path,
+            *("join", address, "--fingerprint", fingerprint, "--name", "ada", *seat_args),
+            *("--no-browser", "--identity", str(tmp_path / "ada.pem")),
+            *("--log", str(tmp_path / "ada.cnlog")),
+        )
+        started.append(joiner)
+        person = Page(read_url(joiner))
+        # the players see who watches
+        assert "wendy" in person.wait(lambda s: "wendy" in s["watchers"])["watchers"]
+        failures: list[BaseException] = []
+
+        def play() -> None:
+            try:
+                play_through_seam(person, "classic-2p")
+            except BaseException as e:  # told to the test below
+                failures.append(e)
+
+        playing = threading.Thread(target=play, daemon=True)
+        playing.start()
+        live = 0
+        while playing.is_alive():
+            shown, cards, mine = page.evaluate(
+                "() => [Number(document.body.dataset.version || -1), Array.from("
+                "document.querySelectorAll('#board .card[data-card]'), n => n.dataset.card),"
+                " document.querySelectorAll('#hand .card, #me button').length]"
+            )
+            assert mine == 0  # no hand, no button, ever
+            watcher_feed.wait(lambda s, v=shown: s["version"] >= v)
+            snap = next((s for s in watcher_feed.seen if s["version"] == shown), None)
+            assert snap is not None or shown < 0
+            if snap is not None:
+                assert snap["hand"] == [] and "hand" not in (snap["state"] or {})
+            if snap is not None and snap["state"] and not snap["hand_end"]:
+                # every card the page shows is public at that moment: none from a hand
+                assert Counter(cards) <= _public_cards(snap), (cards, snap["state"])
+                live += 1 if cards else 0
+            playing.join(0.1)
+        assert failures == []
+        assert live > 0, "the watcher's page never showed the table live"
+        page.wait_for_selector("#overlay:not([hidden])", timeout=20000)
+        assert "hand total" in page.locator("#sheet-table").inner_text()
+        assert page.locator("#hand .card").count() == 0
+        assert outside == [] and errors == []
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
