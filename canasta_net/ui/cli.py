@@ -262,39 +262,60 @@ def _local_player(
     connection_box: list[Any],
     fingerprint: str,
     watch_command: str | None = None,
+    page: Any = None,
 ) -> tuple[Any, Any]:
     """The person's client at this seat: the terminal's player, or the page's (then also the
-    page). Its stdin reader is attached; the page is served and its link printed."""
-    from twisted.internet import stdio
+    page). Its stdin reader is attached; the page is served and its link printed (unless
+    ``page``, served already for the lobby, is given)."""
+    from ..web.page import choose_ui
 
-    from ..web.page import PlayerPage, StdinQuit, choose_ui
-
-    choice = choose_ui(ui, no_browser=no_browser)
-    if choice.note:
-        click.echo(choice.note, err=True)
-
-    def game() -> Any:
-        return session_box[0].game if session_box else None
-
-    if not choice.web:
-        terminal = TerminalPlayer(
-            on_chat=lambda text: _send_chat(session_box, connection_box, text),
-            on_quit=lambda: _fire(done),
-            game=game,
+    if page is None:
+        choice = choose_ui(ui, no_browser=no_browser)
+        if choice.note:
+            click.echo(choice.note, err=True)
+        if not choice.web:
+            terminal = TerminalPlayer(
+                on_chat=lambda text: _send_chat(session_box, connection_box, text),
+                on_quit=lambda: _fire(done),
+                game=lambda: session_box[0].game if session_box else None,
+            )
+            return terminal, None
+        page = _start_page(
+            reactor,
+            choice.open_browser,
+            done=done,
+            session_box=session_box,
+            connection_box=connection_box,
         )
-        return terminal, None
-    page = PlayerPage(
-        reactor,
-        game=game,
-        on_chat=lambda text: _send_chat(session_box, connection_box, text),
-        on_quit=lambda: _fire(done),
-    )
     page.model.set_host_fingerprint(fingerprint)
     if watch_command is not None:
         page.model.set_watch_command(watch_command)
-    page.start(open_browser=choice.open_browser)
-    stdio.StandardIO(StdinQuit(page))
     return page.player, page
+
+
+def _start_page(
+    reactor: Any,
+    open_browser: bool,
+    *,
+    done: Deferred[None],
+    session_box: list[PeerSession],
+    connection_box: list[Any],
+) -> Any:
+    """Serve the seat's page (its link printed, the browser opened if asked), with standard
+    input taking ``quit``."""
+    from twisted.internet import stdio
+
+    from ..web.page import PlayerPage, StdinQuit
+
+    page = PlayerPage(
+        reactor,
+        game=lambda: session_box[0].game if session_box else None,
+        on_chat=lambda text: _send_chat(session_box, connection_box, text),
+        on_quit=lambda: _fire(done),
+    )
+    page.start(open_browser=open_browser)
+    stdio.StandardIO(StdinQuit(page))
+    return page
 
 
 def _local_watcher(
@@ -958,18 +979,42 @@ def join(
             raise click.BadParameter(str(e), param_hint="--fingerprint") from None
 
     async def main_(reactor: Any) -> int:
+        from ..web.page import choose_ui
+
+        done: Deferred[None] = Deferred()
+        box: list[PeerSession] = []
+        conn_box: list[Any] = []
+        page: Any = None
+        if not bot_kind:
+            choice = choose_ui(ui, no_browser=no_browser)
+            if choice.web:  # served first: its lobby asks what the terminal would
+                page = _start_page(
+                    reactor,
+                    choice.open_browser,
+                    done=done,
+                    session_box=box,
+                    connection_box=conn_box,
+                )
         announced: Any = None
-        if address is None or ":" not in address:
+        if address is None and page is not None:
+            announced = await _pick_in_page(reactor, page, listen_port, listen_interface)
+            host_, port_ = announced.endpoint
+        elif address is None or ":" not in address:
             announced = await _pick_from_beacons(reactor, listen_port, listen_interface, address)
             host_, port_ = announced.endpoint
         else:
             host_, port_ = _address(address, DEFAULT_PORT)
         where = f"{host_}:{port_}"
         expected = await _trusted_fingerprint(
-            reactor, identity, known, host_, port_, given=fingerprint, announced=announced
+            reactor,
+            identity,
+            known,
+            host_,
+            port_,
+            given=fingerprint,
+            announced=announced,
+            confirm=None if page is None else page.ask_trust,
         )
-        done: Deferred[None] = Deferred()
-        box: list[PeerSession] = []
         path = log_path or default_log_path("seat", where.replace(":", "-"))
         try:
             log_file = open_new_log(path)
@@ -977,8 +1022,6 @@ def join(
             raise click.ClickException(f"{path} exists: choose a new file for the log") from None
         except OSError as e:
             raise click.ClickException(f"cannot create {path}: {e.strerror or e}") from None
-        page: Any = None
-        conn_box: list[Any] = []
         if bot_kind:
             player: Any = bot_player(box, bot_kind, None)
             player.out = sys.stdout
@@ -991,6 +1034,7 @@ def join(
                 session_box=box,
                 connection_box=conn_box,
                 fingerprint=expected,
+                page=page,
             )
         original_finished = player.finished
 
@@ -1141,10 +1185,12 @@ async def _trusted_fingerprint(
     *,
     given: str | None,
     announced: Any,
+    confirm: Callable[[str, str, str | None], Deferred[bool]] | None = None,
 ) -> str:
     """The host's fingerprint, once it is trusted: pinned before, given with --fingerprint (then
     pinned), or confirmed by the person now (then pinned). Asked before the seat's connection
-    and before the terminal is handed to the reactor, so that the answer can be typed (or piped).
+    and before the terminal is handed to the reactor, so that the answer can be typed (or piped);
+    with ``confirm`` (the page's Accept / Refuse), the person answers in the page instead.
     """
     where = f"{host}:{port}"
     try:
@@ -1175,7 +1221,13 @@ async def _trusted_fingerprint(
         )
     if pinned is not None:
         return seen
-    if given is None:
+    if given is None and confirm is not None:
+        table = None if announced is None else safe_text(announced.beacon.table_name)
+        if not await confirm(where, seen, table):
+            raise click.ClickException(
+                f"not joining {where}: its fingerprint was refused in the page"
+            )
+    elif given is None:
         if announced is not None and not sys.stdin.isatty():
             # nobody to ask: a beacon's fingerprint is trusted for this once, and not pinned
             click.echo(f"trusting the beacon's fingerprint {seen}", err=True)
@@ -1270,6 +1322,59 @@ async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: st
         return pick_table(entries, choice or "1")
     except TableChoiceError as e:
         raise click.ClickException(str(e)) from None
+
+
+async def _pick_in_page(reactor: Any, page: Any, port: int, interface: str) -> Any:
+    """The tables heard on the LAN, listed in the page as they are heard (and forgotten when
+    they go quiet), until the person picks one."""
+    from twisted.internet.task import LoopingCall
+
+    from ..net.discovery import BeaconListener
+
+    listener = BeaconListener(clock=reactor)
+    try:
+        listening = reactor.listenUDP(port, listener, interface=interface)
+    except CannotListenError as e:
+        raise click.ClickException(_cannot_listen(e)) from None
+    shown: list[Any] = []
+    picked: Deferred[int] | None = None
+
+    def refresh(_: object = None) -> None:
+        nonlocal picked
+        shown[:] = listener.tables()
+        picked = page.show_tables([_table_row(entry) for entry in shown])
+
+    listener.on_entry = refresh
+    refreshing = LoopingCall(refresh)
+    refreshing.clock = reactor
+    refreshing.start(1.0)  # now, then each second: a quiet table leaves the list
+    try:
+        assert picked is not None
+        index = await picked
+    finally:
+        listener.on_entry = None
+        refreshing.stop()
+        stopped = listening.stopListening()
+        if stopped is not None:
+            await stopped
+    if not 0 <= index < len(shown):
+        raise click.ClickException("no table chosen: the page was left")
+    return shown[index]
+
+
+def _table_row(entry: Any) -> dict[str, Any]:
+    """A table heard on the LAN, as the page lists it."""
+    beacon = entry.beacon
+    host = f"[{entry.address}]" if ":" in entry.address else entry.address
+    return {
+        "name": beacon.table_name,
+        "variant": beacon.variant,
+        "seats": beacon.seats,
+        "free": beacon.free_seats,
+        "deal": beacon.deal_mode,
+        "address": f"{host}:{beacon.port}",
+        "fingerprint": entry.fingerprint,
+    }
 
 
 @main.command()
