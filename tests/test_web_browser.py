@@ -299,3 +299,45 @@ def test_a_watcher_follows_a_live_table_in_the_page_and_sees_no_hidden_card(
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+# ---------------------------------------------------------------------- other variants by clicks
+def play_any_move(page: Any) -> str:
+    """One move by clicking, in any variant: a May I? contract (several groups) from the legal
+    moves' drawer, anything else as ``play_a_move`` plays it (the buttons, else the drawer)."""
+    contracts = [m for m in legal_moves(page) if m.startswith("meld ") and "|" in m]
+    if not contracts:
+        return play_a_move(page)
+    page.evaluate("() => { document.getElementById('legal-drawer').open = true; }")
+    page.locator(f'#legal-list button[data-action="{contracts[0]}"]').click(force=True)
+    return contracts[0]
+
+
+@pytest.mark.parametrize("variant", ["may-i", "samba-2p"])
+def test_a_deal_of_may_i_and_a_hand_of_samba_played_by_clicks(
+    chromium_browser: Any, tmp_path: Path, variant: str
+) -> None:
+    play = PlayProcess(tmp_path, "--variant", variant, "--hands", "1", "--delay", "0")
+    try:
+        page, outside, errors = new_page(chromium_browser)
+        page.goto(play.url)
+        moves: list[str] = []
+        for _ in range(400):
+            kind = wait_for_turn(page)
+            if kind == "sheet":
+                break
+            before = version(page)
+            moves.append(play_any_move(page))
+            wait_for_change(page, before)
+        else:
+            raise AssertionError("no score sheet")
+        assert "draw" in moves and any(m.startswith("discard") for m in moves)
+        assert "hand total" in page.locator("#sheet-table").inner_text()
+        page.wait_for_selector("#match-result .verdict", timeout=30000)
+        assert "Audit: valid" in page.locator("#match-result").inner_text()
+        assert outside == [] and errors == []
+        page.locator("#sheet-leave").click()
+        page.wait_for_selector("body[data-closed]")
+        assert play.proc.wait(60) == 0
+    finally:
+        play.stop()
