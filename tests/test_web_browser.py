@@ -120,8 +120,9 @@ def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_p
 
 
 @pytest.fixture(scope="module")
-def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
-    """The scripted table's two pages: the person's (asked "may I go out?") and a watcher's."""
+def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str, str]]:
+    """The scripted table's pages: the person's (asked "may I go out?"), a watcher's, and a
+    joiner's lobby."""
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "tests" / "web_scripted_page.py")],
         stdout=subprocess.PIPE,
@@ -130,21 +131,22 @@ def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert proc.stdout is not None
-    lines = [proc.stdout.readline(), proc.stdout.readline()]
+    lines = [proc.stdout.readline() for _ in range(3)]
     links = [URL_LINE.match(line.strip()) for line in lines]
     try:
-        if links[0] is None or links[1] is None:
+        found = [link.group(1) for link in links if link is not None]
+        if len(found) != 3:
             raise AssertionError("the scripted page printed no links: " + "".join(lines))
-        yield proc, links[0].group(1), links[1].group(1)
+        yield proc, found[0], found[1], found[2]
     finally:
         proc.kill()
         proc.wait()
 
 
 def test_a_partners_ask_is_answered_in_the_page(
-    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str, str]
 ) -> None:
-    proc, url, _ = scripted_pages
+    proc, url, _, _ = scripted_pages
     page, outside, errors = new_page(chromium_browser)
     page.goto(url)
     assert wait_for_turn(page) == "answer-go-out"
@@ -159,9 +161,9 @@ def test_a_partners_ask_is_answered_in_the_page(
 
 
 def test_a_watcher_sees_the_public_table_and_no_controls(
-    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str, str]
 ) -> None:
-    _, _, url = scripted_pages
+    _, _, url, _ = scripted_pages
     page, outside, errors = new_page(chromium_browser)
     page.goto(url)
     page.wait_for_selector("body[data-role=spectator]")
@@ -170,6 +172,26 @@ def test_a_watcher_sees_the_public_table_and_no_controls(
     assert "You are watching" in page.locator("#prompt").inner_text()
     assert page.locator("#sides .meld, #sides .no-melds").count() > 0
     assert "ada's friend" in page.locator("#watchers").inner_text()
+    assert outside == [] and errors == []
+
+
+def test_a_joiner_picks_a_table_and_accepts_its_fingerprint_in_the_page(
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str, str]
+) -> None:
+    proc, _, _, url = scripted_pages
+    page, outside, errors = new_page(chromium_browser)
+    page.goto(url)
+    page.wait_for_selector("#lobby:not([hidden]) .table-list button")
+    assert "kitchen" in page.locator("#lobby").inner_text()
+    page.locator('#lobby button[data-table="0"]').click()
+    page.wait_for_selector("#trust-accept")
+    asked = page.locator("#lobby").inner_text()
+    assert "kitchen" in asked and "abcd-efgh-ijkm-npqr-stuv-wxyz-2345-6789" in asked
+    page.locator("#trust-accept").click()
+    page.wait_for_selector("#lobby[hidden]", state="attached")
+    assert proc.stdout is not None
+    said = [proc.stdout.readline().strip() for _ in range(2)]
+    assert said[-2:] == ["PICK 0", "TRUST True"], said
     assert outside == [] and errors == []
 
 
