@@ -44,6 +44,7 @@ from canasta_net.log.replay import replay_log
 from canasta_net.net import wire
 from canasta_net.net.limits import HostLimits
 from canasta_net.net.spectator import SpectatorSession
+from canasta_net.ui.table_model import TableModel
 from canasta_net.ui.terminal_view import render_view
 
 
@@ -66,11 +67,15 @@ class Audience:
 
 
 class Watcher(Remote):
-    """A peer that watches: a ``SpectatorSession`` on the harness's fake wire."""
+    """A peer that watches: a ``SpectatorSession`` on the harness's fake wire, whose table
+    model (a watcher's page draws from it) follows the session as a seat's does."""
 
     def _new_session(self) -> Any:
         self.audience = Audience(self.events)
-        return SpectatorSession(self.audience, name=self.name, log_file=self.log)
+        self.model = TableModel(role="spectator")
+        return SpectatorSession(
+            self.audience, name=self.name, log_file=self.log, observer=self.model
+        )
 
 
 def watcher(h: Harness, name: str, *, connect: bool = True) -> Watcher:
@@ -199,6 +204,23 @@ def check_watched(h: Harness, w: Watcher, auditor: PublicAuditor, hands: int) ->
 def test_a_watcher_sees_nothing_hidden_at_a_commit_reveal_table() -> None:
     h, w, auditor = watch_a_match("commit-reveal", 1, classic(5000), ("alice", "bob"))
     check_watched(h, w, auditor, hands=1)
+
+
+def test_a_watchers_table_model_follows_the_public_table() -> None:
+    # the model a watcher's page draws from: the game, the seats, every move, the score sheet,
+    # and never a hand or a prompt
+    h, w, _ = watch_a_match("commit-reveal", 1, classic(5000), ("alice", "bob"))
+    model = w.model
+    model.show(w.audience.views[-1])
+    snap = model.snapshot()
+    assert snap["role"] == "spectator" and snap["seat"] is None
+    assert snap["game"] == "canasta" and snap["variant"] == "classic"
+    assert [s["name"] for s in snap["seats"]] == ["host (bot)", "alice", "bob", "bot-3"]
+    assert snap["watchers"] == ["wendy"]
+    assert snap["hand"] == [] and snap["legal"] == [] and snap["prompt"] is None
+    assert snap["last_move"] is not None and snap["hand_end"] is not None
+    assert snap["hand_end"]["sides"] and snap["history"] == [h.table.match.scores]
+    assert snap["match_end"] is not None
 
 
 def test_a_watcher_sees_nothing_hidden_at_a_blind_table() -> None:

@@ -5,8 +5,11 @@ page without a hand or a button; and no request ever leaves 127.0.0.1."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -117,8 +120,9 @@ def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_p
 
 
 @pytest.fixture(scope="module")
-def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
-    """The scripted table's two pages: the person's (asked "may I go out?") and a watcher's."""
+def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str, str]]:
+    """The scripted table's pages: the person's (asked "may I go out?"), a watcher's, and a
+    joiner's lobby."""
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "tests" / "web_scripted_page.py")],
         stdout=subprocess.PIPE,
@@ -127,21 +131,22 @@ def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str]]:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert proc.stdout is not None
-    lines = [proc.stdout.readline(), proc.stdout.readline()]
+    lines = [proc.stdout.readline() for _ in range(3)]
     links = [URL_LINE.match(line.strip()) for line in lines]
     try:
-        if links[0] is None or links[1] is None:
+        found = [link.group(1) for link in links if link is not None]
+        if len(found) != 3:
             raise AssertionError("the scripted page printed no links: " + "".join(lines))
-        yield proc, links[0].group(1), links[1].group(1)
+        yield proc, found[0], found[1], found[2]
     finally:
         proc.kill()
         proc.wait()
 
 
 def test_a_partners_ask_is_answered_in_the_page(
-    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str, str]
 ) -> None:
-    proc, url, _ = scripted_pages
+    proc, url, _, _ = scripted_pages
     page, outside, errors = new_page(chromium_browser)
     page.goto(url)
     assert wait_for_turn(page) == "answer-go-out"
@@ -156,9 +161,9 @@ def test_a_partners_ask_is_answered_in_the_page(
 
 
 def test_a_watcher_sees_the_public_table_and_no_controls(
-    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str]
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str, str]
 ) -> None:
-    _, _, url = scripted_pages
+    _, _, url, _ = scripted_pages
     page, outside, errors = new_page(chromium_browser)
     page.goto(url)
     page.wait_for_selector("body[data-role=spectator]")
@@ -168,3 +173,193 @@ def test_a_watcher_sees_the_public_table_and_no_controls(
     assert page.locator("#sides .meld, #sides .no-melds").count() > 0
     assert "ada's friend" in page.locator("#watchers").inner_text()
     assert outside == [] and errors == []
+
+
+def test_a_joiner_picks_a_table_and_accepts_its_fingerprint_in_the_page(
+    chromium_browser: Any, scripted_pages: tuple[subprocess.Popen[str], str, str, str]
+) -> None:
+    proc, _, _, url = scripted_pages
+    page, outside, errors = new_page(chromium_browser)
+    page.goto(url)
+    page.wait_for_selector("#lobby:not([hidden]) .table-list button")
+    assert "kitchen" in page.locator("#lobby").inner_text()
+    page.locator('#lobby button[data-table="0"]').click()
+    page.wait_for_selector("#trust-accept")
+    asked = page.locator("#lobby").inner_text()
+    assert "kitchen" in asked and "abcd-efgh-ijkm-npqr-stuv-wxyz-2345-6789" in asked
+    page.locator("#trust-accept").click()
+    page.wait_for_selector("#lobby[hidden]", state="attached")
+    assert proc.stdout is not None
+    said = [proc.stdout.readline().strip() for _ in range(2)]
+    assert said[-2:] == ["PICK 0", "TRUST True"], said
+    assert outside == [] and errors == []
+
+
+# ---------------------------------------------------------------------- watching in the page
+def _environment(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("BROWSER", None)
+    env.update(
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+        PYTHONUNBUFFERED="1",
+        CANASTA_NO_BROWSER="1",
+        HOME=str(tmp),
+        XDG_DATA_HOME=str(tmp / "data"),
+    )
+    return env
+
+
+def _cli(tmp: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "canasta_net", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=_environment(tmp),
+    )
+
+
+def _public_cards(snap: dict[str, Any]) -> Counter[str]:
+    """The cards a watcher may see at that moment: the melds, the red threes, the pile's top,
+    and those the last move named (a discard, a meld, an add)."""
+    state = snap.get("state") or {}
+    cards: Counter[str] = Counter()
+    for melds in state.get("melds") or []:
+        for meld in melds:
+            cards.update(meld["cards"])
+    for reds in state.get("red_threes") or []:
+        cards.update(reds)
+    if state.get("pile_top"):
+        cards[state["pile_top"]] += 1
+    move = snap.get("last_move") or {}
+    cards.update(w for w in str(move.get("action", "")).split()[1:] if w[:1].isalnum())
+    return cards
+
+
+def test_a_watcher_follows_a_live_table_in_the_page_and_sees_no_hidden_card(
+    chromium_browser: Any, tmp_path: Path
+) -> None:
+    from test_web_e2e import Page, play_through_seam, read_url
+
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        host = _cli(
+            tmp_path,
+            *("host", "--bind", "127.0.0.1", "--no-announce", "--port", "0", "--host-bot"),
+            *("--variant", "classic-2p", "--players", "2", "--hands", "1", "--delay", "0.01"),
+            *("--identity", str(tmp_path / "host.pem"), "--log", str(tmp_path / "host.cnlog")),
+        )
+        started.append(host)
+        assert host.stdout is not None
+        command = ""
+        while not command:
+            line = host.stdout.readline().decode()
+            assert line, "the host printed no watch command"
+            if line.startswith("others can watch it: "):
+                command = line.removeprefix("others can watch it: ").strip()
+        words = command.split()
+        assert words[:2] == ["canasta", "watch"] and words[3] == "--fingerprint"
+        address, fingerprint = words[2], words[4]
+        seat_args = ("--known-hosts", str(tmp_path / "known_hosts"), "--ui", "web")
+        watcher = _cli(
+            tmp_path,
+            *("watch", address, "--fingerprint", fingerprint, "--name", "wendy", *seat_args),
+            *("--no-browser", "--identity", str(tmp_path / "watcher.pem")),
+        )
+        started.append(watcher)
+        watcher_url = read_url(watcher)
+        watcher_feed = Page(watcher_url)  # the same event stream as the page's, read in here
+        page, outside, errors = new_page(chromium_browser)
+        page.goto(watcher_url)
+        page.wait_for_selector("body[data-role=spectator]")
+        joiner = _cli(
+            tmp_path,
+            *("join", address, "--fingerprint", fingerprint, "--name", "ada", *seat_args),
+            *("--no-browser", "--identity", str(tmp_path / "ada.pem")),
+            *("--log", str(tmp_path / "ada.cnlog")),
+        )
+        started.append(joiner)
+        person = Page(read_url(joiner))
+        # the players see who watches
+        assert "wendy" in person.wait(lambda s: "wendy" in s["watchers"])["watchers"]
+        failures: list[BaseException] = []
+
+        def play() -> None:
+            try:
+                play_through_seam(person, "classic-2p")
+            except BaseException as e:  # told to the test below
+                failures.append(e)
+
+        playing = threading.Thread(target=play, daemon=True)
+        playing.start()
+        live = 0
+        while playing.is_alive():
+            shown, cards, mine = page.evaluate(
+                "() => [Number(document.body.dataset.version || -1), Array.from("
+                "document.querySelectorAll('#board .card[data-card]'), n => n.dataset.card),"
+                " document.querySelectorAll('#hand .card, #me button').length]"
+            )
+            assert mine == 0  # no hand, no button, ever
+            watcher_feed.wait(lambda s, v=shown: s["version"] >= v)
+            snap = next((s for s in watcher_feed.seen if s["version"] == shown), None)
+            assert snap is not None or shown < 0
+            if snap is not None:
+                assert snap["hand"] == [] and "hand" not in (snap["state"] or {})
+            if snap is not None and snap["state"] and not snap["hand_end"]:
+                # every card the page shows is public at that moment: none from a hand
+                assert Counter(cards) <= _public_cards(snap), (cards, snap["state"])
+                live += 1 if cards else 0
+            playing.join(0.1)
+        assert failures == []
+        assert live > 0, "the watcher's page never showed the table live"
+        page.wait_for_selector("#overlay:not([hidden])", timeout=20000)
+        assert "hand total" in page.locator("#sheet-table").inner_text()
+        assert page.locator("#hand .card").count() == 0
+        assert outside == [] and errors == []
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+# ---------------------------------------------------------------------- other variants by clicks
+def play_any_move(page: Any) -> str:
+    """One move by clicking, in any variant: a May I? contract (several groups) from the legal
+    moves' drawer, anything else as ``play_a_move`` plays it (the buttons, else the drawer)."""
+    contracts = [m for m in legal_moves(page) if m.startswith("meld ") and "|" in m]
+    if not contracts:
+        return play_a_move(page)
+    page.evaluate("() => { document.getElementById('legal-drawer').open = true; }")
+    page.locator(f'#legal-list button[data-action="{contracts[0]}"]').click(force=True)
+    return contracts[0]
+
+
+@pytest.mark.parametrize("variant", ["may-i", "samba-2p"])
+def test_a_deal_of_may_i_and_a_hand_of_samba_played_by_clicks(
+    chromium_browser: Any, tmp_path: Path, variant: str
+) -> None:
+    play = PlayProcess(tmp_path, "--variant", variant, "--hands", "1", "--delay", "0")
+    try:
+        page, outside, errors = new_page(chromium_browser)
+        page.goto(play.url)
+        moves: list[str] = []
+        for _ in range(400):
+            kind = wait_for_turn(page)
+            if kind == "sheet":
+                break
+            before = version(page)
+            moves.append(play_any_move(page))
+            wait_for_change(page, before)
+        else:
+            raise AssertionError("no score sheet")
+        assert "draw" in moves and any(m.startswith("discard") for m in moves)
+        assert "hand total" in page.locator("#sheet-table").inner_text()
+        page.wait_for_selector("#match-result .verdict", timeout=30000)
+        assert "Audit: valid" in page.locator("#match-result").inner_text()
+        assert outside == [] and errors == []
+        page.locator("#sheet-leave").click()
+        page.wait_for_selector("body[data-closed]")
+        assert play.proc.wait(60) == 0
+    finally:
+        play.stop()

@@ -132,6 +132,28 @@ def asked_or_over(snapshot: dict[str, Any], after: int) -> bool:
     return bool(snapshot["legal"]) and snapshot["version"] > after
 
 
+def play_through_seam(page: Page, variant: str) -> dict[str, Any]:
+    """Play the page's seat as a person would through its HTTP seam (moves chosen by the greedy
+    bot from each snapshot's ``legal``) until the table is over; the last snapshot."""
+    game = game_for(variant)
+    bot = game.make_bot("greedy", random.Random(7))
+    acted_on = -1
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        assert time.monotonic() < deadline, "the hand did not end"
+        snap = page.wait(lambda s, after=acted_on: asked_or_over(s, after))
+        if snap["match_end"] is not None or snap["finished"] is not None:
+            return snap
+        acted_on = snap["version"]
+        hand = [parse_face(c["card"]) for c in snap["hand"]]
+        actions = [game.parse_action(text) for text in snap["legal"]]
+        move = str(bot.choose(actions, hand, game.rules))
+        status, answer = page.post("/act", {"action": move})
+        # a snapshot pushed just before the move was taken may offer the same prompt again:
+        # a move posted from it is refused as not this seat's turn, and the loop goes on
+        assert status == 200 or answer["error"], answer
+
+
 def test_a_hand_played_through_the_pages_http_seam(
     tmp_path: Path, processes: list[subprocess.Popen[bytes]]
 ) -> None:
@@ -161,23 +183,7 @@ def test_a_hand_played_through_the_pages_http_seam(
     )
     processes.append(proc)
     page = Page(read_url(proc))
-    game = game_for("classic-2p")
-    bot = game.make_bot("greedy", random.Random(7))
-    acted_on = -1
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        assert time.monotonic() < deadline, "the hand did not end"
-        snap = page.wait(lambda s, after=acted_on: asked_or_over(s, after))
-        if snap["match_end"] is not None or snap["finished"] is not None:
-            break
-        acted_on = snap["version"]
-        hand = [parse_face(c["card"]) for c in snap["hand"]]
-        actions = [game.parse_action(text) for text in snap["legal"]]
-        move = str(bot.choose(actions, hand, game.rules))
-        status, answer = page.post("/act", {"action": move})
-        # a snapshot pushed just before the move was taken may offer the same prompt again:
-        # a move posted from it is refused as not this seat's turn, and the loop goes on
-        assert status == 200 or answer["error"], answer
+    snap = play_through_seam(page, "classic-2p")
     assert any(s["hand_end"] is not None for s in page.seen), "no score sheet was shown"
     sheet = next(s["hand_end"] for s in page.seen if s["hand_end"] is not None)
     assert sheet["sides"] and all(side["parts"] for side in sheet["sides"])

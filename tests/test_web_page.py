@@ -489,3 +489,37 @@ def test_play_host_and_join_take_ui() -> None:
         assert "--no-browser" not in help_text  # hidden: for tests
     refused = CliRunner().invoke(cli.main, ["play", "--ui", "browser"])
     assert refused.exit_code == 2 and "Traceback" not in refused.output
+
+
+def test_the_lobby_asks_for_a_table_then_the_fingerprint_and_leaving_refuses() -> None:
+    clock = Clock()
+    page = PlayerPage(clock, game=lambda: None, on_chat=None, on_quit=lambda: None)
+    assert page.trust(True) is not None and page.pick(0) is not None  # nothing asked yet
+    picked: list[int] = []
+    page.show_tables([{"name": "a"}, {"name": "b"}]).addCallback(picked.append)
+    again = page.show_tables([{"name": "a"}])  # the list as heard now: the same question
+    assert page.model.snapshot()["lobby"] == {"tables": [{"name": "a"}]}
+    assert page.pick(1) is not None and picked == []  # not in the list shown
+    assert page.pick(0) is None and picked == [0] and again.called
+    assert page.model.snapshot()["lobby"] is None
+    answers: list[bool] = []
+    page.ask_trust("h:1", "fp", "kitchen").addCallback(answers.append)
+    assert page.model.snapshot()["lobby"] == {
+        "trust": {"address": "h:1", "fingerprint": "fp", "table": "kitchen"}
+    }
+    assert page.trust(True) is None and answers == [True]
+    # the page left while asked: a refusal, told a moment later (the answer goes out first)
+    page.ask_trust("h:1", "fp").addCallback(answers.append)
+    assert page.quit() is None and answers == [True]
+    assert page.model.snapshot()["finished"]
+    clock.advance(1)
+    assert answers == [True, False]
+    page.show_tables([]).addCallback(picked.append)
+    page.stdin_quit()
+    assert picked == [0, -1]
+
+
+def test_the_hosts_watch_command() -> None:
+    assert cli._watch_command("127.0.0.1", 5, "fp") == "canasta watch 127.0.0.1:5 --fingerprint fp"
+    assert cli._watch_command("::1", 5, "fp") == "canasta watch [::1]:5 --fingerprint fp"
+    assert "0.0.0.0" not in cli._watch_command("0.0.0.0", 5, "fp")

@@ -7,8 +7,10 @@ move after drawing; then the model is asked the partner's "may I go out?" (``ans
 127.0.0.1; what the page posts is printed (``ACT answer yes``) and acted on as a seat would.
 
 A second server serves the same table as a watcher's model (no seat, no hand, the public view).
+A third serves a joiner's lobby: a table heard on the LAN to pick, then its fingerprint to accept
+(``PICK 0``, ``TRUST True`` printed).
 
-Run by ``tests/test_web_browser.py``; prints the two pages' links, each on a line of its own.
+Run by ``tests/test_web_browser.py``; prints the three pages' links, each on a line of its own.
 """
 
 from __future__ import annotations
@@ -58,6 +60,36 @@ class PrintedActions:
         return None
 
 
+class PrintedLobby:
+    """A joiner's lobby: a table picked, then its fingerprint asked about; printed for the test."""
+
+    def __init__(self, model: TableModel) -> None:
+        self.model = model
+
+    def trust(self, accept: bool) -> str | None:
+        print("TRUST", accept, flush=True)
+        self.model.set_lobby(None)
+        return None
+
+    def pick(self, index: int) -> str | None:
+        print("PICK", index, flush=True)
+        table = LAN_TABLE
+        question = {"address": table["address"], "fingerprint": table["fingerprint"]}
+        self.model.set_lobby({"trust": dict(question, table=table["name"])})
+        return None
+
+
+LAN_TABLE = {
+    "name": "kitchen",
+    "variant": "classic",
+    "seats": 4,
+    "free": 2,
+    "deal": "commit-reveal",
+    "address": "192.0.2.7:47475",
+    "fingerprint": "abcd-efgh-ijkm-npqr-stuv-wxyz-2345-6789",
+}
+
+
 def partners_turn(model: TableModel) -> Any:
     def stop(_peer: Remote, _message: dict[str, Any]) -> bool:
         state = model.view.get("state") or {}
@@ -86,11 +118,17 @@ def scripted_models() -> tuple[TableModel, TableModel]:
 
 
 def main() -> None:
-    """Serve both pages; print the person's link, then the watcher's."""
+    """Serve the pages; print the person's link, the watcher's, then the joiner's lobby's."""
     for model in scripted_models():
         server = PageServer(model, PrintedActions(model), reactor=reactor)
         server.listen()
         print(server.url, flush=True)
+    lobby = TableModel()
+    lobby.set_lobby({"tables": [LAN_TABLE]})
+    server = PageServer(lobby, PrintedActions(lobby), reactor=reactor)
+    server.lobby = PrintedLobby(lobby)
+    server.listen()
+    print(server.url, flush=True)
     reactor.run()
 
 

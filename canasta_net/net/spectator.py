@@ -5,7 +5,9 @@ a seat does, with the same code (``log_copy.LogCopy``): each record in order, it
 its chain, its authors' signatures, and the game itself as each hand's seeds are published. Its
 copy of the log holds no private payload: it is the log as anyone may see it. It keeps what a
 user interface needs (the latest public view, the seats' names, who else watches) and tells its
-``Spectator`` (``show``, ``event``, ``finished``). The Twisted layer is the seat's own
+``Spectator`` (``show``, ``event``, ``finished``), and, as a seat's session does, its
+``observer`` (``peer.SessionObserver``: the table model a page draws from) of the welcome, each
+verified record and the seats' summary. The Twisted layer is the seat's own
 (``peer.SeatClient``, ``connect_with_retry``): the same reconnection with backoff.
 """
 
@@ -14,11 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol
 
+from ..games import CANASTA, UnknownGame, game_from_header
 from ..safe_text import safe_text
 from ..timing import NO_TIMING, Timing
 from . import wire
 from .log_copy import HostFault, LogCopy, LostRecord
-from .peer import comings_and_goings, describe_record, watchers_coming_and_going
+from .peer import (
+    SessionObserver,
+    comings_and_goings,
+    describe_record,
+    watchers_coming_and_going,
+)
 
 # The host's refusals of a watcher's ``hello`` that asking again cannot change.
 FINAL_WATCH_REFUSALS = frozenset(
@@ -47,8 +55,10 @@ class SpectatorSession:
         password: str | None = None,
         log_file: BinaryIO | None = None,
         timing: Timing = NO_TIMING,
+        observer: SessionObserver | None = None,
     ) -> None:
         self.spectator = spectator
+        self.observer = observer  # a person's client following the table in detail (a page)
         self.name = name
         self.password = password
         self.timing = timing
@@ -125,6 +135,8 @@ class SpectatorSession:
             for line in watchers_coming_and_going(self.watchers, watchers):
                 self.spectator.event(line)
             self.seats, self.watchers = message["seats"], watchers
+            if self.observer is not None:
+                self.observer.seat_summary(self.seats, list(watchers))
         elif t == "ping":
             send({"t": "pong"})
         elif t == "error":
@@ -148,6 +160,14 @@ class SpectatorSession:
         self.table = table
         self.names = [s["name"] for s in table["seats"]]
         self.seats = table["seats"]
+        if self.observer is not None:
+            try:
+                game = game_from_header(str(table.get("game", CANASTA)), table["rules"])
+            except (UnknownGame, KeyError, TypeError, ValueError) as e:
+                self._misbehaving(f"the host's table is unusable: {e}")
+                return
+            self.observer.welcome(game, None, list(self.names))
+            self.observer.seat_summary(self.seats, list(self.watchers))
         self.spectator.event(
             safe_text(f"watching {table['name']!r} ({table['variant']}, {table['deal']} deal)")
         )
@@ -175,6 +195,8 @@ class SpectatorSession:
         except HostFault as e:
             self._misbehaving(e.text)
             return
+        if self.observer is not None:
+            self.observer.record(record)
         line = describe_record(record, self.names)
         if line:
             self.spectator.event(line)

@@ -261,9 +261,68 @@ def _local_player(
     session_box: list[PeerSession],
     connection_box: list[Any],
     fingerprint: str,
+    watch_command: str | None = None,
+    page: Any = None,
 ) -> tuple[Any, Any]:
     """The person's client at this seat: the terminal's player, or the page's (then also the
-    page). Its stdin reader is attached; the page is served and its link printed."""
+    page). Its stdin reader is attached; the page is served and its link printed (unless
+    ``page``, served already for the lobby, is given)."""
+    from ..web.page import choose_ui
+
+    if page is None:
+        choice = choose_ui(ui, no_browser=no_browser)
+        if choice.note:
+            click.echo(choice.note, err=True)
+        if not choice.web:
+            terminal = TerminalPlayer(
+                on_chat=lambda text: _send_chat(session_box, connection_box, text),
+                on_quit=lambda: _fire(done),
+                game=lambda: session_box[0].game if session_box else None,
+            )
+            return terminal, None
+        page = _start_page(
+            reactor,
+            choice.open_browser,
+            done=done,
+            session_box=session_box,
+            connection_box=connection_box,
+        )
+    page.model.set_host_fingerprint(fingerprint)
+    if watch_command is not None:
+        page.model.set_watch_command(watch_command)
+    return page.player, page
+
+
+def _start_page(
+    reactor: Any,
+    open_browser: bool,
+    *,
+    done: Deferred[None],
+    session_box: list[PeerSession],
+    connection_box: list[Any],
+) -> Any:
+    """Serve the seat's page (its link printed, the browser opened if asked), with standard
+    input taking ``quit``."""
+    from twisted.internet import stdio
+
+    from ..web.page import PlayerPage, StdinQuit
+
+    page = PlayerPage(
+        reactor,
+        game=lambda: session_box[0].game if session_box else None,
+        on_chat=lambda text: _send_chat(session_box, connection_box, text),
+        on_quit=lambda: _fire(done),
+    )
+    page.start(open_browser=open_browser)
+    stdio.StandardIO(StdinQuit(page))
+    return page
+
+
+def _local_watcher(
+    reactor: Any, ui: str, no_browser: bool, *, done: Deferred[None], fingerprint: str
+) -> tuple[Any, Any]:
+    """The watcher's client: the terminal's, or a page with the spectator's role (the public
+    table, no hand, no move; then also the page, served and its link printed)."""
     from twisted.internet import stdio
 
     from ..web.page import PlayerPage, StdinQuit, choose_ui
@@ -271,22 +330,14 @@ def _local_player(
     choice = choose_ui(ui, no_browser=no_browser)
     if choice.note:
         click.echo(choice.note, err=True)
-
-    def game() -> Any:
-        return session_box[0].game if session_box else None
-
     if not choice.web:
-        terminal = TerminalPlayer(
-            on_chat=lambda text: _send_chat(session_box, connection_box, text),
-            on_quit=lambda: _fire(done),
-            game=game,
-        )
-        return terminal, None
+        return TerminalWatcher(on_finished=lambda: _fire(done)), None
     page = PlayerPage(
         reactor,
-        game=game,
-        on_chat=lambda text: _send_chat(session_box, connection_box, text),
+        game=lambda: page.model.game,
+        on_chat=None,
         on_quit=lambda: _fire(done),
+        role="spectator",
     )
     page.model.set_host_fingerprint(fingerprint)
     page.start(open_browser=choice.open_browser)
@@ -380,6 +431,8 @@ async def _serve(
         f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
         f"host fingerprint {identity.fingerprint}"
     )
+    watch_command = _watch_command(host, actual_port, identity.fingerprint)
+    click.echo(f"others can watch it: {watch_command}")
     click.echo(f"log: {log_path}", err=True)
     announcer = None
     if announce_to is not None:
@@ -396,6 +449,7 @@ async def _serve(
             session_box=session_box,
             connection_box=connection_box,
             fingerprint=identity.fingerprint,
+            watch_command=watch_command,
         )
         session = PeerSession(
             identity,
@@ -438,6 +492,17 @@ async def _serve(
         await page.after_table(log_path if kept else None, session_box[0].seat)
         await page.stop()
     return 1 if table_stopped else 0
+
+
+def _watch_command(host: str, port: int, fingerprint: str) -> str:
+    """The command that watches a table listening on ``host:port``: on every interface, the
+    computer's name stands for the address the others reach it by."""
+    if host in ("0.0.0.0", "::", ""):
+        import socket
+
+        host = socket.gethostname() or "THIS-COMPUTER"
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return f"canasta watch {where} --fingerprint {fingerprint}"
 
 
 def _close_log(path: Path, file: Any) -> bool:
@@ -918,18 +983,42 @@ def join(
             raise click.BadParameter(str(e), param_hint="--fingerprint") from None
 
     async def main_(reactor: Any) -> int:
+        from ..web.page import choose_ui
+
+        done: Deferred[None] = Deferred()
+        box: list[PeerSession] = []
+        conn_box: list[Any] = []
+        page: Any = None
+        if not bot_kind:
+            choice = choose_ui(ui, no_browser=no_browser)
+            if choice.web:  # served first: its lobby asks what the terminal would
+                page = _start_page(
+                    reactor,
+                    choice.open_browser,
+                    done=done,
+                    session_box=box,
+                    connection_box=conn_box,
+                )
         announced: Any = None
-        if address is None or ":" not in address:
+        if address is None and page is not None:
+            announced = await _pick_in_page(reactor, page, listen_port, listen_interface)
+            host_, port_ = announced.endpoint
+        elif address is None or ":" not in address:
             announced = await _pick_from_beacons(reactor, listen_port, listen_interface, address)
             host_, port_ = announced.endpoint
         else:
             host_, port_ = _address(address, DEFAULT_PORT)
         where = f"{host_}:{port_}"
         expected = await _trusted_fingerprint(
-            reactor, identity, known, host_, port_, given=fingerprint, announced=announced
+            reactor,
+            identity,
+            known,
+            host_,
+            port_,
+            given=fingerprint,
+            announced=announced,
+            confirm=None if page is None else page.ask_trust,
         )
-        done: Deferred[None] = Deferred()
-        box: list[PeerSession] = []
         path = log_path or default_log_path("seat", where.replace(":", "-"))
         try:
             log_file = open_new_log(path)
@@ -937,8 +1026,6 @@ def join(
             raise click.ClickException(f"{path} exists: choose a new file for the log") from None
         except OSError as e:
             raise click.ClickException(f"cannot create {path}: {e.strerror or e}") from None
-        page: Any = None
-        conn_box: list[Any] = []
         if bot_kind:
             player: Any = bot_player(box, bot_kind, None)
             player.out = sys.stdout
@@ -951,6 +1038,7 @@ def join(
                 session_box=box,
                 connection_box=conn_box,
                 fingerprint=expected,
+                page=page,
             )
         original_finished = player.finished
 
@@ -1011,6 +1099,7 @@ def join(
 )
 @_known_hosts_option
 @_identity_option
+@_ui_options
 def watch(
     address: str,
     fingerprint: str | None,
@@ -1019,6 +1108,8 @@ def watch(
     log_path: Path | None,
     known_hosts_path: Path | None,
     identity_path: Path | None,
+    ui: str = "auto",
+    no_browser: bool = False,
 ) -> None:
     """Watch a table: ADDRESS is HOST:PORT. The public table only, live: no player's hand.
 
@@ -1048,9 +1139,13 @@ def watch(
             except OSError as e:
                 raise click.ClickException(f"cannot create {log_path}: {e.strerror or e}") from None
         done: Deferred[None] = Deferred()
-        viewer = TerminalWatcher(on_finished=lambda: _fire(done))
+        viewer, page = _local_watcher(reactor, ui, no_browser, done=done, fingerprint=expected)
         session = SpectatorSession(
-            viewer, name=name or "watcher", password=password, log_file=log_file
+            viewer,
+            name=name or "watcher",
+            password=password,
+            log_file=log_file,
+            observer=None if page is None else page.model,  # the page draws from its model
         )
         service = join_table(reactor, host_, port_, session, identity, fingerprint=expected)
         # Ctrl-C or SIGTERM: the host hears that this watcher left
@@ -1058,8 +1153,12 @@ def watch(
         click.echo(f"watching {where} (host fingerprint {expected})")
         await done
         await service.leave("quit")
-        if log_path is not None and _close_log(log_path, log_file):
+        kept = log_path is not None and _close_log(log_path, log_file)
+        if kept:
             click.echo(f"log: {log_path}", err=True)
+        if page is not None:  # the page stays up with the last score sheet and the result
+            await page.after_table(log_path if kept else None, None)
+            await page.stop()
         if session.problem is not None:
             raise click.ClickException(session.problem)
         return 0
@@ -1090,10 +1189,12 @@ async def _trusted_fingerprint(
     *,
     given: str | None,
     announced: Any,
+    confirm: Callable[[str, str, str | None], Deferred[bool]] | None = None,
 ) -> str:
     """The host's fingerprint, once it is trusted: pinned before, given with --fingerprint (then
     pinned), or confirmed by the person now (then pinned). Asked before the seat's connection
-    and before the terminal is handed to the reactor, so that the answer can be typed (or piped).
+    and before the terminal is handed to the reactor, so that the answer can be typed (or piped);
+    with ``confirm`` (the page's Accept / Refuse), the person answers in the page instead.
     """
     where = f"{host}:{port}"
     try:
@@ -1124,7 +1225,13 @@ async def _trusted_fingerprint(
         )
     if pinned is not None:
         return seen
-    if given is None:
+    if given is None and confirm is not None:
+        table = None if announced is None else safe_text(announced.beacon.table_name)
+        if not await confirm(where, seen, table):
+            raise click.ClickException(
+                f"not joining {where}: its fingerprint was refused in the page"
+            )
+    elif given is None:
         if announced is not None and not sys.stdin.isatty():
             # nobody to ask: a beacon's fingerprint is trusted for this once, and not pinned
             click.echo(f"trusting the beacon's fingerprint {seen}", err=True)
@@ -1219,6 +1326,59 @@ async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: st
         return pick_table(entries, choice or "1")
     except TableChoiceError as e:
         raise click.ClickException(str(e)) from None
+
+
+async def _pick_in_page(reactor: Any, page: Any, port: int, interface: str) -> Any:
+    """The tables heard on the LAN, listed in the page as they are heard (and forgotten when
+    they go quiet), until the person picks one."""
+    from twisted.internet.task import LoopingCall
+
+    from ..net.discovery import BeaconListener
+
+    listener = BeaconListener(clock=reactor)
+    try:
+        listening = reactor.listenUDP(port, listener, interface=interface)
+    except CannotListenError as e:
+        raise click.ClickException(_cannot_listen(e)) from None
+    shown: list[Any] = []
+    picked: Deferred[int] | None = None
+
+    def refresh(_: object = None) -> None:
+        nonlocal picked
+        shown[:] = listener.tables()
+        picked = page.show_tables([_table_row(entry) for entry in shown])
+
+    listener.on_entry = refresh
+    refreshing = LoopingCall(refresh)
+    refreshing.clock = reactor
+    refreshing.start(1.0)  # now, then each second: a quiet table leaves the list
+    try:
+        assert picked is not None
+        index = await picked
+    finally:
+        listener.on_entry = None
+        refreshing.stop()
+        stopped = listening.stopListening()
+        if stopped is not None:
+            await stopped
+    if not 0 <= index < len(shown):
+        raise click.ClickException("no table chosen: the page was left")
+    return shown[index]
+
+
+def _table_row(entry: Any) -> dict[str, Any]:
+    """A table heard on the LAN, as the page lists it."""
+    beacon = entry.beacon
+    host = f"[{entry.address}]" if ":" in entry.address else entry.address
+    return {
+        "name": beacon.table_name,
+        "variant": beacon.variant,
+        "seats": beacon.seats,
+        "free": beacon.free_seats,
+        "deal": beacon.deal_mode,
+        "address": f"{host}:{beacon.port}",
+        "fingerprint": entry.fingerprint,
+    }
 
 
 @main.command()

@@ -135,6 +135,8 @@ class TableModel:
         self.finished: str | None = None
         self.outcome: dict[str, Any] = {}  # the log's path, its verdict, the replay's link
         self.host_fingerprint: str | None = None  # the table's (its host's) fingerprint
+        self.watch_command: str | None = None  # how others watch this table (the host's page)
+        self.lobby: dict[str, Any] | None = None  # a joiner's questions before its seat
         self.ready_asked = False  # the table waits for this person to be ready for a new hand
         self.version = 0  # grows with every change: a client redraws when it has grown
         self._listeners: list[Callable[[], None]] = []
@@ -323,6 +325,19 @@ class TableModel:
         self.host_fingerprint = fingerprint
         self.changed()
 
+    def set_watch_command(self, command: str) -> None:
+        """The command that watches this table (``canasta watch HOST:PORT --fingerprint FP``),
+        which the host's page shows in its lobby."""
+        self.watch_command = command
+        self.changed()
+
+    def set_lobby(self, lobby: dict[str, Any] | None) -> None:
+        """What a joiner's page asks before the seat's session starts: ``trust`` (a host's
+        fingerprint to accept or refuse) or ``tables`` (the tables heard on the LAN, to pick
+        one); None once answered."""
+        self.lobby = lobby
+        self.changed()
+
     def ask_ready(self, asked: bool) -> None:
         """Whether the table now waits for this person to be ready for the next hand."""
         if asked != self.ready_asked:
@@ -345,6 +360,8 @@ class TableModel:
             "table": view.get("table"),
             "table_phase": view.get("phase"),
             "host_fingerprint": self.host_fingerprint,
+            "watch_command": self.watch_command,
+            "lobby": self.lobby,
             "hand_no": R.shown_number(int(view.get("hand_no") or 0)),
             "seat": self.seat,
             "seats": self._seat_rows(state),

@@ -153,16 +153,75 @@ class PlayerPage:
         on_quit: Callable[[], None],
         out: TextIO = sys.stdout,
         static: Any = None,
+        role: str = "player",
     ) -> None:
         self.reactor = reactor
         self.out = out
-        self.model = TableModel()
+        # a watcher's page ("spectator") has no seat: the public table only, no hand, no move
+        self.model = TableModel(role=role)
         self.player = WebPlayer(self.model, game=game, on_chat=on_chat, on_quit=on_quit)
         self.server = PageServer(self.model, self, reactor=reactor, static=static)
         self.server.on_streams_changed = self._streams_changed
         self.table_over = False
         self.closed: Deferred[None] = Deferred()  # the person left the page after the table
         self._closing: IDelayedCall | None = None
+        self.server.lobby = self
+        self._trust: Deferred[bool] | None = None  # the person's answer about a fingerprint
+        self._pick: Deferred[int] | None = None  # the table the person picks
+        self._tables = 0  # how many tables the list shows
+
+    # ------------------------------------------------------------------ the lobby
+    def ask_trust(self, address: str, fingerprint: str, table: str | None = None) -> Deferred[bool]:
+        """Show the host's fingerprint (not pinned, not given) and wait for Accept or Refuse;
+        leaving the page (or ``quit``) is a refusal."""
+        self._trust = Deferred()
+        question = {"address": address, "fingerprint": fingerprint, "table": table}
+        self.model.set_lobby({"trust": question})
+        return self._trust
+
+    def trust(self, accept: bool) -> str | None:
+        asked, self._trust = self._trust, None
+        if asked is None:
+            return "No table's fingerprint waits for your answer."
+        self.model.set_lobby(None)
+        if accept:
+            asked.callback(True)
+        else:
+            # the process ends on a refusal: a moment later, so that this answer is on its way
+            self.model.finish("you refused the table's fingerprint: you do not join it")
+            self.reactor.callLater(ANSWER_SECONDS, asked.callback, False)
+        return None
+
+    def show_tables(self, tables: list[dict[str, Any]]) -> Deferred[int]:
+        """Show the tables heard on the LAN (again, as the list changes); the Deferred fires
+        with the index the person picks (-1: they left)."""
+        if self._pick is None:
+            self._pick = Deferred()
+        self._tables = len(tables)
+        self.model.set_lobby({"tables": tables})
+        return self._pick
+
+    def pick(self, index: int) -> str | None:
+        picking = self._pick
+        if picking is None:
+            return "No list of tables waits for your choice."
+        if not 0 <= index < self._tables:
+            return "There is no such table in the list."
+        self._pick = None
+        self.model.set_lobby(None)
+        picking.callback(index)
+        return None
+
+    def _leave_lobby(self) -> bool:
+        """The person left while the lobby asked: a refusal, or no table picked."""
+        if self._trust is not None:
+            self.trust(False)
+            return True
+        if self._pick is not None:
+            picking, self._pick = self._pick, None
+            picking.callback(-1)
+            return True
+        return False
 
     # ------------------------------------------------------------------ PageActions
     def act(self, text: str) -> str | None:
@@ -185,11 +244,14 @@ class PlayerPage:
             # a moment later: this request's answer is on its way before the process ends
             self.reactor.callLater(ANSWER_SECONDS, self._close)
             return None
+        if self._leave_lobby():
+            return None
         return self.player.quit()
 
     def stdin_quit(self) -> None:
         """``quit`` typed in the terminal: leave the table, and the page with it."""
-        self.player.quit()
+        if not self._leave_lobby():
+            self.player.quit()
         self._close()
 
     # ------------------------------------------------------------------ life

@@ -102,6 +102,16 @@ class PageActions(Protocol):
     def quit(self) -> str | None: ...
 
 
+class LobbyActions(Protocol):
+    """What the page's lobby asks before the seat's session starts (``canasta join``): accept or
+    refuse the host's fingerprint, pick a table heard on the LAN. Each answer as ``PageActions``'s.
+    """
+
+    def trust(self, accept: bool) -> str | None: ...
+
+    def pick(self, index: int) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class RequestFacts:
     """What the security checks read off a request."""
@@ -261,6 +271,7 @@ class PageServer:
         self._heartbeat = LoopingCall(self._beat)
         self._heartbeat.clock = reactor
         self.on_streams_changed: Callable[[int], None] | None = None
+        self.lobby: LobbyActions | None = None  # a joiner's page before its seat: /trust, /pick
         model.add_listener(self._changed)
 
     # ------------------------------------------------------------------ lifecycle
@@ -498,6 +509,21 @@ class PageResource(Resource):
             return answer(request, actions.chat(text))
         if path == "/quit":
             return answer(request, actions.quit())
+        lobby = self.page_server.lobby
+        if path == "/trust":
+            accept = body.get("accept")
+            if not isinstance(accept, bool):
+                return answer(request, 'Send {"accept": true} or {"accept": false}.')
+            if lobby is None:
+                return answer(request, "No table's fingerprint waits for your answer.")
+            return answer(request, lobby.trust(accept))
+        if path == "/pick":
+            index = body.get("table")
+            if not isinstance(index, int) or isinstance(index, bool):
+                return answer(request, 'Send the table as {"table": NUMBER}.')
+            if lobby is None:
+                return answer(request, "No list of tables waits for your choice.")
+            return answer(request, lobby.pick(index))
         return text_answer(request, 404, "Not found.")
 
 
@@ -506,6 +532,7 @@ __all__ = [
     "HEARTBEAT_SECONDS",
     "MAX_BODY",
     "MAX_STREAMS",
+    "LobbyActions",
     "PageActions",
     "PageResource",
     "PageServer",

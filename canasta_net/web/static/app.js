@@ -241,9 +241,10 @@
     renderMe(snap);
     const events = snap.events || [];
     once("events", [events.length, events[0], events[events.length - 1]], renderEvents, snap);
-    once("watchers", [snap.watchers, snap.finished, snap.match_end, snap.host_fingerprint],
-      renderWatchers, snap);
+    once("watchers", [snap.watchers, snap.finished, snap.match_end, snap.host_fingerprint,
+      snap.watch_command], renderWatchers, snap);
     once("legal", [snap.legal], renderLegal, snap);
+    once("lobby", [snap.lobby], renderLobby, snap);
     once("sheet", [snap.hand_end, snap.match_end, snap.history, snap.finished, snap.outcome,
       snap.role, snap.seat, snap.scores, snap.target, page.dismissedSheet, page.readyFor],
     renderSheet, snap);
@@ -746,6 +747,57 @@
     $("watchers").textContent = w.length ? w.join(", ") : "Nobody is watching.";
     $("fingerprint").textContent = snap.host_fingerprint
       ? "Table fingerprint: " + snap.host_fingerprint : "";
+    $("watch-command").textContent = snap.watch_command
+      ? "Others can watch with: " + snap.watch_command : "";
+  }
+
+  // a joiner's questions before its seat: the host's fingerprint, the tables heard on the LAN
+  function renderLobby(snap) {
+    const box = clear($("lobby"));
+    const lobby = snap.lobby;
+    box.hidden = !lobby;
+    if (!lobby) return;
+    if (lobby.trust) {
+      const t = lobby.trust;
+      box.appendChild(el("h2", null, "Is this the table you mean to join?"));
+      box.appendChild(el("p", null, (t.table ? "Table " + t.table + " at " : "The host at ") +
+        t.address + " has the fingerprint:"));
+      box.appendChild(el("p", "fingerprint big-fingerprint", t.fingerprint));
+      box.appendChild(el("p", "meta", "Compare it with what the host shows. Accepted, it is " +
+        "remembered for this address; refused, you do not join."));
+      const yes = plainButton("Accept and join", function () {
+        simplePost("/trust", { accept: true }, "accept the fingerprint");
+      }, "primary");
+      yes.id = "trust-accept";
+      const no = plainButton("Refuse", function () {
+        simplePost("/trust", { accept: false }, "refuse the fingerprint");
+      });
+      no.id = "trust-refuse";
+      box.appendChild(yes);
+      box.appendChild(no);
+      return;
+    }
+    const tables = lobby.tables || [];
+    box.appendChild(el("h2", null, "Tables on your network"));
+    if (!tables.length) {
+      box.appendChild(el("p", "meta", "Listening for tables on the LAN\u2026"));
+      return;
+    }
+    const list = el("ul", "table-list");
+    tables.forEach(function (t, i) {
+      const item = el("li");
+      item.appendChild(el("span", null, t.name + " \u2014 " + t.variant + ", " + t.free + "/" +
+        t.seats + " seats free, " + t.deal + " deal, " + t.address + " "));
+      item.appendChild(el("span", "meta fingerprint", t.fingerprint + " "));
+      const join = plainButton("Join", function () {
+        simplePost("/pick", { table: i }, "join " + t.name);
+      }, "primary");
+      join.dataset.table = String(i);
+      join.disabled = t.free === 0;
+      item.appendChild(join);
+      list.appendChild(item);
+    });
+    box.appendChild(list);
   }
 
   function renderLegal(snap) {
