@@ -523,3 +523,17 @@ def test_the_hosts_watch_command() -> None:
     assert cli._watch_command("127.0.0.1", 5, "fp") == "canasta watch 127.0.0.1:5 --fingerprint fp"
     assert cli._watch_command("::1", 5, "fp") == "canasta watch [::1]:5 --fingerprint fp"
     assert "0.0.0.0" not in cli._watch_command("0.0.0.0", 5, "fp")
+
+
+def test_a_pick_finds_its_table_by_address_when_the_list_changed_meanwhile() -> None:
+    page = PlayerPage(Clock(), game=lambda: None, on_chat=None, on_quit=lambda: None)
+    picked: list[int] = []
+    page.show_tables([{"name": "a", "address": "h:1"}, {"name": "b", "address": "h:2"}])
+    # the person clicked "b" (index 1) but, meanwhile, "a" went quiet and "c" was heard first
+    page.show_tables(
+        [{"name": "c", "address": "h:3"}, {"name": "b", "address": "h:2"}]
+    ).addCallback(picked.append)
+    page.show_tables([{"name": "b", "address": "h:2"}, {"name": "c", "address": "h:3"}])
+    assert page.pick(1, "h:2") is None and picked == [0]
+    page.show_tables([{"name": "c", "address": "h:3"}])
+    assert page.pick(0, "h:9") is not None  # gone from the list: not some other table

@@ -168,7 +168,7 @@ class PlayerPage:
         self.server.lobby = self
         self._trust: Deferred[bool] | None = None  # the person's answer about a fingerprint
         self._pick: Deferred[int] | None = None  # the table the person picks
-        self._tables = 0  # how many tables the list shows
+        self._tables: list[dict[str, Any]] = []  # the tables the list shows
 
     # ------------------------------------------------------------------ the lobby
     def ask_trust(self, address: str, fingerprint: str, table: str | None = None) -> Deferred[bool]:
@@ -197,15 +197,21 @@ class PlayerPage:
         with the index the person picks (-1: they left)."""
         if self._pick is None:
             self._pick = Deferred()
-        self._tables = len(tables)
+        self._tables = list(tables)
         self.model.set_lobby({"tables": tables})
         return self._pick
 
-    def pick(self, index: int) -> str | None:
+    def pick(self, index: int, address: str | None = None) -> str | None:
+        """The person picked the table at ``index`` of the list they saw; ``address`` (the
+        table's, as listed) finds it again if the list changed meanwhile."""
         picking = self._pick
         if picking is None:
             return "No list of tables waits for your choice."
-        if not 0 <= index < self._tables:
+        if address is not None and not (
+            0 <= index < len(self._tables) and self._tables[index].get("address") == address
+        ):
+            index = next((i for i, t in enumerate(self._tables) if t.get("address") == address), -1)
+        if not 0 <= index < len(self._tables):
             return "There is no such table in the list."
         self._pick = None
         self.model.set_lobby(None)

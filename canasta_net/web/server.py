@@ -109,7 +109,7 @@ class LobbyActions(Protocol):
 
     def trust(self, accept: bool) -> str | None: ...
 
-    def pick(self, index: int) -> str | None: ...
+    def pick(self, index: int, address: str | None = None) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -521,9 +521,10 @@ class PageResource(Resource):
             index = body.get("table")
             if not isinstance(index, int) or isinstance(index, bool):
                 return answer(request, 'Send the table as {"table": NUMBER}.')
+            address = body.get("address")
             if lobby is None:
                 return answer(request, "No list of tables waits for your choice.")
-            return answer(request, lobby.pick(index))
+            return answer(request, lobby.pick(index, address if isinstance(address, str) else None))
         return text_answer(request, 404, "Not found.")
 
 

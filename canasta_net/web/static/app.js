@@ -790,7 +790,7 @@
         t.seats + " seats free, " + t.deal + " deal, " + t.address + " "));
       item.appendChild(el("span", "meta fingerprint", t.fingerprint + " "));
       const join = plainButton("Join", function () {
-        simplePost("/pick", { table: i }, "join " + t.name);
+        simplePost("/pick", { table: i, address: t.address }, "join " + t.name);
       }, "primary");
       join.dataset.table = String(i);
       join.disabled = t.free === 0;
