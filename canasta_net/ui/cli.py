@@ -387,11 +387,14 @@ async def _serve(
     )
     previous_finished = events.on_finished
 
+    terminal_client: list[bool] = []  # set when the host's person plays in this terminal
+
     def finished(table: HostTable) -> None:
         if previous_finished:
             previous_finished(table)
         result = table.match.result
-        click.echo(f"match over: {result.describe() if result else 'stopped'}")
+        if not terminal_client:  # a person's terminal client says it in its own words
+            click.echo(f"match over: {result.describe() if result else 'stopped'}")
         click.echo(f"log: {log_path}")
         reactor.callLater(0.2, _fire, done)  # the page's leave may fire it first
 
@@ -464,6 +467,7 @@ async def _serve(
             from twisted.internet import stdio
 
             stdio.StandardIO(player)
+            terminal_client.append(True)
         local_host = "127.0.0.1" if bind in ("0.0.0.0", "") else bind
         connection_box.append(
             join_table(
