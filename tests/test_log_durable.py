@@ -20,7 +20,7 @@ from test_table_protocol import HOST, Harness, config, key_of
 from twisted.internet.task import Clock
 
 from canasta_net.log import LogWriter, LogWriterError, verify_log
-from canasta_net.log.durable import LogSyncWorker, ThreadedDurability
+from canasta_net.log.durable import CoalescedCalls, LogSyncWorker, ThreadedDurability
 from canasta_net.net.host import HostFactory, TableService
 
 Call = tuple[Callable[..., object], tuple[Any, ...]]
@@ -339,3 +339,22 @@ def test_logs_sharing_a_worker_are_written_and_reported_together() -> None:
     logs[0].append(b"b", 2)  # a closed log may be written again
     logs[0].close()
     assert files[0].getvalue() == b"ab" and logs[0].durable == 2
+
+
+def test_coalesced_calls_wake_the_owner_once_for_what_arrived_meanwhile() -> None:
+    # every pass of every writer thread reports to the reactor; one wake-up of the reactor runs
+    # all the reports that arrived since it last ran them, in order
+    reactor = Reactor()
+    calls = CoalescedCalls(reactor.call_from_thread)
+    ran: list[int] = []
+    threads = [threading.Thread(target=calls, args=(ran.append, n)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    calls(ran.append, 3)
+    assert reactor.calls.qsize() == 1
+    assert reactor.run_calls() == 1
+    assert sorted(ran[:3]) == [0, 1, 2] and ran[3] == 3
+    calls(ran.append, 4)  # after a run: the next call wakes the owner again
+    assert reactor.run_calls() == 1 and ran[-1] == 4

@@ -40,7 +40,7 @@ from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat
 from ..log import records as R
-from ..log.durable import LogSyncWorker, ThreadedDurability
+from ..log.durable import CoalescedCalls, LogSyncWorker, ThreadedDurability
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
@@ -150,8 +150,10 @@ def threaded_durability(
     # a few threads for every table's log, not one each: a hundred writer threads contending for
     # the interpreter cost the reactor more CPU than their syncs save; a few still overlap the
     # disk's waits (each sync waits for the disk, not for the interpreter)
+    # one wake-up of the reactor for whatever the threads report meanwhile, not one per pass
+    report = CoalescedCalls(reactor.callFromThread)
     workers = [
-        LogSyncWorker(reactor.callFromThread, name=f"canasta-log-writer-{n}")
+        LogSyncWorker(report, name=f"canasta-log-writer-{n}")
         for n in range(LOG_WRITER_THREADS)
     ]
     made = itertools.count()
@@ -159,7 +161,7 @@ def threaded_durability(
     def make(file: BinaryIO, position: int) -> ThreadedDurability:
         return ThreadedDurability(
             file,
-            reactor.callFromThread,
+            report,
             fsync=fsync,
             position=position,
             timing=timing,
