@@ -153,8 +153,7 @@ def threaded_durability(
     # one wake-up of the reactor for whatever the threads report meanwhile, not one per pass
     report = CoalescedCalls(reactor.callFromThread)
     workers = [
-        LogSyncWorker(report, name=f"canasta-log-writer-{n}")
-        for n in range(LOG_WRITER_THREADS)
+        LogSyncWorker(report, name=f"canasta-log-writer-{n}") for n in range(LOG_WRITER_THREADS)
     ]
     made = itertools.count()
 
