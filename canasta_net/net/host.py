@@ -53,6 +53,7 @@ from .framing import FrameProtocol
 from .limits import (
     LOCKED_OUT,
     RATE_LIMITED,
+    HandshakeGate,
     HostLimits,
     PasswordGuard,
     TokenBucket,
@@ -205,6 +206,10 @@ class TableService:
             self.limits
         )
         self.password_guard = PasswordGuard(self.limits)
+        self.handshakes: HandshakeGate[HostConnection] = HandshakeGate(
+            self.limits, reactor.seconds()
+        )
+        self._handshake_call: IDelayedCall | None = None
         self.chat_buckets: dict[int, TokenBucket] = {}
         self.timing = timing  # told of prompts, handling, publishing, bot turns (``..timing``)
         self.identity = identity
@@ -445,11 +450,29 @@ class TableService:
             "accepted a connection from {address}", event="accepted", address=conn.address
         )
         for old, why in self.unauthenticated.admit(conn, conn.address):
+            self.handshakes.discard(old)
             old.abort("busy", why)
+        if not self.handshakes.arrive(conn, self.reactor.seconds()):
+            conn.hold_handshake()
+            self._schedule_handshakes()
+
+    def _schedule_handshakes(self) -> None:
+        """One timer for every connection waiting for its handshake's turn (``HandshakeGate``)."""
+        wait = self.handshakes.wait()
+        if wait is None or (self._handshake_call is not None and self._handshake_call.active()):
+            return
+        self._handshake_call = self.reactor.callLater(wait, self._start_handshakes)
+
+    def _start_handshakes(self) -> None:
+        self._handshake_call = None
+        for conn in self.handshakes.due(self.reactor.seconds()):
+            conn.start_handshake()
+        self._schedule_handshakes()
 
     def connection_lost(self, conn: HostConnection, reason: Any = None) -> None:
         self.connections.discard(conn)
         self.unauthenticated.release(conn)
+        self.handshakes.discard(conn)
         if conn.drop_reason is not None:
             connection_log.info(
                 "dropped the connection from {address} (seat {seat}): {why}",
@@ -533,6 +556,9 @@ class TableService:
         if self._pump_call is not None and self._pump_call.active():
             self._pump_call.cancel()
         self._pump_call = None
+        if self._handshake_call is not None and self._handshake_call.active():
+            self._handshake_call.cancel()
+        self._handshake_call = None
         # the host's last records (a stop among them) reach the seats before the byes: the
         # writer drains first, and what then is on disk goes out; anything a failed write kept
         # from the disk goes to nobody (the log is as it is)
@@ -1002,6 +1028,7 @@ class HostConnection(FrameProtocol):
         self._heartbeat: IDelayedCall | None = None
         self._frames_this_turn = 0
         self._turn_over = False  # this reactor iteration's share of frames is used up
+        self.handshake_held = False  # not read until its handshake's turn (``HandshakeGate``)
 
     def peer_key(self) -> bytes:
         return self.key_source(self.transport)
@@ -1060,6 +1087,15 @@ class HostConnection(FrameProtocol):
         if self._deadline is not None and self._deadline.active():
             self._deadline.cancel()
         self._deadline = None
+
+    def hold_handshake(self) -> None:
+        """Read nothing (its ClientHello waits in the kernel) until ``start_handshake``."""
+        self.handshake_held = True
+        self._pause_reading()
+
+    def start_handshake(self) -> None:
+        self.handshake_held = False
+        self._resume_reading()
 
     def handshakeCompleted(self) -> None:  # Twisted's name (IHandshakeListener)
         self._cancel_deadline()
@@ -1134,7 +1170,9 @@ class HostConnection(FrameProtocol):
             transport.pauseProducing()
 
     def _resume_reading(self) -> None:
-        if self.dropped or self.output_paused or self._turn_over or not self.paused:
+        if self.dropped or self.output_paused or self._turn_over or self.handshake_held:
+            return
+        if not self.paused:
             return
         self.paused = False
         transport: Any = self.transport
