@@ -21,13 +21,7 @@ from twisted.internet.task import Clock
 
 from canasta_net.log import LogWriter, LogWriterError, verify_log
 from canasta_net.log.durable import CoalescedCalls, LogSyncWorker, ThreadedDurability
-from canasta_net.net.host import (
-    LOG_WRITER_THREADS,
-    HostFactory,
-    TableService,
-    log_writers,
-    threaded_durability,
-)
+from canasta_net.net.host import HostFactory, TableService
 
 Call = tuple[Callable[..., object], tuple[Any, ...]]
 
@@ -364,14 +358,3 @@ def test_coalesced_calls_wake_the_owner_once_for_what_arrived_meanwhile() -> Non
     assert sorted(ran[:3]) == [0, 1, 2] and ran[3] == 3
     calls(ran.append, 4)  # after a run: the next call wakes the owner again
     assert reactor.run_calls() == 1 and ran[-1] == 4
-
-
-def test_every_table_on_a_reactor_shares_the_same_few_writer_threads() -> None:
-    # Before: each table's ``start_host`` made its own factory, so a host process with a hundred
-    # tables ran a hundred writer threads (and a new hundred for the next hundred tables).
-    reactor = Clock()  # any object a reactor's ``callFromThread`` can be looked up on
-    reactor.callFromThread = Reactor().call_from_thread  # type: ignore[attr-defined]
-    tables = [threaded_durability(reactor) for _ in range(10)]  # one factory per table
-    workers = {id(make(io.BytesIO(), 0)._worker) for make in tables}
-    assert len(workers) == LOG_WRITER_THREADS
-    assert log_writers(reactor) is log_writers(reactor)

@@ -135,44 +135,11 @@ LOG_WRITER_THREADS = 4  # writer threads a host shares among its tables' logs
 DurabilityFactory = Callable[[BinaryIO, int], ThreadedDurability]
 
 
-class LogWriters:
-    """The writer threads of every table's log on one reactor.
-
-    A few threads for every table's log, not one each (nor a few per table: each table's
-    ``start_host`` makes its own factory): a hundred writer threads contending for the
-    interpreter cost the reactor more CPU than their syncs save; a few still overlap the disk's
-    waits (each sync waits for the disk, not for the interpreter). Their reports wake the reactor
-    once for whatever they reported meanwhile (``CoalescedCalls``), not once per pass."""
-
-    def __init__(self, reactor: Any) -> None:
-        self.reactor = reactor
-        self.report = CoalescedCalls(reactor.callFromThread)
-        self.workers = [
-            LogSyncWorker(self.report, name=f"canasta-log-writer-{n}")
-            for n in range(LOG_WRITER_THREADS)
-        ]
-        self._made = itertools.count()
-
-    def next_worker(self) -> LogSyncWorker:
-        return self.workers[next(self._made) % len(self.workers)]
-
-
-_log_writers: dict[int, LogWriters] = {}
-
-
-def log_writers(reactor: Any) -> LogWriters:
-    """The reactor's one set of log writer threads."""
-    key = id(reactor)
-    if key not in _log_writers or _log_writers[key].reactor is not reactor:
-        _log_writers[key] = LogWriters(reactor)
-    return _log_writers[key]
-
-
 def threaded_durability(
     reactor: Any, *, fsync: bool = True, timing: Timing = NO_TIMING
 ) -> DurabilityFactory:
-    """Writer threads (``LOG_WRITER_THREADS``, shared by every table's log on ``reactor``:
-    ``log_writers``) syncing each log in groups and reporting through ``reactor``.
+    """Writer threads (``LOG_WRITER_THREADS``, shared by the tables' logs) syncing each log in
+    groups and reporting through ``reactor``.
 
     Each writer thread takes the GIL a few times per sync; while the reactor is busy it waits up
     to the interpreter's switch interval each time (5 ms by default), which would add to every
@@ -181,16 +148,24 @@ def threaded_durability(
     97-135 ms to 82-84 ms)."""
     if sys.getswitchinterval() > GIL_SWITCH_SECONDS:
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
-    pool = log_writers(reactor)
+    # a few threads for every table's log, not one each: a hundred writer threads contending for
+    # the interpreter cost the reactor more CPU than their syncs save; a few still overlap the
+    # disk's waits (each sync waits for the disk, not for the interpreter)
+    # one wake-up of the reactor for whatever the threads report meanwhile, not one per pass
+    report = CoalescedCalls(reactor.callFromThread)
+    workers = [
+        LogSyncWorker(report, name=f"canasta-log-writer-{n}") for n in range(LOG_WRITER_THREADS)
+    ]
+    made = itertools.count()
 
     def make(file: BinaryIO, position: int) -> ThreadedDurability:
         return ThreadedDurability(
             file,
-            pool.report,
+            report,
             fsync=fsync,
             position=position,
             timing=timing,
-            worker=pool.next_worker(),
+            worker=workers[next(made) % len(workers)],
         )
 
     return make
