@@ -21,7 +21,7 @@ from twisted.internet.task import Clock
 
 from canasta_net.log import LogWriter, LogWriterError, verify_log
 from canasta_net.log.durable import CoalescedCalls, LogSyncWorker, ThreadedDurability
-from canasta_net.net.host import HostFactory, TableService
+from canasta_net.net.host import HostFactory, TableService, reactor_reports, threaded_durability
 
 Call = tuple[Callable[..., object], tuple[Any, ...]]
 
@@ -358,3 +358,11 @@ def test_coalesced_calls_wake_the_owner_once_for_what_arrived_meanwhile() -> Non
     assert sorted(ran[:3]) == [0, 1, 2] and ran[3] == 3
     calls(ran.append, 4)  # after a run: the next call wakes the owner again
     assert reactor.run_calls() == 1 and ran[-1] == 4
+
+
+def test_the_writers_of_every_table_on_a_reactor_wake_it_through_one_coalescing_caller() -> None:
+    reactor = Clock()  # any object a reactor's ``callFromThread`` can be looked up on
+    reactor.callFromThread = Reactor().call_from_thread  # type: ignore[attr-defined]
+    tables = [threaded_durability(reactor) for _ in range(3)]  # one factory per table
+    reports = {id(make(io.BytesIO(), 0)._worker._call_from_thread) for make in tables}
+    assert reports == {id(reactor_reports(reactor))}
