@@ -159,6 +159,15 @@ class DrainingClock(Clock):
         super().__init__()
         self.reactor = Reactor()
         self.threads: list[ThreadedDurability] = []
+        self.triggers: dict[int, Callable[[], object]] = {}  # "before shutdown"
+
+    def addSystemEventTrigger(self, phase: str, event: str, f: Callable[[], object]) -> int:
+        assert (phase, event) == ("before", "shutdown")
+        self.triggers[id(f)] = f
+        return id(f)
+
+    def removeSystemEventTrigger(self, trigger: int) -> None:
+        del self.triggers[trigger]
 
     def callFromThread(self, function: Callable[..., object], *args: Any) -> None:  # Twisted's name
         self.reactor.call_from_thread(function, *args)
@@ -366,3 +375,15 @@ def test_the_writers_of_every_table_on_a_reactor_wake_it_through_one_coalescing_
     tables = [threaded_durability(reactor) for _ in range(3)]  # one factory per table
     reports = {id(make(io.BytesIO(), 0)._worker._call_from_thread) for make in tables}
     assert reports == {id(reactor_reports(reactor))}
+
+
+def test_a_finished_table_is_no_longer_kept_by_the_reactor_shutdown_trigger() -> None:
+    # Before: the trigger that drains the log at the reactor's shutdown stayed registered after
+    # the match ended, so the reactor kept every finished table (its service, table and
+    # history): a host's RSS grew by 22 MiB from one pass of 100 tables to the next.
+    harness, clock = threaded_harness(lambda file: None)
+    harness.remote("a")
+    harness.remote("b")
+    harness.run_to_end()
+    assert harness.service.finished and harness.service.table is not None
+    assert clock.triggers == {}
