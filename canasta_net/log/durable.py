@@ -29,6 +29,7 @@ from typing import BinaryIO, Protocol
 from canasta_net.timing import NO_TIMING, Timing
 
 __all__ = [
+    "CoalescedCalls",
     "Durability",
     "LogSyncWorker",
     "SyncDurability",
@@ -117,6 +118,31 @@ class SyncDurability:
 
     def close(self) -> None:
         return None
+
+
+class CoalescedCalls:
+    """A ``call_from_thread`` that wakes its owner's thread at most once for what any number of
+    threads hand it meanwhile: a host's writer threads each finish a pass every millisecond or
+    so, and each wake-up of the reactor (a write to its waker pipe, an epoll return, a pass of
+    its loop) costs it more than running the reports. Calls run in the order they were made."""
+
+    def __init__(self, call_from_thread: Callable[..., object]) -> None:
+        self._call_from_thread = call_from_thread
+        self._lock = threading.Lock()
+        self._calls: list[tuple[Callable[..., object], tuple[object, ...]]] = []  # under _lock
+
+    def __call__(self, function: Callable[..., object], *args: object) -> None:
+        with self._lock:
+            self._calls.append((function, args))
+            wake = len(self._calls) == 1  # the first since the owner last ran them
+        if wake:
+            self._call_from_thread(self._run)
+
+    def _run(self) -> None:
+        with self._lock:
+            calls, self._calls = self._calls, []
+        for function, args in calls:
+            function(*args)
 
 
 class LogSyncWorker:

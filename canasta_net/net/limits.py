@@ -9,7 +9,7 @@ documents the numbers and the codes a peer receives.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar
 
@@ -38,6 +38,10 @@ class HostLimits:
     max_unauthenticated_bytes: int = 256 << 10  # partial frames held across all of them
     # watchers (``hello`` with ``watch``): connections that follow the table and play no seat
     max_watchers: int = 16  # at most ``wire.MAX_WATCHERS``: every one is named in ``seats``
+    # TLS handshakes started (the reactor's costliest work for a stranger): a burst, then a rate;
+    # a connection beyond them is not read (its ClientHello waits in the kernel) until its turn
+    handshake_burst: int = 16
+    handshakes_per_second: float = 20.0
     # seated (and watching) connections that speak version 2: heartbeats
     ping_interval: float = 5.0
     silence_limit: float = 10.0  # a ping unanswered this long drops the seat
@@ -199,3 +203,40 @@ class UnauthenticatedBudget(Generic[C]):
 
     def __len__(self) -> int:
         return len(self.connections)
+
+
+class HandshakeGate(Generic[C]):
+    """New connections' TLS handshakes, at most ``handshake_burst`` at once and then
+    ``handshakes_per_second``: each handshake costs the reactor, which serves the seated players,
+    a few milliseconds, and a password guesser pays one per guess. A connection beyond the rate
+    waits its turn unread, in the order they came, so nobody is turned away here: a seated
+    player's reconnect (known only after its handshake) waits at most its queue's length over the
+    rate. The queue is bounded by :class:`UnauthenticatedBudget` (each waiting connection is one
+    of its connections and is dropped from here when evicted or closed)."""
+
+    def __init__(self, limits: HostLimits, now: float) -> None:
+        self.bucket = TokenBucket(limits.handshake_burst, limits.handshakes_per_second, now)
+        self.waiting: deque[C] = deque()
+
+    def arrive(self, conn: C, now: float) -> bool:
+        """Whether ``conn`` may start its handshake now; if not, it waits for ``due``."""
+        if not self.waiting and self.bucket.take(now):
+            return True
+        self.waiting.append(conn)
+        return False
+
+    def due(self, now: float) -> list[C]:
+        """The waiting connections whose turn has come (in the order they came)."""
+        turn: list[C] = []
+        while self.waiting and self.bucket.take(now):
+            turn.append(self.waiting.popleft())
+        return turn
+
+    def wait(self) -> float | None:
+        """Seconds until the next waiting connection's turn; None if none waits."""
+        return self.bucket.wait() if self.waiting else None
+
+    def discard(self, conn: C) -> None:
+        """``conn`` closed (or was evicted) while it waited."""
+        if conn in self.waiting:
+            self.waiting.remove(conn)
