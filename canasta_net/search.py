@@ -111,21 +111,40 @@ class SearchBot:
         return self.fallback.choose(legal, hand, rules)
 
     def choose_in(self, state: Any) -> Any:
-        legal = state.legal_actions()
-        if not legal:
-            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
-        ranked = self.game.ranked(state, legal)
-        tried = ranked[: self.candidates]
+        tried = self.candidates_in(state)
         if len(tried) == 1:
             self.deals_tried, self.last = 0, [(tried[0], 0.0)]
             return tried[0]
-        seat = state.to_move
+        return self.search(self.information_set(state), tried, self.rng.getrandbits(64))
+
+    def candidates_in(self, state: Any) -> list[Any]:
+        """The policy's best few legal actions, best first (one: nothing to search)."""
+        legal = state.legal_actions()
+        if not legal:
+            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
+        return self.game.ranked(state, legal)[: self.candidates]
+
+    def information_set(self, state: Any) -> dict[str, Any]:
+        """The position as the seat to move may know it: the cards hidden from it are dealt in
+        sorted order into the places they fill (each keeps its count). The search samples from
+        the multiset of those cards, so it chooses the same from this as from ``state``; a worker
+        process is sent only this (``canasta_net.bot_pool``)."""
         position = self.game.to_dict(state)
+        seat = state.to_move
+        canonical = dict(position)
+        canonical["hands"] = [list(h) for h in position["hands"]]
+        self._deal_into(canonical, seat, self._unseen(position, seat))
+        return canonical
+
+    def search(self, position: dict[str, Any], tried: Sequence[Any], seed: int) -> Any:
+        """The best of ``tried`` (the policy's candidates in ``position``, the seat to move's
+        information set) over deals sampled from ``seed``."""
+        state = self.game.from_dict(position)
+        seat = state.to_move
         unseen = self._unseen(position, seat)
         totals = [0.0] * len(tried)
         started = time.perf_counter()
         deals = 0
-        seed = self.rng.getrandbits(64)
         while True:
             deal_rng = random.Random(seed + deals)
             sampled = self._sample(position, seat, unseen, deal_rng)
@@ -161,14 +180,19 @@ class SearchBot:
         rng.shuffle(cards)
         sampled = dict(position)
         sampled["hands"] = [list(h) for h in position["hands"]]
+        self._deal_into(sampled, seat, cards)
+        return self.game.from_dict(sampled)
+
+    def _deal_into(self, position: dict[str, Any], seat: int, cards: list[str]) -> None:
+        """Deal ``cards`` in order into the places hidden from ``seat`` (``position['hands']``
+        is a fresh list of lists), each place keeping its count."""
         for key, index in self.game.hidden_keys(position, seat):
             size = len(position[key] if index is None else position[key][index])
             part, cards = cards[:size], cards[size:]
             if index is None:
-                sampled[key] = part
+                position[key] = part
             else:
-                sampled[key][index] = part
-        return self.game.from_dict(sampled)
+                position[key][index] = part
 
     # ------------------------------------------------------------------ rollouts
     def _rollout(self, state: Any, action: Any, seat: int, seed: int) -> float:
