@@ -41,6 +41,7 @@ def position_to_dict(state: HandState) -> dict[str, Any]:
         "hands": [_texts(state, h) for h in state.hands],
         "stock": _texts(state, state.stock),
         "pile": _texts(state, state.pile),
+        **({"pile_frozen": True} if state.pile_frozen_below else {}),
         "melds": [
             [
                 {"cards": _texts(state, m.cards), "turn": m.laid_turn, "seat": m.laid_by}
@@ -129,6 +130,15 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         state.hands = [alloc.take(h, f"hands[{i}]") for i, h in enumerate(_per(data, "hands", n))]
         state.stock = alloc.take(data.get("stock", []), "stock")
         state.pile = alloc.take(data.get("pile", []), "pile")
+        frozen = data.get("pile_frozen")
+        if frozen is not None:
+            if not isinstance(frozen, bool):
+                raise PositionError("'pile_frozen' must be true or false")
+            if frozen and not state.pile:
+                raise PositionError("'pile_frozen' is true, but there is no pile")
+            if not frozen and state.pile_frozen:
+                raise PositionError("'pile_frozen' is false, but a card in the pile freezes it")
+            state.pile_frozen_below = frozen and not state.pile_frozen
         team_map = data.get("team_map", state.team_map)
         if (
             not isinstance(team_map, list)

@@ -258,6 +258,9 @@ class HandState:
         self.opened = [False] * rules.teams
         self.has_melded = [False] * n
         self.pile: list[int] = []
+        # a position may say the pile is frozen by a card below the cards it lists (a puzzle, a
+        # seat's view: only the top is known); it thaws when the pile is taken
+        self.pile_frozen_below = False
         self.stock: list[int] = []
         self.turn_no = 0
         self.turn = (self.dealer + 1) % n
@@ -399,7 +402,7 @@ class HandState:
     @property
     def pile_frozen(self) -> bool:
         """Frozen by a wild card or red three in it (or a black three, with that knob)."""
-        return self._pile_counts()[0] > 0
+        return self.pile_frozen_below or self._pile_counts()[0] > 0
 
     def _pile_counts(self) -> tuple[int, int]:
         """(freezing cards, red threes) in the pile, kept up to date as the pile grows.
@@ -992,6 +995,7 @@ class HandState:
         self._lay(seat, team, cards, existing, shape)
         self.t.pending_pile = self.pile
         self.pile = []
+        self.pile_frozen_below = False
         self.t.drew = "pile"
         self.phase = PILE_PENDING_PHASE
         self._after_lay(seat, team)
@@ -1818,6 +1822,7 @@ class HandState:
         other.red_threes = [list(r) for r in self.red_threes]
         other.opened, other.has_melded = list(self.opened), list(self.has_melded)
         other.pile, other.stock = list(self.pile), list(self.stock)
+        other.pile_frozen_below = self.pile_frozen_below
         other.turn_no, other.turn, other.phase = self.turn_no, self.turn, self.phase
         t = self.t
         other.t = TurnState(
