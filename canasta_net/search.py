@@ -74,6 +74,16 @@ class SearchGame:
         )
 
 
+def _known(position: dict[str, Any], key: str, index: int | None) -> list[str]:
+    """The cards of a hidden place every seat knows are there (``shown``: a hand's cards taken
+    with the pile that it still holds)."""
+    shown = position.get("shown")
+    if key != "hands" or index is None or not shown:
+        return []
+    known: list[str] = shown[index]
+    return known
+
+
 class SearchBot:
     """Determinized Monte Carlo with the heuristic as rollout policy (see the module docstring)."""
 
@@ -167,10 +177,17 @@ class SearchBot:
 
     # ------------------------------------------------------------------ sampling
     def _unseen(self, position: dict[str, Any], seat: int) -> list[str]:
-        """The hidden cards as a multiset, sorted: the same for every arrangement of them."""
+        """The hidden cards as a multiset, sorted: the same for every arrangement of them. Cards
+        a hand is known to hold (``shown``: taken with the pile) are not hidden."""
         cards: list[str] = []
         for key, index in self.game.hidden_keys(position, seat):
-            cards += position[key] if index is None else position[key][index]
+            place = position[key] if index is None else position[key][index]
+            known = _known(position, key, index)
+            if known:
+                place = list(place)
+                for card in known:
+                    place.remove(card)
+            cards += place
         return sorted(cards)
 
     def _sample(
@@ -187,12 +204,13 @@ class SearchBot:
         """Deal ``cards`` in order into the places hidden from ``seat`` (``position['hands']``
         is a fresh list of lists), each place keeping its count."""
         for key, index in self.game.hidden_keys(position, seat):
-            size = len(position[key] if index is None else position[key][index])
+            known = _known(position, key, index)
+            size = len(position[key] if index is None else position[key][index]) - len(known)
             part, cards = cards[:size], cards[size:]
             if index is None:
                 position[key] = part
             else:
-                position[key][index] = part
+                position[key][index] = known + part  # a hand keeps what it is known to hold
 
     # ------------------------------------------------------------------ rollouts
     def _rollout(self, state: Any, action: Any, seat: int, seed: int) -> float:

@@ -9,6 +9,7 @@ next seat's hand) shows that the shuffle does change what a cheat would see.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,6 +20,7 @@ from canasta_net.canasta import bots as canasta_bots
 from canasta_net.canasta.position import position_from_dict, position_to_dict
 from canasta_net.canasta.rules import preset
 from canasta_net.canasta.state import HandState
+from canasta_net.cards import face_text
 from canasta_net.search import SearchBot
 
 VARIANTS = ["classic", "classic-2p", "samba", "bolivia", "may-i"]
@@ -72,23 +74,31 @@ def _positions(variant: str, count: int) -> Iterator[dict[str, Any]]:
 
 
 def _shuffle_hidden(variant: str, position: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """The same position with every card hidden from the seat to move dealt anew."""
+    """The same position with every card hidden from the seat to move dealt anew (the cards a
+    hand is known to hold, ``shown``, stay in it: every seat saw them taken with the pile)."""
     seat = _engine(variant)[2](position).to_move
+    shown = position.get("shown") or [[] for _ in position["hands"]]
     places: list[tuple[str, int | None]] = [
         ("hands", s) for s in range(len(position["hands"])) if s != seat
     ]
     places.append(("stock", None))
-    cards = [c for key, i in places for c in (position[key] if i is None else position[key][i])]
-    rng.shuffle(cards)
     out = dict(position)
     out["hands"] = [list(h) for h in position["hands"]]
+    cards: list[str] = []
     for key, i in places:
-        size = len(position[key] if i is None else position[key][i])
+        place = list(out[key] if i is None else out[key][i])
+        for card in shown[i] if i is not None else []:
+            place.remove(card)
+        cards += place
+    rng.shuffle(cards)
+    for key, i in places:
+        known = list(shown[i]) if i is not None else []
+        size = len(position[key] if i is None else position[key][i]) - len(known)
         part, cards = cards[:size], cards[size:]
         if i is None:
             out[key] = part
         else:
-            out[key][i] = part
+            out[key][i] = known + part
     return out
 
 
@@ -129,3 +139,35 @@ def test_the_shuffle_catches_a_bot_that_peeks(variant: str) -> None:
         after = selfplay.choose_for(_Cheat(), from_dict(shuffled))
         changed += str(before) != str(after)
     assert changed
+
+
+def _pile_taken(seed: int) -> HandState:
+    """A classic hand played by greedy bots until a seat other than the one to move holds
+    cards it took with the pile."""
+    for attempt in range(seed, seed + 50):
+        state = _new_state("classic", attempt)
+        bots = [_make("classic", "greedy", attempt) for _ in range(state.players)]
+        while not state.is_over:
+            state.apply(selfplay.choose_for(bots[state.to_move], state))
+            others = [s for s in range(state.players) if s != state.to_move]
+            if state.phase.value == "draw" and any(len(state.shown[s]) >= 3 for s in others):
+                return state
+    raise AssertionError("no pile taken")
+
+
+def test_cards_taken_with_the_pile_stay_in_that_hand_in_every_sampled_deal() -> None:
+    state = _pile_taken(0)
+    seat = state.to_move
+    taker = next(s for s in range(state.players) if s != seat and len(state.shown[s]) >= 3)
+    shown = [face_text(f) for f in state.shown[taker]]
+    position = position_to_dict(state)
+    assert position["shown"][taker] == shown  # a position keeps them, and reads them back
+    assert position_to_dict(position_from_dict(position)) == position
+    bot = canasta_bots.search_bot(random.Random(1), simulations=1)
+    canonical = bot.information_set(state)
+    unseen = bot._unseen(canonical, seat)
+    for deal in range(20):
+        sampled = bot._sample(canonical, seat, unseen, random.Random(deal))
+        held = Counter(face_text(f) for f in sampled.hand_faces(taker))
+        assert not Counter(shown) - held, (shown, held)
+        assert sampled.shown == state.shown

@@ -23,7 +23,7 @@ from canasta_net.canasta.position import position_from_dict, position_to_dict
 from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.canasta.scoring import TeamScore, score_hand
 from canasta_net.canasta.state import EndReason, HandState, Phase
-from canasta_net.cards import Deck, is_red_three, parse_face
+from canasta_net.cards import Deck, face_text, is_red_three, parse_face
 from canasta_net.errors import PositionError
 
 CLASSIC = preset("classic")
@@ -1554,3 +1554,20 @@ def test_a_position_may_say_the_pile_is_frozen_without_listing_a_wild_card() -> 
         pos(hands={0: hand}, pile=["7S", "2H"], pile_frozen=False)
     with pytest.raises(PositionError, match="pile_frozen"):
         pos(hands={0: hand}, pile_frozen=True)
+
+
+def test_the_cards_taken_with_the_pile_are_known_until_played() -> None:
+    """``shown``: the faces a seat took into its hand with the pile, public; a face it plays
+    is no longer sure to be held (its copy may be the one played)."""
+    hand = ["9C", "9D", "5C", "6D", "7S"]
+    state = pos(phase="draw", hands={0: hand}, melds={0: [k_canasta()]}, pile=["5C", "8S", "9H"])
+    act(state, "take-pile 9C 9D")
+    assert [face_text(f) for f in state.shown[0]] == ["5C", "8S"]
+    act(state, "discard 5C")  # it held a 5C before too: nobody can tell which one this is
+    assert [face_text(f) for f in state.shown[0]] == ["8S"]
+    assert position_to_dict(state)["shown"] == [["8S"], [], [], []]
+    copy = state.copy()
+    copy.shown[0].clear()
+    assert state.shown[0] and position_from_dict(position_to_dict(state)).shown == state.shown
+    with pytest.raises(PositionError, match="shown"):
+        pos(hands={0: hand}, shown=[["KH"], [], [], []])

@@ -11,6 +11,7 @@ every other hand and the stock hold.  It never contains another seat's hidden ca
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,6 +51,7 @@ def position_to_dict(state: HandState) -> dict[str, Any]:
             for team in state.melds
         ],
         "red_threes": [_texts(state, r) for r in state.red_threes],
+        **({"shown": [[face_text(f) for f in s] for s in state.shown]} if any(state.shown) else {}),
         "opened": list(state.opened),
         "has_melded": list(state.has_melded),
         "canasta_bonus_given": state.canasta_bonus_given,
@@ -112,6 +114,29 @@ def _per(data: Mapping[str, Any], key: str, count: int) -> list[Any]:
 def _first_seat(team_map: Sequence[int], team: int) -> int:
     """The seat a meld is laid by when a position does not say: the team's first seat."""
     return next((seat for seat, t in enumerate(team_map) if t == team), team)
+
+
+def _shown(value: Any, state: HandState) -> list[list[int]]:
+    """Each seat's faces taken with the pile and still held: a part of its hand."""
+    n = state.players
+    if value is None:
+        return [[] for _ in range(n)]
+    if not isinstance(value, list) or len(value) != n:
+        raise PositionError(f"'shown' must be a list of {n} lists of cards")
+    shown: list[list[int]] = []
+    for seat, texts in enumerate(value):
+        if not isinstance(texts, list):
+            raise PositionError(f"shown[{seat}]: expected a list of cards")
+        try:
+            faces = [parse_face(t) for t in texts]
+        except (CardParseError, TypeError, AttributeError) as e:
+            raise PositionError(f"shown[{seat}]: {e}") from None
+        held = Counter(state.hand_faces(seat))
+        held.subtract(Counter(faces))
+        if any(count < 0 for count in held.values()):
+            raise PositionError(f"shown[{seat}]: cards that hand does not hold")
+        shown.append(faces)
+    return shown
 
 
 def position_from_dict(data: Mapping[str, Any]) -> HandState:
@@ -177,6 +202,7 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         state.red_threes = [alloc.take(r, f"red_threes[{i}]") for i, r in enumerate(reds)]
         if len(state.red_threes) != n:
             raise PositionError(f"'red_threes' must be a list of {n} entries")
+        state.shown = _shown(data.get("shown"), state)
         state.opened = [bool(x) for x in data.get("opened", [bool(m) for m in state.melds])]
         turn_no = int(data.get("turn_no", 0))
         # unless told, a seat has melded if it laid a meld in an earlier turn: the same `seat`

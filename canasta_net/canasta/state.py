@@ -255,6 +255,9 @@ class HandState:
         self.team_map = [rules.team_of(s) for s in range(n)]
         self.lone: int | None = None
         self.red_threes: list[list[int]] = [[] for _ in range(n)]
+        # faces every seat saw go into a hand with the pile, while that hand may still hold them
+        # (one fewer each time the seat plays such a face): public, like the pile was
+        self.shown: list[list[int]] = [[] for _ in range(n)]
         self.opened = [False] * rules.teams
         self.has_melded = [False] * n
         self.pile: list[int] = []
@@ -991,6 +994,7 @@ class HandState:
         top_card = self.pile.pop()
         for c in used:
             self.hands[seat].remove(c)
+        self._unshow(seat, used)
         cards = [top_card, *used]
         self._lay(seat, team, cards, existing, shape)
         self.t.pending_pile = self.pile
@@ -1000,6 +1004,16 @@ class HandState:
         self.phase = PILE_PENDING_PHASE
         self._after_lay(seat, team)
 
+    def _unshow(self, seat: int, cards: Iterable[int]) -> None:
+        """``seat`` played ``cards`` from its hand: each face played is no longer sure to be
+        among the shown ones still held (the card may be the shown one)."""
+        shown = self.shown[seat]
+        if shown:
+            face = self.deck.face
+            for c in cards:
+                if face[c] in shown:
+                    shown.remove(face[c])
+
     def _pick_up_pile(self, seat: int) -> None:
         face = self.deck.face
         for c in self.t.pending_pile:
@@ -1007,6 +1021,7 @@ class HandState:
                 self.red_threes[seat].append(c)
             else:
                 self.hands[seat].append(c)
+                self.shown[seat].append(face[c])
         self.t.pending_pile = []
         self.phase = PLAY_PHASE
 
@@ -1199,6 +1214,7 @@ class HandState:
         seat, team = self.turn, self.team_of(self.turn)
         for c in used:
             self.hands[seat].remove(c)
+        self._unshow(seat, used)
         self._lay(seat, team, used, None, shape)
         if shape.kind is BLACK_THREES_KIND and self.rules.black_threes_only_going_out:
             self.t.black_threes = True
@@ -1319,6 +1335,7 @@ class HandState:
         seat, team = self.turn, self.team_of(self.turn)
         for c in used:
             self.hands[seat].remove(c)
+        self._unshow(seat, used)
         self._lay(seat, team, used, action.meld, None)
         self._after_lay(seat, team)
 
@@ -1361,6 +1378,7 @@ class HandState:
         card = self._check_discard(action)
         seat = self.turn
         self.hands[seat].remove(card)
+        self._unshow(seat, (card,))
         self.pile.append(card)
         if not self.hands[seat]:
             self._go_out(seat)
@@ -1820,6 +1838,7 @@ class HandState:
         other.hands = [list(h) for h in self.hands]
         other.melds = [[m.clone() for m in team] for team in self.melds]
         other.red_threes = [list(r) for r in self.red_threes]
+        other.shown = [list(f) for f in self.shown]
         other.opened, other.has_melded = list(self.opened), list(self.has_melded)
         other.pile, other.stock = list(self.pile), list(self.stock)
         other.pile_frozen_below = self.pile_frozen_below
