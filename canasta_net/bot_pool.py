@@ -55,7 +55,7 @@ from .search import SearchBot, SearchGame
 log = Logger()
 
 GRACE = 5.0  # seconds a search may take beyond its budget and its wait in the queue
-WORKER_NICENESS = 10  # workers yield the CPU to the reactor's process
+WORKER_NICENESS = 5  # workers yield the CPU to the reactor's process (not starved by it)
 
 
 def cpu_count() -> int:
