@@ -17,7 +17,12 @@ import pytest
 
 from canasta_net import mayi, selfplay
 from canasta_net.canasta import bots as canasta_bots
-from canasta_net.canasta.position import position_from_dict, position_to_dict
+from canasta_net.canasta.position import (
+    position_from_dict,
+    position_from_view,
+    position_to_dict,
+    seat_view,
+)
 from canasta_net.canasta.rules import preset
 from canasta_net.canasta.state import HandState
 from canasta_net.cards import face_text
@@ -171,3 +176,24 @@ def test_cards_taken_with_the_pile_stay_in_that_hand_in_every_sampled_deal() -> 
         held = Counter(face_text(f) for f in sampled.hand_faces(taker))
         assert not Counter(shown) - held, (shown, held)
         assert sampled.shown == state.shown
+
+
+def test_a_position_from_a_seats_view_knows_only_the_view() -> None:
+    """``position_from_view``: what a remote searching seat searches from. Positions whose
+    hidden cards differ give the same one; its legal actions are the real position's."""
+    rules = preset("classic")
+    rng = random.Random(5)
+    checked = 0
+    for position in _positions("classic", POSITIONS):
+        state = position_from_dict(position)
+        shuffled = position_from_dict(_shuffle_hidden("classic", position, rng))
+        seat = state.to_move
+        built = position_from_view(seat_view(state, seat), rules, random.Random(1))
+        again = position_from_view(seat_view(shuffled, seat), rules, random.Random(1))
+        assert built == again
+        rebuilt = position_from_dict(built)
+        assert rebuilt.to_move == seat
+        assert sorted(rebuilt.hand_faces(seat)) == sorted(state.hand_faces(seat))
+        assert sorted(map(str, rebuilt.legal_actions())) == sorted(map(str, state.legal_actions()))
+        checked += 1
+    assert checked == POSITIONS

@@ -12,14 +12,18 @@ from typing import Any
 import pytest
 import pytest_twisted
 from twisted.internet import reactor
+from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 
+from canasta_net import bot_pool as bot_pool_module
 from canasta_net import mayi, selfplay
 from canasta_net.bot_pool import BotPool
 from canasta_net.canasta import bots as canasta_bots
 from canasta_net.canasta.rules import preset
 from canasta_net.canasta.state import HandState
+from canasta_net.games import game_for
 from canasta_net.search import SearchBot
+from canasta_net.ui.players import BotPlayer
 
 
 def _position(variant: str, seed: int, moves: int) -> Any:
@@ -138,3 +142,22 @@ async def test_suggest_later_gives_the_hint_without_blocking(pool: BotPool) -> N
     state = _position("classic-2p", 2, 14)
     hint = await pool.suggest_later(state, simulations=2, rng=random.Random(3))
     assert hint.action in state.legal_actions() and hint.reason
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_remote_seat_searches_from_its_view_in_the_pool(
+    pool: BotPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(bot_pool_module._pools, id(reactor), pool)
+    game = game_for("classic")
+    state = _position("classic", 2, 12)
+    seat = state.to_move
+    legal = [str(a) for a in state.legal_actions()]
+    player = BotPlayer("search:0.05", random.Random(1), lambda: game)
+    view = {"state": game.seat_view(state, seat)}
+    before = pool.counts["searched"]
+    chosen = player.choose(legal, view)
+    assert isinstance(chosen, Deferred)
+    assert await chosen in legal and pool.counts["searched"] == before + 1
+    # not its turn in the view (or no view): the policy, from the legal list, at once
+    assert player.choose(legal, {}) in legal

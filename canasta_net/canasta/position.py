@@ -15,7 +15,16 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import CardParseError, Deck, face_text, parse_face, sorted_faces
+from ..cards import (
+    CardParseError,
+    Deck,
+    face_text,
+    is_black_three,
+    is_red_three,
+    is_wild,
+    parse_face,
+    sorted_faces,
+)
 from ..errors import IllegalAction, PositionError
 from .melds import TableMeld, group_shape
 from .rules import RuleSet, RuleSetError, preset
@@ -292,3 +301,70 @@ def seat_view(state: HandState, seat: int) -> dict[str, Any]:
         if state.end is None
         else {"reason": state.end.reason.value, "went_out": state.end.went_out},
     }
+
+
+def position_from_view(view: Mapping[str, Any], rules: RuleSet, rng: Any) -> dict[str, Any]:
+    """A position a seat may build from its own view (``seat_view``): its information set, with
+    the cards it cannot see dealt from those it has not seen. The other hands and the stock hold
+    such cards (a searching bot deals them anew anyway); so does the pile below its top, which a
+    view does not list: cards that do not freeze it, drawn with ``rng`` (a ``random.Random``),
+    and ``pile_frozen`` says what the view says. What a view does not tell is left at the
+    positions' defaults (melds laid in earlier turns by each team's first seat, turn 0)."""
+    deck = Deck(rules.decks, rules.jokers_per_deck)
+    unseen = Counter(deck.face)
+    seen = [parse_face(c) for c in view["hand"]]
+    seen += [parse_face(c) for team in view["melds"] for m in team for c in m["cards"]]
+    seen += [parse_face(c) for reds in view["red_threes"] for c in reds]
+    top = view.get("pile_top")
+    if top is not None:
+        seen.append(parse_face(top))
+    unseen.subtract(seen)
+    if any(count < 0 for count in unseen.values()):
+        raise PositionError("the view shows more cards of a face than the deck holds")
+    cards = sorted(unseen.elements())
+    rng.shuffle(cards)
+
+    def freezes(f: int) -> bool:
+        return (
+            is_wild(f) or is_red_three(f) or (rules.black_three_freezes_pile and is_black_three(f))
+        )
+
+    calm = [f for f in cards if not freezes(f)]
+    below = calm[: max(0, view["pile_size"] - 1)]
+    for f in below:
+        cards.remove(f)
+
+    def take(count: int) -> list[str]:
+        nonlocal cards
+        part, cards = cards[:count], cards[count:]
+        return [face_text(f) for f in part]
+
+    seat = view["seat"]
+    ts = view.get("turn_state") or {}
+    pending = take(ts.get("pending_pile_size", 0))
+    hands = [list(view["hand"]) if s == seat else take(n) for s, n in enumerate(view["hand_sizes"])]
+    position: dict[str, Any] = {
+        "rules": rules.to_dict(),
+        "dealer": view["dealer"],
+        "turn": view["turn"],
+        "phase": view["phase"],
+        "minimums": list(view["minimums"]),
+        "hands": hands,
+        "stock": take(view["stock_size"]),
+        "pile": [face_text(f) for f in below] + ([] if top is None else [top]),
+        "melds": [[{"cards": list(m["cards"])} for m in team] for team in view["melds"]],
+        "red_threes": [list(r) for r in view["red_threes"]],
+        "opened": list(view["opened"]),
+        "team_map": list(view["teams"]),
+        "turn_state": {
+            "drew": ts.get("drew", ""),
+            "initial_points": ts.get("initial_points", 0),
+            "laid": bool(ts.get("initial_points", 0)),
+            "permission": ts.get("permission"),
+            "black_threes": bool(ts.get("black_threes", False)),
+            "pending_pile": pending,
+        },
+    }
+    if view.get("pile_frozen") and top is not None:
+        position["pile_frozen"] = True
+    return position
