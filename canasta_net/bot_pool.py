@@ -25,9 +25,9 @@ Limits, so that a table never hangs:
 - at most ``workers * queue_per_worker`` searches in flight; a search asked beyond that is not
   queued: the bot plays the heuristic's choice (its policy's first candidate) at once;
 - a deadline per search (the budget times the queue's depth, plus ``GRACE`` seconds): past it the
-  bot plays the heuristic's choice; a worker still running a search past its deadline is stuck
-  or starved, and the pool is started afresh (its processes ended; the other searches in flight
-  fall back to the heuristic);
+  bot plays the heuristic's choice; when no search at all has come back for two deadlines, the
+  workers are stuck or dead, and the pool is started afresh (its processes ended; the other
+  searches in flight fall back to the heuristic);
 - a worker that dies does the same (``BrokenProcessPool``).
 
 ``bot_pool(reactor)`` gives the reactor's one pool; it shuts down (pending searches cancelled,
@@ -124,6 +124,7 @@ class BotPool:
         self.timeout = timeout  # seconds a search may take, queue included (None: by budget)
         self.executor: ProcessPoolExecutor | None = None
         self.in_flight = 0
+        self.progress = 0.0  # when a search last came back (or the workers were started)
         self.closed = False
         # what happened to the searches asked for (for the benchmark and the tests)
         self.counts = {"searched": 0, "overloaded": 0, "timed_out": 0, "failed": 0}
@@ -176,6 +177,7 @@ class BotPool:
     # ------------------------------------------------------------------ the workers
     def _executor(self) -> ProcessPoolExecutor:
         if self.executor is None:
+            self.progress = self.reactor.seconds()
             # spawned, not forked: the reactor's process has threads (log writers, DNS)
             self.executor = ProcessPoolExecutor(
                 self.workers,
@@ -204,13 +206,17 @@ class BotPool:
         def expired() -> None:
             self.counts["timed_out"] += 1
             d.callback(None)
-            if future.running():  # stuck or starved: end the workers, start afresh
+            # no search at all has come back for two deadlines (the workers' start included):
+            # they are stuck or dead; end them, start afresh. One slow search is not enough (a
+            # future counts as running as soon as it is handed to the workers' queue)
+            if self.reactor.seconds() - self.progress > 2 * deadline:
                 self._restart(executor)
 
         timer = self.reactor.callLater(deadline, expired)
 
         def arrived(done: Future[SearchResult]) -> None:
             self.in_flight -= 1
+            self.progress = self.reactor.seconds()
             if d.called:
                 return  # past its deadline: the heuristic played already
             timer.cancel()
