@@ -161,3 +161,20 @@ async def test_a_remote_seat_searches_from_its_view_in_the_pool(
     assert await chosen in legal and pool.counts["searched"] == before + 1
     # not its turn in the view (or no view): the policy, from the legal list, at once
     assert player.choose(legal, {}) in legal
+
+
+def test_the_reactors_pool_is_shut_down_before_the_reactor_stops() -> None:
+    class Reactor:
+        def __init__(self) -> None:
+            self.triggers: list[tuple[str, str, Any]] = []
+
+        def addSystemEventTrigger(self, phase: str, event: str, f: Any) -> None:
+            self.triggers.append((phase, event, f))
+
+    fake = Reactor()
+    pool = bot_pool_module.bot_pool(fake)
+    assert bot_pool_module.bot_pool(fake) is pool  # one per reactor
+    assert fake.triggers == [("before", "shutdown", pool.shutdown)]
+    assert pool.shutdown().called and pool.closed  # never started: nothing to wait for
+    assert bot_pool_module.bot_pool(fake) is not pool  # a closed pool is replaced
+    bot_pool_module._pools.pop(id(fake))
