@@ -2031,3 +2031,18 @@ def test_a_host_bot_that_searches_lets_the_table_serve_until_its_answer_comes(
         answered += 1
     assert h.table.phase is TablePhase.OVER and answered >= 5
     check_logs(h, alice, bob)
+
+
+def test_a_search_that_fails_is_played_by_the_heuristic(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken(_Pool):
+        def choose(self, bot: Any, state: Any) -> Deferred[Any]:
+            self.asked.append((bot, state, Deferred()))
+            raise RuntimeError("a bug in the search")
+
+    h = Harness(config(max_hands=1, bot_kind="search:0.05"))
+    pool = Broken(h.clock)
+    monkeypatch.setitem(bot_pool_module._pools, id(h.clock), pool)
+    alice, bob = h.remote("alice"), h.remote("bob")
+    h.run_to_end()
+    assert h.table.phase is TablePhase.OVER and len(pool.asked) >= 5
+    check_logs(h, alice, bob)

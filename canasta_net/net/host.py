@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives import serialization
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.interfaces import IDelayedCall, IHandshakeListener
 from twisted.internet.protocol import Factory
 from twisted.logger import Logger
@@ -43,6 +43,7 @@ from ..log import LogWriter, RecordInfo, redact_for_seat
 from ..log import records as R
 from ..log.durable import LogSyncWorker, ThreadedDurability
 from ..search import SearchBot
+from ..selfplay import choose_for
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
@@ -893,13 +894,16 @@ class TableService:
                 return
             self._publish(infos)
 
-        def failed(failure: Any) -> None:
-            slot.thinking = None
-            log.failure("a search failed", failure)
-
         bot = local.bot
         assert isinstance(bot, SearchBot)
-        bot_pool(self.reactor).choose(bot, decision.state).addCallback(chosen).addErrback(failed)
+
+        def failed(failure: Any) -> None:  # a bug: say so, and let the heuristic play
+            slot.thinking = None
+            log.failure("a search failed", failure)
+            chosen(choose_for(bot.fallback, decision.state))
+
+        d = maybeDeferred(bot_pool(self.reactor).choose, bot, decision.state)
+        d.addCallbacks(chosen, failed)
 
     def _finish(self) -> None:
         if self.finished:
