@@ -20,6 +20,11 @@ Where the remote seats run:
 - ``--seats-in-process``: on the host's reactor, in the host's process (the old behaviour): the
   seats' checking, replay and journaling take CPU and reactor time from the host.
 
+``--host-bot KIND`` gives the host's bots another kind than the remote seats' (``--bot``):
+``heuristic``, or ``search:SECONDS``, whose moves are searched in the host's worker processes
+(``canasta_net.bot_pool``; the JSON's ``search_pool`` counts the searches run, and those the
+heuristic played because the pool was full, late or failed).
+
 Each table stops after ``--hands`` hands (``TableConfig.max_hands``); the whole run is cut off
 after ``--seconds``. Everything talks to 127.0.0.1 only.
 
