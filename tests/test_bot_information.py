@@ -146,29 +146,34 @@ def test_the_shuffle_catches_a_bot_that_peeks(variant: str) -> None:
     assert changed
 
 
-def _pile_taken(seed: int) -> HandState:
-    """A classic hand played by greedy bots until a seat other than the one to move holds
-    cards it took with the pile."""
+def _pile_taken(variant: str, seed: int, least: int) -> Any:
+    """A hand played by greedy bots until a seat other than the one to move holds ``least``
+    cards it took with the pile (in May I?, discards it took or bought)."""
     for attempt in range(seed, seed + 50):
-        state = _new_state("classic", attempt)
-        bots = [_make("classic", "greedy", attempt) for _ in range(state.players)]
+        state = _new_state(variant, attempt)
+        bots = [_make(variant, "greedy", attempt) for _ in range(state.players)]
         while not state.is_over:
             state.apply(selfplay.choose_for(bots[state.to_move], state))
             others = [s for s in range(state.players) if s != state.to_move]
-            if state.phase.value == "draw" and any(len(state.shown[s]) >= 3 for s in others):
+            if state.phase.value == "draw" and any(len(state.shown[s]) >= least for s in others):
                 return state
     raise AssertionError("no pile taken")
 
 
-def test_cards_taken_with_the_pile_stay_in_that_hand_in_every_sampled_deal() -> None:
-    state = _pile_taken(0)
+@pytest.mark.parametrize(("variant", "least"), [("classic", 3), ("may-i", 2)])
+def test_cards_taken_with_the_pile_stay_in_that_hand_in_every_sampled_deal(
+    variant: str, least: int
+) -> None:
+    state = _pile_taken(variant, 0, least)
+    _, to_dict, from_dict = _engine(variant)
     seat = state.to_move
-    taker = next(s for s in range(state.players) if s != seat and len(state.shown[s]) >= 3)
+    taker = next(s for s in range(state.players) if s != seat and len(state.shown[s]) >= least)
     shown = [face_text(f) for f in state.shown[taker]]
-    position = position_to_dict(state)
+    position = to_dict(state)
     assert position["shown"][taker] == shown  # a position keeps them, and reads them back
-    assert position_to_dict(position_from_dict(position)) == position
-    bot = canasta_bots.search_bot(random.Random(1), simulations=1)
+    assert to_dict(from_dict(position)) == position
+    maker = mayi.bots.search_bot if variant in mayi.PRESETS else canasta_bots.search_bot
+    bot = maker(random.Random(1), simulations=1)
     canonical = bot.information_set(state)
     unseen = bot._unseen(canonical, seat)
     for deal in range(20):

@@ -125,8 +125,9 @@ def _first_seat(team_map: Sequence[int], team: int) -> int:
     return next((seat for seat, t in enumerate(team_map) if t == team), team)
 
 
-def _shown(value: Any, state: HandState) -> list[list[int]]:
-    """Each seat's faces taken with the pile and still held: a part of its hand."""
+def shown_from_dict(value: Any, state: Any) -> list[list[int]]:
+    """Each seat's faces taken with the pile (in May I?, the discards it took or bought) and
+    still held: a part of its hand (any game's state: ``players``, ``hand_faces``)."""
     n = state.players
     if value is None:
         return [[] for _ in range(n)]
@@ -211,7 +212,7 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         state.red_threes = [alloc.take(r, f"red_threes[{i}]") for i, r in enumerate(reds)]
         if len(state.red_threes) != n:
             raise PositionError(f"'red_threes' must be a list of {n} entries")
-        state.shown = _shown(data.get("shown"), state)
+        state.shown = shown_from_dict(data.get("shown"), state)
         state.opened = [bool(x) for x in data.get("opened", [bool(m) for m in state.melds])]
         turn_no = int(data.get("turn_no", 0))
         # unless told, a seat has melded if it laid a meld in an earlier turn: the same `seat`
