@@ -12,7 +12,9 @@ even with few deals.
 
 It decides only from what its seat may see: the sampled deal is built from the multiset of unseen
 cards, sorted before it is shuffled, so two positions that differ only in hidden cards give the
-same deals (``tests/test_bot_information.py``). A ``budget`` in seconds bounds the thinking per
+same deals (``tests/test_bot_information.py``). Cards a hand is known to hold (a position's
+``shown``: taken with the pile, or a May I? discard taken or bought) stay in that hand in every
+sampled deal. A ``budget`` in seconds bounds the thinking per
 move; ``simulations`` fixes the number of sampled deals instead (reproducible, for tests).
 
 The games plug in through :class:`SearchGame`: how to read a seat's hidden cards out of a
