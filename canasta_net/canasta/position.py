@@ -125,15 +125,15 @@ def _first_seat(team_map: Sequence[int], team: int) -> int:
     return next((seat for seat, t in enumerate(team_map) if t == team), team)
 
 
-def shown_from_dict(value: Any, state: Any) -> list[list[int]]:
+def shown_from_dict(value: Any, state: Any) -> tuple[tuple[int, ...], ...]:
     """Each seat's faces taken with the pile (in May I?, the discards it took or bought) and
     still held: a part of its hand (any game's state: ``players``, ``hand_faces``)."""
-    n = state.players
+    n: int = state.players
     if value is None:
-        return [[] for _ in range(n)]
+        return ((),) * n
     if not isinstance(value, list) or len(value) != n:
         raise PositionError(f"'shown' must be a list of {n} lists of cards")
-    shown: list[list[int]] = []
+    shown: list[tuple[int, ...]] = []
     for seat, texts in enumerate(value):
         if not isinstance(texts, list):
             raise PositionError(f"shown[{seat}]: expected a list of cards")
@@ -145,8 +145,8 @@ def shown_from_dict(value: Any, state: Any) -> list[list[int]]:
         held.subtract(Counter(faces))
         if any(count < 0 for count in held.values()):
             raise PositionError(f"shown[{seat}]: cards that hand does not hold")
-        shown.append(faces)
-    return shown
+        shown.append(tuple(faces))
+    return tuple(shown)
 
 
 def position_from_dict(data: Mapping[str, Any]) -> HandState:

@@ -257,7 +257,7 @@ class HandState:
         self.red_threes: list[list[int]] = [[] for _ in range(n)]
         # faces every seat saw go into a hand with the pile, while that hand may still hold them
         # (one fewer each time the seat plays such a face): public, like the pile was
-        self.shown: list[list[int]] = [[] for _ in range(n)]
+        self.shown: tuple[tuple[int, ...], ...] = ((),) * n
         self.opened = [False] * rules.teams
         self.has_melded = [False] * n
         self.pile: list[int] = []
@@ -1007,12 +1007,20 @@ class HandState:
     def _unshow(self, seat: int, cards: Iterable[int]) -> None:
         """``seat`` played ``cards`` from its hand: each face played is no longer sure to be
         among the shown ones still held (the card may be the shown one)."""
-        shown = self.shown[seat]
-        if shown:
-            face = self.deck.face
+        held = self.shown[seat]
+        if held:
+            face, left = self.deck.face, list(held)
             for c in cards:
-                if face[c] in shown:
-                    shown.remove(face[c])
+                if face[c] in left:
+                    left.remove(face[c])
+            if len(left) != len(held):
+                self._set_shown(seat, tuple(left))
+
+    def _set_shown(self, seat: int, faces: tuple[int, ...]) -> None:
+        # tuples, replaced on change, so that ``copy()`` shares them
+        shown = list(self.shown)
+        shown[seat] = faces
+        self.shown = tuple(shown)
 
     def _pick_up_pile(self, seat: int) -> None:
         face = self.deck.face
@@ -1021,7 +1029,8 @@ class HandState:
                 self.red_threes[seat].append(c)
             else:
                 self.hands[seat].append(c)
-                self.shown[seat].append(face[c])
+        taken = tuple(face[c] for c in self.t.pending_pile if not is_red_three(face[c]))
+        self._set_shown(seat, self.shown[seat] + taken)
         self.t.pending_pile = []
         self.phase = PLAY_PHASE
 
@@ -1838,7 +1847,7 @@ class HandState:
         other.hands = [list(h) for h in self.hands]
         other.melds = [[m.clone() for m in team] for team in self.melds]
         other.red_threes = [list(r) for r in self.red_threes]
-        other.shown = [list(f) for f in self.shown]
+        other.shown = self.shown  # immutable
         other.opened, other.has_melded = list(self.opened), list(self.has_melded)
         other.pile, other.stock = list(self.pile), list(self.stock)
         other.pile_frozen_below = self.pile_frozen_below

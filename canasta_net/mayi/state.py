@@ -94,7 +94,7 @@ class DealState:
         self.pile: list[int] = []
         # faces every seat saw go into a hand (a discard taken or bought) while that hand may
         # still hold them (one fewer each time the seat plays such a face): public
-        self.shown: list[list[int]] = [[] for _ in range(n)]
+        self.shown: tuple[tuple[int, ...], ...] = ((),) * n
         self.turnovers = 0  # times the pile has been turned over to make a new stock
         self.turn = (self.dealer + 1) % n
         self.turn_no = 0
@@ -299,7 +299,7 @@ class DealState:
         self._plan_take_discard(action)
         card = self.pile.pop()
         self.hands[self.turn].append(card)
-        self.shown[self.turn].append(self.deck.face[card])
+        self._set_shown(self.turn, (*self.shown[self.turn], self.deck.face[card]))
         self.phase = Phase.PLAY
 
     # ------------------------------------------------------------------ the buy window
@@ -360,7 +360,7 @@ class DealState:
             hand.append(self._draw_card())
         card = self.pile.pop()
         hand.append(card)
-        self.shown[buyer].append(self.deck.face[card])
+        self._set_shown(buyer, (*self.shown[buyer], self.deck.face[card]))
         self.buys[buyer] += 1
         self.discarder = None
         self._close_window()
@@ -455,12 +455,20 @@ class DealState:
     def _unshow(self, seat: int, cards: Iterable[int]) -> None:
         """``seat`` played ``cards``: each face played is no longer sure to be among the shown
         ones it holds (the card may be the shown one)."""
-        shown = self.shown[seat]
-        if shown:
-            face = self.deck.face
+        held = self.shown[seat]
+        if held:
+            face, left = self.deck.face, list(held)
             for c in cards:
-                if face[c] in shown:
-                    shown.remove(face[c])
+                if face[c] in left:
+                    left.remove(face[c])
+            if len(left) != len(held):
+                self._set_shown(seat, tuple(left))
+
+    def _set_shown(self, seat: int, faces: tuple[int, ...]) -> None:
+        # tuples, replaced on change, so that ``copy()`` shares them
+        shown = list(self.shown)
+        shown[seat] = faces
+        self.shown = tuple(shown)
 
     def _do_discard(self, action: Discard) -> None:
         card = self._plan_discard(action)
@@ -561,7 +569,7 @@ class DealState:
         other.melds = [list(m) for m in self.melds]
         other.down, other.buys = list(self.down), list(self.buys)
         other.stock, other.pile = list(self.stock), list(self.pile)
-        other.shown = [list(f) for f in self.shown]
+        other.shown = self.shown  # immutable
         other.turnovers = self.turnovers
         other.turn, other.turn_no, other.phase = self.turn, self.turn_no, self.phase
         other.discarder, other.asker = self.discarder, self.asker
