@@ -12,7 +12,9 @@ even with few deals.
 
 It decides only from what its seat may see: the sampled deal is built from the multiset of unseen
 cards, sorted before it is shuffled, so two positions that differ only in hidden cards give the
-same deals (``tests/test_bot_information.py``). A ``budget`` in seconds bounds the thinking per
+same deals (``tests/test_bot_information.py``). Cards a hand is known to hold (a position's
+``shown``: taken with the pile, or a May I? discard taken or bought) stay in that hand in every
+sampled deal. A ``budget`` in seconds bounds the thinking per
 move; ``simulations`` fixes the number of sampled deals instead (reproducible, for tests).
 
 The games plug in through :class:`SearchGame`: how to read a seat's hidden cards out of a
@@ -74,6 +76,16 @@ class SearchGame:
         )
 
 
+def _known(position: dict[str, Any], key: str, index: int | None) -> list[str]:
+    """The cards of a hidden place every seat knows are there (``shown``: a hand's cards taken
+    with the pile that it still holds)."""
+    shown = position.get("shown")
+    if key != "hands" or index is None or not shown:
+        return []
+    known: list[str] = shown[index]
+    return known
+
+
 class SearchBot:
     """Determinized Monte Carlo with the heuristic as rollout policy (see the module docstring)."""
 
@@ -111,15 +123,35 @@ class SearchBot:
         return self.fallback.choose(legal, hand, rules)
 
     def choose_in(self, state: Any) -> Any:
-        legal = state.legal_actions()
-        if not legal:
-            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
-        ranked = self.game.ranked(state, legal)
-        tried = ranked[: self.candidates]
+        tried = self.candidates_in(state)
         if len(tried) == 1:
             self.deals_tried, self.last = 0, [(tried[0], 0.0)]
             return tried[0]
-        totals = self._totals(state, tried)
+        return self.search(self.information_set(state), tried, self.rng.getrandbits(64))
+
+    def candidates_in(self, state: Any) -> list[Any]:
+        """The policy's best few legal actions, best first (one: nothing to search)."""
+        legal = state.legal_actions()
+        if not legal:
+            raise NoLegalAction(f"no legal action in phase {state.phase.value}")
+        return self.game.ranked(state, legal)[: self.candidates]
+
+    def information_set(self, state: Any) -> dict[str, Any]:
+        """The position as the seat to move may know it: the cards hidden from it are dealt in
+        sorted order into the places they fill (each keeps its count). The search samples from
+        the multiset of those cards, so it chooses the same from this as from ``state``; a worker
+        process is sent only this (``canasta_net.bot_pool``)."""
+        position = self.game.to_dict(state)
+        seat = state.to_move
+        canonical = dict(position)
+        canonical["hands"] = [list(h) for h in position["hands"]]
+        self._deal_into(canonical, seat, self._unseen(position, seat))
+        return canonical
+
+    def search(self, position: dict[str, Any], tried: Sequence[Any], seed: int) -> Any:
+        """The best of ``tried`` (the policy's candidates in ``position``, the seat to move's
+        information set) over deals sampled from ``seed``."""
+        totals = self._totals(position, tried, seed)
         deals = self.deals_tried
         # ties go to the policy's order: max keeps the first of equal totals
         best = max(range(len(tried)), key=lambda i: totals[i])
@@ -130,19 +162,19 @@ class SearchBot:
     def evaluate(self, state: Any, actions: Sequence[Any]) -> list[tuple[Any, float]]:
         """Each of ``actions`` (legal for the seat to move) with its mean value for that seat's
         side over the same sampled deals and rollout seeds; also kept in ``last``, and the
-        number of deals in ``deals_tried``. ``choose_in`` calls it with the policy's best few;
-        the game analysis (``replay/analysis.py``) with those and the move that was played."""
-        self._totals(state, actions)
+        number of deals in ``deals_tried``. ``choose_in`` searches the policy's best few the
+        same way; the game analysis (``replay/analysis.py``) evaluates those and the move that
+        was played."""
+        self._totals(self.game.to_dict(state), actions, self.rng.getrandbits(64))
         return self.last
 
-    def _totals(self, state: Any, actions: Sequence[Any]) -> list[float]:
-        seat = state.to_move
-        position = self.game.to_dict(state)
+    def _totals(self, position: dict[str, Any], actions: Sequence[Any], seed: int) -> list[float]:
+        """Each action's total value for the seat to move over deals sampled from ``seed``."""
+        seat = self.game.from_dict(position).to_move
         unseen = self._unseen(position, seat)
         totals = [0.0] * len(actions)
         started = time.perf_counter()
         deals = 0
-        seed = self.rng.getrandbits(64)
         while True:
             deal_rng = random.Random(seed + deals)
             sampled = self._sample(position, seat, unseen, deal_rng)
@@ -161,10 +193,17 @@ class SearchBot:
 
     # ------------------------------------------------------------------ sampling
     def _unseen(self, position: dict[str, Any], seat: int) -> list[str]:
-        """The hidden cards as a multiset, sorted: the same for every arrangement of them."""
+        """The hidden cards as a multiset, sorted: the same for every arrangement of them. Cards
+        a hand is known to hold (``shown``: taken with the pile) are not hidden."""
         cards: list[str] = []
         for key, index in self.game.hidden_keys(position, seat):
-            cards += position[key] if index is None else position[key][index]
+            place = position[key] if index is None else position[key][index]
+            known = _known(position, key, index)
+            if known:
+                place = list(place)
+                for card in known:
+                    place.remove(card)
+            cards += place
         return sorted(cards)
 
     def _sample(
@@ -174,14 +213,20 @@ class SearchBot:
         rng.shuffle(cards)
         sampled = dict(position)
         sampled["hands"] = [list(h) for h in position["hands"]]
+        self._deal_into(sampled, seat, cards)
+        return self.game.from_dict(sampled)
+
+    def _deal_into(self, position: dict[str, Any], seat: int, cards: list[str]) -> None:
+        """Deal ``cards`` in order into the places hidden from ``seat`` (``position['hands']``
+        is a fresh list of lists), each place keeping its count."""
         for key, index in self.game.hidden_keys(position, seat):
-            size = len(position[key] if index is None else position[key][index])
+            known = _known(position, key, index)
+            size = len(position[key] if index is None else position[key][index]) - len(known)
             part, cards = cards[:size], cards[size:]
             if index is None:
-                sampled[key] = part
+                position[key] = part
             else:
-                sampled[key][index] = part
-        return self.game.from_dict(sampled)
+                position[key][index] = known + part  # a hand keeps what it is known to hold
 
     # ------------------------------------------------------------------ rollouts
     def _rollout(self, state: Any, action: Any, seat: int, seed: int) -> float:

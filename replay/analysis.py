@@ -32,7 +32,7 @@ from canasta_net.canasta import bots as canasta_bots
 from canasta_net.canasta.actions import parse_action as parse_canasta_action
 from canasta_net.games import CANASTA, MAY_I
 from canasta_net.log import records as R
-from canasta_net.search import SearchGame
+from canasta_net.search import SearchBot, SearchGame
 
 from .timeline import Step, Timeline
 
@@ -71,26 +71,13 @@ def decision_seed(seed: int, record: int) -> int:
 
 
 def information_set(game: str, state: Any, seat: int) -> dict[str, Any]:
-    """The position as ``seat`` knows it: the game's position dictionary with the cards hidden
-    from the seat replaced by their sorted multiset, dealt to the same places in a fixed order
-    (each place keeps its size). Positions the seat cannot tell apart give equal dictionaries."""
-    search = SEARCH_GAMES[game]
-    position = search.to_dict(state)
-    places = search.hidden_keys(position, seat)
-    hidden: list[str] = []
-    for key, index in places:
-        hidden += position[key] if index is None else position[key][index]
-    hidden.sort()
-    known = dict(position)
-    known["hands"] = [list(hand) for hand in position["hands"]]
-    for key, index in places:
-        size = len(position[key] if index is None else position[key][index])
-        part, hidden = hidden[:size], hidden[size:]
-        if index is None:
-            known[key] = part
-        else:
-            known[key][index] = part
-    return known
+    """The position as ``seat`` (the seat to move) knows it: the searching bot's own information
+    set (``SearchBot.information_set``): the cards hidden from the seat replaced by their sorted
+    multiset, dealt to the same places in a fixed order, each place keeping its size and the
+    cards it is known to hold. Positions the seat cannot tell apart give equal dictionaries."""
+    if state.to_move != seat:
+        raise ValueError(f"seat {seat} is not the seat to move")
+    return SearchBot(SEARCH_GAMES[game], random.Random(0)).information_set(state)
 
 
 @dataclass(frozen=True)

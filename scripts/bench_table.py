@@ -20,6 +20,11 @@ Where the remote seats run:
 - ``--seats-in-process``: on the host's reactor, in the host's process (the old behaviour): the
   seats' checking, replay and journaling take CPU and reactor time from the host.
 
+``--host-bot KIND`` gives the host's bots another kind than the remote seats' (``--bot``):
+``heuristic``, or ``search:SECONDS``, whose moves are searched in the host's worker processes
+(``canasta_net.bot_pool``; the JSON's ``search_pool`` counts the searches run, and those the
+heuristic played because the pool was full, late or failed).
+
 Each table stops after ``--hands`` hands (``TableConfig.max_hands``); the whole run is cut off
 after ``--seconds``. Everything talks to 127.0.0.1 only.
 
@@ -110,12 +115,14 @@ from twisted.logger import (
 )
 from twisted.protocols.basic import LineReceiver
 
+from canasta_net.bot_pool import bot_pool
 from canasta_net.games import UnknownGame, game_for
 from canasta_net.identity import Identity
 from canasta_net.log import RecordInfo, verify_log
 from canasta_net.net.framing import FrameProtocol
 from canasta_net.net.host import ServiceEvents, TableConfig
 from canasta_net.net.peer import PeerSession
+from canasta_net.search import search_budget
 from canasta_net.table.host import HostTable
 from canasta_net.ui.app import bot_player, join_table, open_new_log, start_host
 
@@ -823,6 +830,7 @@ class PassConfig:
     remote_seats: int
     variant: str
     bot: str
+    host_bot: str  # the host's bots (``search:S`` searches in the host's worker pool)
     fsync: bool
     deadline: float  # time.perf_counter() value at which the pass is cut off
     bot_delay: float
@@ -920,7 +928,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
                 host_plays=False,
                 hold_seconds=3600.0,
                 bot_delay=cfg.bot_delay,
-                bot_kind=cfg.bot,
+                bot_kind=cfg.host_bot,
                 max_hands=cfg.hands,
             )
             table.hosted = await start_host(
@@ -1020,6 +1028,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
         if t.hosted is not None and t.hosted.service.table is not None
     )
     verified = sum(1 for t in finished if _verifies(where / f"table-{t.index:03d}" / "host.cnlog"))
+    pool = bot_pool(reactor) if search_budget(cfg.host_bot) is not None else None
     seats_finished = seats_figures["seats_finished"] == cfg.tables * cfg.remote_seats
     cpu_by_process: dict[str, Any]
     if seats is None:
@@ -1089,6 +1098,9 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
         "refused_messages": seats_figures["refused"],
         "peer_problems": seats_figures["problems"],
         "host_logs_verified": verified,
+        # the host's searches so far (cumulative over passes): searched in a worker, or played by
+        # the heuristic because the queue was full, the deadline passed or a worker failed
+        "search_pool": {"workers": pool.workers, **pool.counts} if pool is not None else None,
         "profiled": cfg.profile is not None,
         "tcp_nodelay": cfg.nodelay,
         "meets_goal": bool(
@@ -1242,6 +1254,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
                 remote_seats=args.remote_seats,
                 variant=args.variant,
                 bot=args.bot,
+                host_bot=args.host_bot or args.bot,
                 fsync=fsync,
                 deadline=time.perf_counter() + left / (len(fsyncs) - number),  # a fair share
                 bot_delay=args.bot_delay,
@@ -1298,6 +1311,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
         "seats_run": args.seats,
         "variant": args.variant,
         "bot": args.bot,
+        "host_bot": args.host_bot or args.bot,
         "bot_delay": args.bot_delay,
         "ramp_seconds": args.ramp,
         "tables": args.tables,
@@ -1318,7 +1332,14 @@ def main() -> int:
         "--remote-seats", type=int, default=1, help="seats per table played over TLS (K)"
     )
     parser.add_argument("--variant", default="classic")
-    parser.add_argument("--bot", default="greedy", choices=["greedy", "random"])
+    parser.add_argument(
+        "--bot", default="greedy", choices=["greedy", "random"], help="the remote seats' bot"
+    )
+    parser.add_argument(
+        "--host-bot",
+        help="the host's bots (default: --bot): random, greedy, heuristic, search:SECONDS (these "
+        "search in the host's worker processes, canasta_net.bot_pool)",
+    )
     parser.add_argument(
         "--fsync", default="both", choices=["on", "off", "both"], help="the host logs' fsync"
     )
@@ -1394,6 +1415,11 @@ def main() -> int:
         parser.error(str(e))
     if not 1 <= args.remote_seats < players:
         parser.error(f"--remote-seats must be 1 to {players - 1} for {args.variant}")
+    if args.host_bot is not None:
+        try:
+            game_for(args.variant).make_bot(args.host_bot, random.Random(0))
+        except ValueError as e:
+            parser.error(f"--host-bot: {e}")
     if args.tables < 1 or args.hands < 1 or args.passes < 1:
         parser.error("--tables, --hands and --passes must be at least 1")
 

@@ -19,10 +19,12 @@ from rulecases import act, faces, phase_of, rejects, short_position, texts
 from canasta_net.canasta.actions import AddToMeld, AskGoOut, Draw, Meld, TakePile
 from canasta_net.canasta.match import Match, MatchOver
 from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild
+from canasta_net.canasta.position import position_from_dict, position_to_dict
 from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.canasta.scoring import TeamScore, score_hand
 from canasta_net.canasta.state import EndReason, HandState, Phase
-from canasta_net.cards import Deck, is_red_three, parse_face
+from canasta_net.cards import Deck, face_text, is_red_three, parse_face
+from canasta_net.errors import PositionError
 
 CLASSIC = preset("classic")
 # Seeds 002 and 004 say naturals must outnumber wild cards; docs/spec/RULES.md keeps that as a knob
@@ -1530,3 +1532,42 @@ def test_seed004_pile_take_for_initial_meld() -> None:
     assert m.size == 7 and m.is_canasta(OUTNUMBER) and not m.is_natural()
     assert state.canastas(0) == 1
     assert scores(state)[0].canasta_bonus == 300
+
+
+def test_a_position_may_say_the_pile_is_frozen_without_listing_a_wild_card() -> None:
+    """``pile_frozen``: frozen by a card below the ones listed; only a natural pair takes it, a
+    taken pile thaws, and the key round-trips (written only where the listed cards do not say
+    it). A false one over a wild card, or a true one without a pile, is refused."""
+    hand = ["9C", "9D", "JK", "5C", "6D"]
+    open_ = {0: [k_canasta()]}
+    state = pos(phase="draw", hands={0: hand}, melds=open_, pile=["7S", "9H"], pile_frozen=True)
+    assert state.pile_frozen and state.frozen_for(0)
+    assert position_to_dict(state)["pile_frozen"] is True
+    assert position_to_dict(position_from_dict(position_to_dict(state))) == position_to_dict(state)
+    rejects(state, "take-pile 9C JK", "pile-frozen")
+    act(state, "take-pile 9C 9D")
+    assert not state.pile_frozen and "pile_frozen" not in position_to_dict(state)
+    thawed = pos(phase="draw", hands={0: hand}, melds=open_, pile=["7S", "9H"])
+    assert not thawed.pile_frozen and "pile_frozen" not in position_to_dict(thawed)
+    act(thawed, "take-pile 9C JK")
+    with pytest.raises(PositionError, match="pile_frozen"):
+        pos(hands={0: hand}, pile=["7S", "2H"], pile_frozen=False)
+    with pytest.raises(PositionError, match="pile_frozen"):
+        pos(hands={0: hand}, pile_frozen=True)
+
+
+def test_the_cards_taken_with_the_pile_are_known_until_played() -> None:
+    """``shown``: the faces a seat took into its hand with the pile, public; a face it plays
+    is no longer sure to be held (its copy may be the one played)."""
+    hand = ["9C", "9D", "5C", "6D", "7S"]
+    state = pos(phase="draw", hands={0: hand}, melds={0: [k_canasta()]}, pile=["5C", "8S", "9H"])
+    act(state, "take-pile 9C 9D")
+    assert [face_text(f) for f in state.shown[0]] == ["5C", "8S"]
+    copy = state.copy()
+    act(state, "discard 5C")  # it held a 5C before too: nobody can tell which one this is
+    assert [face_text(f) for f in state.shown[0]] == ["8S"]
+    assert position_to_dict(state)["shown"] == [["8S"], [], [], []]
+    assert len(copy.shown[0]) == 2  # a play in the original leaves the copy's alone
+    assert position_from_dict(position_to_dict(state)).shown == state.shown
+    with pytest.raises(PositionError, match="shown"):
+        pos(hands={0: hand}, shown=[["KH"], [], [], []])

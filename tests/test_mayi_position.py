@@ -71,6 +71,7 @@ def test_a_short_hand_written_position() -> None:
         {"rules": {"players": 9}},
         {"rules": "nonsense"},
         {"phase": "over"},  # no end
+        {"shown": [[], [], ["9S"]]},  # a shown card the hand does not hold
     ],
 )
 def test_malformed_positions_are_refused(changes: dict[str, Any]) -> None:
@@ -96,3 +97,14 @@ def test_views_show_only_what_a_seat_may_know() -> None:
         assert f'"{hidden}"' not in text
     with pytest.raises(ValueError):
         seat_view(state, 3)
+
+
+def test_a_taken_discard_is_shown_until_that_face_is_played() -> None:
+    """``shown``: the discards a seat took (or bought) are public while it may hold them."""
+    state = position_from_dict(base(phase="draw", turn=2, pile=["KD", "6H"]))
+    state.apply(parse_action("take-discard 6H"))
+    assert state.shown == ((), (), (parse_action("discard 6H").card,))
+    data = position_to_dict(state)
+    assert data["shown"] == [[], [], ["6H"]] and position_to_dict(position_from_dict(data)) == data
+    state.apply(parse_action("discard 6H"))  # it held a 6H before too: nobody can tell which
+    assert state.shown == ((), (), ()) and "shown" not in position_to_dict(state)

@@ -88,23 +88,29 @@ def analysed(path: Path, *extra: str) -> dict[str, Any]:
 
 def _rehidden(state: Any, seat: int, rng: random.Random) -> Any:
     """The same position with every card hidden from ``seat`` (the other hands, the stock) dealt
-    anew among those places, each keeping its size."""
+    anew among those places, each keeping its size; the cards a hand is known to hold (``shown``:
+    every seat saw them taken with the pile) stay in it."""
     search = SEARCH_GAMES["canasta"]
     position = search.to_dict(state)
     places = search.hidden_keys(position, seat)
+    shown = position.get("shown") or [[] for _ in position["hands"]]
     cards: list[str] = []
     for key, index in places:
-        cards += position[key] if index is None else position[key][index]
+        place = list(position[key] if index is None else position[key][index])
+        for card in shown[index] if index is not None else []:
+            place.remove(card)
+        cards += place
     rng.shuffle(cards)
     moved = dict(position)
     moved["hands"] = [list(hand) for hand in position["hands"]]
     for key, index in places:
-        size = len(position[key] if index is None else position[key][index])
+        known = list(shown[index]) if index is not None else []
+        size = len(position[key] if index is None else position[key][index]) - len(known)
         part, cards = cards[:size], cards[size:]
         if index is None:
             moved[key] = part
         else:
-            moved[key][index] = part
+            moved[key][index] = known + part
     return search.from_dict(moved)
 
 

@@ -247,6 +247,7 @@ def test_resume_needs_nothing_but_the_log(tmp_path: Path, served: list[dict[str,
         (["--hold", "5"], "--hold 5 contradicts the log (which says --hold 60)"),
         (["--delay", "1"], "--delay 1 contradicts the log (which says --delay 0)"),
         (["--hands", "3"], "--hands 3 contradicts the log (which says no limit)"),
+        (["--bot", "search"], "--bot search contradicts the log (which says --bot greedy)"),
         (["--insecure-seed", "4"], "--insecure-seed contradicts the log (which says no test"),
         (["--log", "other.cnlog"], "contradicts --resume"),
     ],
@@ -278,6 +279,7 @@ def test_flags_that_agree_with_the_log_are_accepted(
         ["--password", "sesame"],
         ["--hold", "60"],
         ["--delay", "0"],
+        ["--bot", "greedy"],
         ["--deal", "commit-reveal"],
         ["--log", str(tmp_path / "host.cnlog")],
     ]
@@ -337,3 +339,12 @@ def test_a_bad_config_in_the_log_is_one_sentence(
     result = host(tmp_path, "--resume", str(path))
     assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
     assert "cannot be resumed: table_config.seats[2].kind is 'alien'" in result.output
+
+
+def test_the_hosts_bot_kind_is_a_flag(tmp_path: Path, served: list[dict[str, Any]]) -> None:
+    result = host(tmp_path, "--port", "0", "--bot", "search:0.2", "--log", str(tmp_path / "a"))
+    assert result.exit_code == 0, result.output
+    assert served[0]["config"].bot_kind == "search:0.2"
+    wrong = host(tmp_path, "--port", "0", "--bot", "clever")
+    assert wrong.exit_code == 2 and "unknown bot 'clever'" in wrong.output
+    assert "Traceback" not in wrong.output and served[1:] == []

@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import pytest
+from twisted.internet.defer import Deferred
 from twisted.internet.error import ConnectionDone
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 from twisted.python.failure import Failure
 
+from canasta_net import bot_pool as bot_pool_module
 from canasta_net.canasta.actions import parse_action
 from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.cards import face_text, parse_face
@@ -52,6 +54,7 @@ from canasta_net.net.host import (
 )
 from canasta_net.net.limits import HostLimits
 from canasta_net.net.peer import PeerSession, SeatClient, describe_record
+from canasta_net.search import SearchBot
 from canasta_net.table.host import HostTable, TablePhase
 from canasta_net.table.signer import SeatSigner
 from canasta_net.ui.players import BotPlayer
@@ -1985,3 +1988,61 @@ def test_a_seat_client_that_leaves_says_bye_then_closes() -> None:
     assert len(endpoint.transports) == 1
     assert client.leave("quit").called  # again: nothing more to say
     assert len(transport.value()) == before + len(frame({"t": "bye", "reason": "quit"}))
+
+
+# --------------------------------------------------------------------------- searching bots
+
+
+class _Pool:
+    """The reactor's search pool, held: each search waits until the test answers it."""
+
+    def __init__(self, reactor: Any) -> None:
+        self.reactor = reactor
+        self.closed = False
+        self.asked: list[tuple[Any, Any, Deferred[Any]]] = []
+
+    def choose(self, bot: Any, state: Any) -> Deferred[Any]:
+        d: Deferred[Any] = Deferred()
+        self.asked.append((bot, state, d))
+        return d
+
+
+def test_a_host_bot_that_searches_lets_the_table_serve_until_its_answer_comes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    h = Harness(config(max_hands=1, bot_kind="search:0.05"))
+    pool = _Pool(h.clock)
+    monkeypatch.setitem(bot_pool_module._pools, id(h.clock), pool)
+    alice, bob = h.remote("alice"), h.remote("bob")
+    answered = 0
+    while True:
+        h.run()
+        if not pool.asked:
+            break
+        assert len(pool.asked) == 1  # one search at a time: the pump does not ask again
+        bot, state, d = pool.asked.pop()
+        assert isinstance(bot, SearchBot) and state.to_move in (0, 3)
+        if answered == 0:
+            # the host is not stuck in the search: a seat's message is answered meanwhile
+            only_error(inject(h, bob, {"t": "checkpoint", "hand": 0}), "bad-message")
+            h.run()
+            assert not pool.asked
+        d.callback(bot.candidates_in(state)[0])
+        answered += 1
+    assert h.table.phase is TablePhase.OVER and answered >= 5
+    check_logs(h, alice, bob)
+
+
+def test_a_search_that_fails_is_played_by_the_heuristic(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken(_Pool):
+        def choose(self, bot: Any, state: Any) -> Deferred[Any]:
+            self.asked.append((bot, state, Deferred()))
+            raise RuntimeError("a bug in the search")
+
+    h = Harness(config(max_hands=1, bot_kind="search:0.05"))
+    pool = Broken(h.clock)
+    monkeypatch.setitem(bot_pool_module._pools, id(h.clock), pool)
+    alice, bob = h.remote("alice"), h.remote("bob")
+    h.run_to_end()
+    assert h.table.phase is TablePhase.OVER and len(pool.asked) >= 5
+    check_logs(h, alice, bob)

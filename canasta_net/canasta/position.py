@@ -12,10 +12,20 @@ every other hand and the stock hold.  It never contains another seat's hidden ca
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import CardParseError, Deck, face_text, parse_face, sorted_faces
+from ..cards import (
+    CardParseError,
+    Deck,
+    face_text,
+    is_black_three,
+    is_red_three,
+    is_wild,
+    parse_face,
+    sorted_faces,
+)
 from ..errors import IllegalAction, PositionError
 from .melds import TableMeld, canasta_bonus, group_shape
 from .rules import RuleSet, RuleSetError, preset
@@ -42,6 +52,7 @@ def position_to_dict(state: HandState) -> dict[str, Any]:
         "hands": [_texts(state, h) for h in state.hands],
         "stock": _texts(state, state.stock),
         "pile": _texts(state, state.pile),
+        **({"pile_frozen": True} if state.pile_frozen_below else {}),
         "melds": [
             [
                 {"cards": _texts(state, m.cards), "turn": m.laid_turn, "seat": m.laid_by}
@@ -50,6 +61,7 @@ def position_to_dict(state: HandState) -> dict[str, Any]:
             for team in state.melds
         ],
         "red_threes": [_texts(state, r) for r in state.red_threes],
+        **({"shown": [[face_text(f) for f in s] for s in state.shown]} if any(state.shown) else {}),
         "opened": list(state.opened),
         "has_melded": list(state.has_melded),
         "canasta_bonus_given": state.canasta_bonus_given,
@@ -114,6 +126,30 @@ def _first_seat(team_map: Sequence[int], team: int) -> int:
     return next((seat for seat, t in enumerate(team_map) if t == team), team)
 
 
+def shown_from_dict(value: Any, state: Any) -> tuple[tuple[int, ...], ...]:
+    """Each seat's faces taken with the pile (in May I?, the discards it took or bought) and
+    still held: a part of its hand (any game's state: ``players``, ``hand_faces``)."""
+    n: int = state.players
+    if value is None:
+        return ((),) * n
+    if not isinstance(value, list) or len(value) != n:
+        raise PositionError(f"'shown' must be a list of {n} lists of cards")
+    shown: list[tuple[int, ...]] = []
+    for seat, texts in enumerate(value):
+        if not isinstance(texts, list):
+            raise PositionError(f"shown[{seat}]: expected a list of cards")
+        try:
+            faces = [parse_face(t) for t in texts]
+        except (CardParseError, TypeError, AttributeError) as e:
+            raise PositionError(f"shown[{seat}]: {e}") from None
+        held = Counter(state.hand_faces(seat))
+        held.subtract(Counter(faces))
+        if any(count < 0 for count in held.values()):
+            raise PositionError(f"shown[{seat}]: cards that hand does not hold")
+        shown.append(tuple(faces))
+    return tuple(shown)
+
+
 def position_from_dict(data: Mapping[str, Any]) -> HandState:
     """Build a state from a position dictionary; raise PositionError if it is malformed."""
     if data.get("schema", SCHEMA) != SCHEMA:
@@ -130,6 +166,15 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         state.hands = [alloc.take(h, f"hands[{i}]") for i, h in enumerate(_per(data, "hands", n))]
         state.stock = alloc.take(data.get("stock", []), "stock")
         state.pile = alloc.take(data.get("pile", []), "pile")
+        frozen = data.get("pile_frozen")
+        if frozen is not None:
+            if not isinstance(frozen, bool):
+                raise PositionError("'pile_frozen' must be true or false")
+            if frozen and not state.pile:
+                raise PositionError("'pile_frozen' is true, but there is no pile")
+            if not frozen and state.pile_frozen:
+                raise PositionError("'pile_frozen' is false, but a card in the pile freezes it")
+            state.pile_frozen_below = frozen and not state.pile_frozen
         team_map = data.get("team_map", state.team_map)
         if (
             not isinstance(team_map, list)
@@ -168,6 +213,7 @@ def position_from_dict(data: Mapping[str, Any]) -> HandState:
         state.red_threes = [alloc.take(r, f"red_threes[{i}]") for i, r in enumerate(reds)]
         if len(state.red_threes) != n:
             raise PositionError(f"'red_threes' must be a list of {n} entries")
+        state.shown = shown_from_dict(data.get("shown"), state)
         state.opened = [bool(x) for x in data.get("opened", [bool(m) for m in state.melds])]
         turn_no = int(data.get("turn_no", 0))
         # unless told, a seat has melded if it laid a meld in an earlier turn: the same `seat`
@@ -278,3 +324,70 @@ def _view(state: HandState, seat: int | None) -> dict[str, Any]:
         if state.end is None
         else {"reason": state.end.reason.value, "went_out": state.end.went_out},
     }
+
+
+def position_from_view(view: Mapping[str, Any], rules: RuleSet, rng: Any) -> dict[str, Any]:
+    """A position a seat may build from its own view (``seat_view``): its information set, with
+    the cards it cannot see dealt from those it has not seen. The other hands and the stock hold
+    such cards (a searching bot deals them anew anyway); so does the pile below its top, which a
+    view does not list: cards that do not freeze it, drawn with ``rng`` (a ``random.Random``),
+    and ``pile_frozen`` says what the view says. What a view does not tell is left at the
+    positions' defaults (melds laid in earlier turns by each team's first seat, turn 0)."""
+    deck = Deck(rules.decks, rules.jokers_per_deck)
+    unseen = Counter(deck.face)
+    seen = [parse_face(c) for c in view["hand"]]
+    seen += [parse_face(c) for team in view["melds"] for m in team for c in m["cards"]]
+    seen += [parse_face(c) for reds in view["red_threes"] for c in reds]
+    top = view.get("pile_top")
+    if top is not None:
+        seen.append(parse_face(top))
+    unseen.subtract(seen)
+    if any(count < 0 for count in unseen.values()):
+        raise PositionError("the view shows more cards of a face than the deck holds")
+    cards = sorted(unseen.elements())
+    rng.shuffle(cards)
+
+    def freezes(f: int) -> bool:
+        return (
+            is_wild(f) or is_red_three(f) or (rules.black_three_freezes_pile and is_black_three(f))
+        )
+
+    calm = [f for f in cards if not freezes(f)]
+    below = calm[: max(0, view["pile_size"] - 1)]
+    for f in below:
+        cards.remove(f)
+
+    def take(count: int) -> list[str]:
+        nonlocal cards
+        part, cards = cards[:count], cards[count:]
+        return [face_text(f) for f in part]
+
+    seat = view["seat"]
+    ts = view.get("turn_state") or {}
+    pending = take(ts.get("pending_pile_size", 0))
+    hands = [list(view["hand"]) if s == seat else take(n) for s, n in enumerate(view["hand_sizes"])]
+    position: dict[str, Any] = {
+        "rules": rules.to_dict(),
+        "dealer": view["dealer"],
+        "turn": view["turn"],
+        "phase": view["phase"],
+        "minimums": list(view["minimums"]),
+        "hands": hands,
+        "stock": take(view["stock_size"]),
+        "pile": [face_text(f) for f in below] + ([] if top is None else [top]),
+        "melds": [[{"cards": list(m["cards"])} for m in team] for team in view["melds"]],
+        "red_threes": [list(r) for r in view["red_threes"]],
+        "opened": list(view["opened"]),
+        "team_map": list(view["teams"]),
+        "turn_state": {
+            "drew": ts.get("drew", ""),
+            "initial_points": ts.get("initial_points", 0),
+            "laid": bool(ts.get("initial_points", 0)),
+            "permission": ts.get("permission"),
+            "black_threes": bool(ts.get("black_threes", False)),
+            "pending_pile": pending,
+        },
+    }
+    if view.get("pile_frozen") and top is not None:
+        position["pile_frozen"] = True
+    return position

@@ -255,9 +255,15 @@ class HandState:
         self.team_map = [rules.team_of(s) for s in range(n)]
         self.lone: int | None = None
         self.red_threes: list[list[int]] = [[] for _ in range(n)]
+        # faces every seat saw go into a hand with the pile, while that hand may still hold them
+        # (one fewer each time the seat plays such a face): public, like the pile was
+        self.shown: tuple[tuple[int, ...], ...] = ((),) * n
         self.opened = [False] * rules.teams
         self.has_melded = [False] * n
         self.pile: list[int] = []
+        # a position may say the pile is frozen by a card below the cards it lists (a puzzle, a
+        # seat's view: only the top is known); it thaws when the pile is taken
+        self.pile_frozen_below = False
         self.stock: list[int] = []
         self.turn_no = 0
         self.turn = (self.dealer + 1) % n
@@ -399,7 +405,7 @@ class HandState:
     @property
     def pile_frozen(self) -> bool:
         """Frozen by a wild card or red three in it (or a black three, with that knob)."""
-        return self._pile_counts()[0] > 0
+        return self.pile_frozen_below or self._pile_counts()[0] > 0
 
     def _pile_counts(self) -> tuple[int, int]:
         """(freezing cards, red threes) in the pile, kept up to date as the pile grows.
@@ -988,13 +994,33 @@ class HandState:
         top_card = self.pile.pop()
         for c in used:
             self.hands[seat].remove(c)
+        self._unshow(seat, used)
         cards = [top_card, *used]
         self._lay(seat, team, cards, existing, shape)
         self.t.pending_pile = self.pile
         self.pile = []
+        self.pile_frozen_below = False
         self.t.drew = "pile"
         self.phase = PILE_PENDING_PHASE
         self._after_lay(seat, team)
+
+    def _unshow(self, seat: int, cards: Iterable[int]) -> None:
+        """``seat`` played ``cards`` from its hand: each face played is no longer sure to be
+        among the shown ones still held (the card may be the shown one)."""
+        held = self.shown[seat]
+        if held:
+            face, left = self.deck.face, list(held)
+            for c in cards:
+                if face[c] in left:
+                    left.remove(face[c])
+            if len(left) != len(held):
+                self._set_shown(seat, tuple(left))
+
+    def _set_shown(self, seat: int, faces: tuple[int, ...]) -> None:
+        # tuples, replaced on change, so that ``copy()`` shares them
+        shown = list(self.shown)
+        shown[seat] = faces
+        self.shown = tuple(shown)
 
     def _pick_up_pile(self, seat: int) -> None:
         face = self.deck.face
@@ -1003,6 +1029,8 @@ class HandState:
                 self.red_threes[seat].append(c)
             else:
                 self.hands[seat].append(c)
+        taken = tuple(face[c] for c in self.t.pending_pile if not is_red_three(face[c]))
+        self._set_shown(seat, self.shown[seat] + taken)
         self.t.pending_pile = []
         self.phase = PLAY_PHASE
 
@@ -1195,6 +1223,7 @@ class HandState:
         seat, team = self.turn, self.team_of(self.turn)
         for c in used:
             self.hands[seat].remove(c)
+        self._unshow(seat, used)
         self._lay(seat, team, used, None, shape)
         if shape.kind is BLACK_THREES_KIND and self.rules.black_threes_only_going_out:
             self.t.black_threes = True
@@ -1315,6 +1344,7 @@ class HandState:
         seat, team = self.turn, self.team_of(self.turn)
         for c in used:
             self.hands[seat].remove(c)
+        self._unshow(seat, used)
         self._lay(seat, team, used, action.meld, None)
         self._after_lay(seat, team)
 
@@ -1357,6 +1387,7 @@ class HandState:
         card = self._check_discard(action)
         seat = self.turn
         self.hands[seat].remove(card)
+        self._unshow(seat, (card,))
         self.pile.append(card)
         if not self.hands[seat]:
             self._go_out(seat)
@@ -1816,8 +1847,10 @@ class HandState:
         other.hands = [list(h) for h in self.hands]
         other.melds = [[m.clone() for m in team] for team in self.melds]
         other.red_threes = [list(r) for r in self.red_threes]
+        other.shown = self.shown  # immutable
         other.opened, other.has_melded = list(self.opened), list(self.has_melded)
         other.pile, other.stock = list(self.pile), list(self.stock)
+        other.pile_frozen_below = self.pile_frozen_below
         other.turn_no, other.turn, other.phase = self.turn_no, self.turn, self.phase
         t = self.t
         other.t = TurnState(

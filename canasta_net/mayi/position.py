@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..canasta.position import CardAllocator
+from ..canasta.position import CardAllocator, shown_from_dict
 from ..cards import face_text
 from ..errors import IllegalAction, PositionError
 from .melds import new_meld, shape_of
@@ -42,6 +42,7 @@ def position_to_dict(state: DealState) -> dict[str, Any]:
         "hands": [_texts(state, h) for h in state.hands],
         "stock": _texts(state, state.stock),
         "pile": _texts(state, state.pile),
+        **({"shown": [[face_text(f) for f in s] for s in state.shown]} if any(state.shown) else {}),
         "turnovers": state.turnovers,
         "discarder": state.discarder,
         "melds": [[_texts(state, m.cards) for m in seat] for seat in state.melds],
@@ -89,6 +90,7 @@ def position_from_dict(data: Mapping[str, Any]) -> DealState:
         state.stock = alloc.take(data.get("stock", []), "stock")
         state.pile = alloc.take(data.get("pile", []), "pile")
         state.turnovers = int(data.get("turnovers", 0))
+        state.shown = shown_from_dict(data.get("shown"), state)
         for seat, seat_melds in enumerate(_per_seat(data, "melds", n, [[] for _ in range(n)])):
             for k, texts in enumerate(seat_melds):
                 ids = alloc.take(texts, f"melds[{seat}][{k}]")

@@ -92,6 +92,9 @@ class DealState:
         self.buys = [0] * n
         self.stock: list[int] = []
         self.pile: list[int] = []
+        # faces every seat saw go into a hand (a discard taken or bought) while that hand may
+        # still hold them (one fewer each time the seat plays such a face): public
+        self.shown: tuple[tuple[int, ...], ...] = ((),) * n
         self.turnovers = 0  # times the pile has been turned over to make a new stock
         self.turn = (self.dealer + 1) % n
         self.turn_no = 0
@@ -294,7 +297,9 @@ class DealState:
 
     def _do_take_discard(self, action: TakeDiscard) -> None:
         self._plan_take_discard(action)
-        self.hands[self.turn].append(self.pile.pop())
+        card = self.pile.pop()
+        self.hands[self.turn].append(card)
+        self._set_shown(self.turn, (*self.shown[self.turn], self.deck.face[card]))
         self.phase = Phase.PLAY
 
     # ------------------------------------------------------------------ the buy window
@@ -353,7 +358,9 @@ class DealState:
         hand = self.hands[buyer]
         for _ in range(self.rules.buy_penalty_cards):
             hand.append(self._draw_card())
-        hand.append(self.pile.pop())
+        card = self.pile.pop()
+        hand.append(card)
+        self._set_shown(buyer, (*self.shown[buyer], self.deck.face[card]))
         self.buys[buyer] += 1
         self.discarder = None
         self._close_window()
@@ -400,6 +407,7 @@ class DealState:
         for ids in groups:
             for c in ids:
                 self.hands[seat].remove(c)
+            self._unshow(seat, ids)
         self.melds[seat].extend(new)
         self.down[seat] = True
         if not self.hands[seat]:
@@ -428,6 +436,7 @@ class DealState:
         card, meld = self._plan_add(action)
         seat = self.turn
         self.hands[seat].remove(card)
+        self._unshow(seat, (card,))
         self.melds[action.owner][action.meld] = meld
         if not self.hands[seat]:
             self._finish(DealEnd(EndReason.WENT_OUT, seat))
@@ -443,10 +452,29 @@ class DealState:
             )
         return card
 
+    def _unshow(self, seat: int, cards: Iterable[int]) -> None:
+        """``seat`` played ``cards``: each face played is no longer sure to be among the shown
+        ones it holds (the card may be the shown one)."""
+        held = self.shown[seat]
+        if held:
+            face, left = self.deck.face, list(held)
+            for c in cards:
+                if face[c] in left:
+                    left.remove(face[c])
+            if len(left) != len(held):
+                self._set_shown(seat, tuple(left))
+
+    def _set_shown(self, seat: int, faces: tuple[int, ...]) -> None:
+        # tuples, replaced on change, so that ``copy()`` shares them
+        shown = list(self.shown)
+        shown[seat] = faces
+        self.shown = tuple(shown)
+
     def _do_discard(self, action: Discard) -> None:
         card = self._plan_discard(action)
         seat = self.turn
         self.hands[seat].remove(card)
+        self._unshow(seat, (card,))
         self.pile.append(card)
         self.discarder = seat
         if not self.hands[seat]:
@@ -541,6 +569,7 @@ class DealState:
         other.melds = [list(m) for m in self.melds]
         other.down, other.buys = list(self.down), list(self.buys)
         other.stock, other.pile = list(self.stock), list(self.pile)
+        other.shown = self.shown  # immutable
         other.turnovers = self.turnovers
         other.turn, other.turn_no, other.phase = self.turn, self.turn_no, self.phase
         other.discarder, other.asker = self.discarder, self.asker

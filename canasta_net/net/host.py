@@ -29,18 +29,21 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives import serialization
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.internet.interfaces import IDelayedCall, IHandshakeListener
 from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from ..bot_pool import bot_pool
 from ..canasta.bots import Bot
 from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat, redact_public
 from ..log import records as R
 from ..log.durable import CoalescedCalls, ThreadedDurability
+from ..search import SearchBot
+from ..selfplay import choose_for
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
@@ -115,6 +118,7 @@ class Slot:
     hold: IDelayedCall | None = None
     prompted: tuple[Any, ...] = ()
     leaving: str | None = None  # the reason its player's ``bye`` gave, until the connection ends
+    thinking: tuple[Any, ...] | None = None  # the turn its searching bot is thinking about
 
     @property
     def key(self) -> bytes | None:
@@ -961,6 +965,8 @@ class TableService:
         table = self.table
         if self.closed:
             return  # queued before the host left: its log may be closed already
+        if slot.thinking is not None:
+            return  # its search's answer brings the move
         if table is None or slot.local is None or table.needs(slot.seat) != need:
             self._schedule_pump()
             return
@@ -968,6 +974,9 @@ class TableService:
         assert agent is not None
         try:
             reply = agent.reply(need, table.hand_no, table.local_prompt(need))
+            if isinstance(reply, Decision) and searches(slot.local.bot, reply):
+                self._think(slot, need, reply)
+                return
             if isinstance(reply, Decision):
                 reply = agent.act(reply.hand, bot_move(slot.local.bot, reply, self.config.game))
             if reply is None:
@@ -977,6 +986,43 @@ class TableService:
             log.failure("a local seat could not answer: {error}", error=e)
             return
         self._publish(infos)
+
+    def _think(self, slot: Slot, need: str, decision: Decision) -> None:
+        """A searching bot's move, searched in the reactor's worker processes: the reactor goes
+        on serving meanwhile, and the move is played if the table still waits for it."""
+        table, local = self.table, slot.local
+        assert table is not None and local is not None and local.agent is not None
+        agent = local.agent
+
+        def turn() -> tuple[Any, ...]:
+            return (need, table.hand_no, table.next_aseq[slot.seat], table.head)
+
+        slot.thinking = asked = turn()
+
+        def chosen(action: Any) -> None:
+            slot.thinking = None
+            if self.closed or slot.local is not local or self.table is not table:
+                return
+            if table.needs(slot.seat) != need or turn() != asked:
+                self._schedule_pump()  # the table moved on meanwhile: ask again
+                return
+            try:
+                infos = table.take_message(slot.seat, agent.act(decision.hand, str(action)))
+            except (TableError, SeatProblem) as e:
+                log.failure("a local seat could not answer: {error}", error=e)
+                return
+            self._publish(infos)
+
+        bot = local.bot
+        assert isinstance(bot, SearchBot)
+
+        def failed(failure: Any) -> None:  # a bug: say so, and let the heuristic play
+            slot.thinking = None
+            log.failure("a search failed", failure)
+            chosen(choose_for(bot.fallback, decision.state))
+
+        d = maybeDeferred(bot_pool(self.reactor).choose, bot, decision.state)
+        d.addCallbacks(chosen, failed)
 
     def _finish(self) -> None:
         if self.finished:
@@ -1084,6 +1130,11 @@ class BotTurns:
             self.queue.popleft()()
         if self.queue and (self.call is None or not self.call.active()):
             self.call = self.reactor.callLater(0, self._run)
+
+
+def searches(bot: Any, decision: Decision) -> bool:
+    """Whether ``bot`` searches this decision in worker processes (it has the seat's state)."""
+    return isinstance(bot, SearchBot) and decision.state is not None
 
 
 _bot_turns: dict[int, BotTurns] = {}

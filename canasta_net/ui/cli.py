@@ -6,6 +6,7 @@ import contextlib
 import errno
 import json
 import os
+import random
 import signal
 import sys
 import time
@@ -20,6 +21,7 @@ from twisted.internet.error import CannotListenError
 from twisted.python.failure import Failure
 
 from .. import __version__
+from ..canasta.bots import make_bot as make_canasta_bot
 from ..canasta.rules import RuleSet
 from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
 from ..hand import check_deal_mode
@@ -580,6 +582,27 @@ def _check_deal(deal: str, rules: Any) -> None:
         raise click.UsageError(f"--deal {deal}: {e}") from None
 
 
+def _check_bot_kind(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        make_canasta_bot(value, random.Random(0))
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    return value
+
+
+_bot_kind_option = click.option(
+    "--bot",
+    "bot_kind",
+    default="greedy",
+    show_default=True,
+    callback=_check_bot_kind,
+    help="The host's bots: random, greedy, heuristic, or search[:SECONDS] (searches a move in "
+    "worker processes, 0.5 s unless told; docs/bots.md).",
+)
+
+
 @main.command()
 @click.option("--variant", default="classic", show_default=True)
 @click.option(
@@ -588,6 +611,7 @@ def _check_deal(deal: str, rules: Any) -> None:
     default=None,
     help="Bot seats (default: every seat but yours). As many bots as seats: watch a bot match.",
 )
+@_bot_kind_option
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--name", default="you", show_default=True, help="Your name at the table.")
@@ -612,6 +636,7 @@ def _check_deal(deal: str, rules: Any) -> None:
 def play(
     variant: str,
     bots: int | None,
+    bot_kind: str,
     hands: int | None,
     log_path: Path | None,
     name: str,
@@ -633,6 +658,7 @@ def play(
         rules.players - bot_count if not watch else 1,
         host_plays=not watch,
         bot_delay=(0.0 if watch else PERSON_PACE) if delay is None else delay,
+        bot_kind=bot_kind,
         max_hands=hands,
         deal=deal,
     )
@@ -714,6 +740,7 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
     help="Seconds a dropped seat is held.",
 )
 @click.option("--host-bot", is_flag=True, help="A bot plays the host's seat (a headless host).")
+@_bot_kind_option
 @click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
 @click.option(
     "--delay",
@@ -754,6 +781,7 @@ def host(
     password: str | None,
     hold: float,
     host_bot: bool,
+    bot_kind: str,
     hands: int | None,
     delay: float,
     player_name: str,
@@ -836,6 +864,7 @@ def _config_from_flags(
         password=flags["password"],
         hold_seconds=flags["hold"],
         bot_delay=_bot_delay(flags["delay"], host_plays=not flags["host_bot"]),
+        bot_kind=flags["bot_kind"],
         max_hands=flags["hands"],
         insecure_seed=flags["insecure_seed"],
         deal=deal,
@@ -923,6 +952,8 @@ def _refuse_contradictions(
         refuse(f"--name {flags['table_name']!r}", f"the table is {config.name!r}")
     if "player_name" in given and flags["player_name"] != config.seats[0].name:
         refuse(f"--player-name {flags['player_name']!r}", f"seat 0 is {config.seats[0].name!r}")
+    if "bot_kind" in given and flags["bot_kind"] != config.bot_kind:
+        refuse(f"--bot {flags['bot_kind']}", f"--bot {config.bot_kind}")
     if "host_bot" in given and flags["host_bot"] == config.host_plays:
         refuse("--host-bot", "the host's person plays seat 0")
     if "password" in given:
@@ -950,7 +981,9 @@ def _refuse_contradictions(
     "--bot",
     "bot_kind",
     default=None,
-    help="Let a bot play this seat (random, greedy, heuristic; search plays as heuristic here).",
+    callback=_check_bot_kind,
+    help="Let a bot play this seat: random, greedy, heuristic, or search[:SECONDS] (searches in "
+    "worker processes from this seat's view; in May I? it plays as heuristic).",
 )
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--password", default=None)

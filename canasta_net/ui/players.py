@@ -10,11 +10,15 @@ from typing import Any, TextIO
 from twisted.internet.defer import Deferred
 from twisted.protocols.basic import LineReceiver
 
+from ..bot_pool import bot_pool
 from ..canasta.actions import VERBS, parse_action
+from ..canasta.position import position_from_dict, position_from_view
 from ..cards import parse_face
-from ..games import Game
+from ..errors import PositionError
+from ..games import CANASTA, Game
 from ..mayi.actions import VERBS as MAY_I_VERBS
 from ..safe_text import safe_lines, safe_text
+from ..search import SearchBot
 from .table_model import TableModel
 from .terminal_view import (
     HELP,
@@ -61,18 +65,46 @@ class BotPlayer:
         if self.out is not None:
             print(safe_text(text), file=self.out, flush=True)
 
-    def choose(self, legal: list[str], view: dict[str, Any]) -> str:
+    def choose(self, legal: list[str], view: dict[str, Any]) -> str | Deferred[str]:
         game = self.game()
         assert game is not None, "prompted before the welcome"
         if self.bot is None:
             self.bot = game.make_bot(self.kind, self.rng)
-        hand = [parse_face(c) for c in (view.get("state") or {}).get("hand", [])]
+        seat_view = view.get("state") or {}
+        hand = [parse_face(c) for c in seat_view.get("hand", [])]
         actions = [game.parse_action(t) for t in legal]
-        return str(self.bot.choose(actions, hand, game.rules))
+
+        def policy() -> str:
+            return str(self.bot.choose(actions, hand, game.rules))
+
+        if isinstance(self.bot, SearchBot) and game.kind == CANASTA:
+            searched = search_from_view(self.bot, seat_view, game.rules, self.rng)
+            if searched is not None:
+                return searched.addCallback(lambda a: str(a) if str(a) in legal else policy())
+        return policy()
 
     def finished(self, reason: str) -> None:
         self.finished_reason = reason
         self.event(f"finished: {reason}")
+
+
+def search_from_view(
+    bot: SearchBot, seat_view: dict[str, Any], rules: Any, rng: random.Random
+) -> Deferred[Any] | None:
+    """A remote seat's search, in the reactor's worker pool (``canasta_net.bot_pool``), from the
+    position its own view gives (``position_from_view``: the pile below its top is not in a
+    view, so it is guessed); None where the view gives no position to search."""
+    from twisted.internet import reactor
+
+    if seat_view.get("to_move") != seat_view.get("seat"):
+        return None
+    try:
+        state = position_from_dict(position_from_view(seat_view, rules, rng))
+    except (PositionError, KeyError, TypeError, ValueError):
+        return None
+    if state.to_move != seat_view.get("seat"):
+        return None
+    return bot_pool(reactor).choose(bot, state)
 
 
 class TerminalPlayer(LineReceiver):
