@@ -84,7 +84,9 @@ class Notation:
     suits: Mapping[str, str]  # a letter or two -> the canonical suit
     jokers: tuple[str, ...]  # the joker's names (upper case); the first is the one shown
     shown_ranks: Mapping[str, str]  # canonical rank -> the letter shown (digits stay)
-    ambiguous_suits: Mapping[str, str] = field(default_factory=dict)  # letter -> why refused
+    # suit letters read only in lower case: the Polish c (karo) is the canonical C (clubs) in
+    # upper case, so that the canonical text, printed in capitals, always reads the same
+    lower_suits: Mapping[str, str] = field(default_factory=dict)
 
 
 SUIT_SYMBOLS: Final = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
@@ -105,14 +107,14 @@ NOTATIONS: Final[Mapping[str, Notation]] = {
         ("Ж", "ЖОКЕР"),
         {"J": "В", "Q": "Д", "K": "П", "A": "А"},
     ),
-    # Polish: walet, dama, król, as; pik, trefl, kier, karo. Its C (karo) is the canonical
-    # C (clubs): a Polish player's "KC" is refused as ambiguous, never read as the wrong card.
+    # Polish: walet, dama, król, as; pik, trefl, kier, karo. Karo's c is read in lower case
+    # only ("Kc", "10c"): an upper-case C is the canonical clubs ("KC", as hints print it).
     "pl": Notation(
         {"W": "J", "D": "Q"},
         {"P": "S", "T": "C", "K": "H"},
         ("JK", "JOKER"),
         {"J": "W", "Q": "D"},
-        {"C": "C may be clubs (canonical C) or karo (Polish c): write ♣ or ♦"},
+        {"c": "D"},
     ),
 }
 """Each language's card notation; the canonical letters are read in every language too."""
@@ -136,9 +138,12 @@ def parse_face(text: str, lang: str | None = None) -> int:
             continue
         rank_part, suit_part = t[:-suit_len], t[-suit_len:]
         if notation is not None:
-            if suit_part in notation.ambiguous_suits:
-                raise CardParseError(f"{text!r}: {notation.ambiguous_suits[suit_part]}")
-            suit_part = notation.suits.get(suit_part) or SUIT_SYMBOLS.get(suit_part, suit_part)
+            raw_suit = text.strip()[-suit_len:]
+            suit_part = (
+                notation.lower_suits.get(raw_suit)
+                or notation.suits.get(suit_part)
+                or SUIT_SYMBOLS.get(suit_part, suit_part)
+            )
             rank_part = notation.ranks.get(rank_part, rank_part)
         rank_part = _RANK_ALIASES.get(rank_part, rank_part)
         if rank_part in RANK_NAMES and len(suit_part) == 1 and suit_part in SUIT_NAMES:
@@ -173,9 +178,7 @@ def card_label(card: str, lang: str | None = None) -> str:
 
 def canonical_action(text: str, lang: str | None) -> str:
     """A move as a player of ``lang`` typed it, with every card in the canonical notation that
-    goes on the wire and in the log (``сброс`` is not a verb: verbs stay canonical).
-
-    Raises CardParseError for a card written ambiguously (Polish ``KC``)."""
+    goes on the wire and in the log (``сброс`` is not a verb: verbs stay canonical)."""
     words = text.split()
     out = []
     for index, word in enumerate(words):
@@ -185,8 +188,6 @@ def canonical_action(text: str, lang: str | None) -> str:
         try:
             out.append(face_text(parse_face(word, lang)))
         except CardParseError:
-            if lang is not None and word.strip().upper()[-1:] in NOTATIONS[lang].ambiguous_suits:
-                raise
             out.append(word)  # "yes", "no": not a card; the engine judges the rest
     return " ".join(out)
 

@@ -22,9 +22,8 @@ LANGS = ("en", "ru", "bg", "pl")
 def test_every_face_shown_in_a_language_reads_back(lang: str) -> None:
     for face in range(NUM_FACES):
         assert parse_face(face_label(face, lang), lang) == face
-        assert parse_face(face_label(face, lang).lower(), lang) == face
-        if not (lang == "pl" and face_text(face).endswith("C")):  # Polish C: karo or clubs?
-            assert parse_face(face_text(face), lang) == face  # the canonical text too
+        assert parse_face(face_label(face, lang).upper(), lang) == face
+        assert parse_face(face_text(face), lang) == face  # the canonical text too
 
 
 @pytest.mark.parametrize(
@@ -60,11 +59,12 @@ def test_without_a_language_only_the_canonical_text_is_read() -> None:
     assert parse_face("KC") == parse_face("KC", "en")
 
 
-def test_polish_c_is_refused_as_ambiguous_not_misread() -> None:
-    with pytest.raises(CardParseError, match="canonical C"):
-        parse_face("KC", "pl")
-    with pytest.raises(CardParseError):
-        canonical_action("discard KC", "pl")
+def test_polish_karo_is_a_lower_case_c_and_the_canonical_c_stays_clubs() -> None:
+    assert face_text(parse_face("Kc", "pl")) == "KD"  # król karo
+    assert face_text(parse_face("10c", "pl")) == "10D"
+    assert face_text(parse_face("KC", "pl")) == "KC"  # as the hints print it: clubs
+    assert canonical_action("discard Wc", "pl") == "discard JD"
+    assert canonical_action("discard 4C", "pl") == "discard 4C"
 
 
 def test_moves_typed_in_a_language_go_out_canonical() -> None:

@@ -11,12 +11,12 @@ from twisted.internet.defer import Deferred
 from twisted.protocols.basic import LineReceiver
 
 from ..canasta.actions import VERBS, parse_action
-from ..cards import CardParseError, canonical_action, parse_face
+from ..cards import canonical_action, parse_face
 from ..games import Game
 from ..i18n import translator
 from ..mayi.actions import VERBS as MAY_I_VERBS
 from ..safe_text import safe_lines, safe_text
-from .table_model import TableModel
+from .table_model import TableModel, host_sentence
 from .terminal_view import (
     Line,
     help_text,
@@ -134,7 +134,7 @@ class TerminalPlayer(LineReceiver):
 
     def event(self, text: str) -> None:
         self.model.event(text)
-        self.say(f"* {safe_text(text)}")
+        self.say(f"* {safe_text(host_sentence(text, self.tr))}")
         self._catch_up()
 
     def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str]:
@@ -163,7 +163,7 @@ class TerminalPlayer(LineReceiver):
     def finished(self, reason: str) -> None:
         self.finished_reason = reason
         self.model.finish(reason)
-        self.say(f"* {safe_text(reason)}")
+        self.say(f"* {safe_text(host_sentence(reason, self.tr))}")
         self._catch_up()
         if self.on_quit is not None:
             self.on_quit()
@@ -284,12 +284,8 @@ class TerminalPlayer(LineReceiver):
             self.say(_("It is not your turn."))
             return
         game = self._game()
-        try:
-            # cards as this person writes them (КЧ, WP, К♥) go out in the canonical notation
-            text = canonical_action(text, self.tr.lang)
-        except CardParseError:
-            self.say("? " + _("C may be clubs (canonical C) or karo (Polish c): write ♣ or ♦"))
-            return
+        # cards as this person writes them (КЧ, WP, К♥) go out in the canonical notation
+        text = canonical_action(text, self.tr.lang)
         try:
             action = game.parse_action(text) if game is not None else parse_action(text)
         except ValueError as e:
@@ -312,6 +308,7 @@ class TerminalWatcher:
     ):
         self.out = out
         self.lang = lang
+        self.tr = translator(lang)  # this watcher's language (the session's lines use it)
         self.on_finished = on_finished
         self.shown = ""  # the table as last printed: an unchanged view is not printed again
         self.finished_reason: str | None = None
@@ -330,6 +327,6 @@ class TerminalWatcher:
 
     def finished(self, reason: str) -> None:
         self.finished_reason = reason
-        self.say(f"* {safe_text(reason)}")
+        self.say(f"* {safe_text(host_sentence(reason, self.tr))}")
         if self.on_finished is not None:
             self.on_finished()

@@ -44,6 +44,23 @@ SCORE_PARTS = (
     ("total", N_("hand total")),
 )
 
+# What a host says when it ends a seat's session (``bye``): words of another party, shown as
+# they came, except these known sentences, which each reader reads in their language.
+HOST_SENTENCES = frozenset(
+    {
+        N_("the match is over"),
+        N_("the host quit"),
+        N_("the host could not listen"),
+    }
+)
+
+
+def host_sentence(text: str, tr: Translator) -> str:
+    """A host's sentence in the reader's language if it is one the catalogue knows, else as it
+    came (its words are another party's)."""
+    return tr.gettext(text) if text in HOST_SENTENCES else text
+
+
 # The verbs whose prompt asks a question of this seat, not for its turn's move.
 _ANSWER_VERBS = frozenset({"answer"})
 _BUY_VERBS = frozenset({"may-i", "pass"})
@@ -542,10 +559,12 @@ class TableModel:
 
 __all__ = [
     "EVENTS_KEPT",
+    "HOST_SENTENCES",
     "MODEL_VERSION",
     "Refusal",
     "TableModel",
     "actions_by_verb",
+    "host_sentence",
     "prompt_kind",
     "rank_group",
     "suit_group",

@@ -16,7 +16,7 @@ from typing import Any
 from twisted.internet.defer import Deferred
 
 from ..canasta.actions import parse_action
-from ..cards import CardParseError, canonical_action
+from ..cards import canonical_action
 from ..games import Game
 from ..i18n import N_
 from ..log import records as R
@@ -95,12 +95,6 @@ class WebPlayer:
             # cards typed as the reader writes them go out in the canonical notation
             text = canonical_action(text, self.model.tr.lang)
             action = game.parse_action(text) if game is not None else parse_action(text)
-        except CardParseError as e:
-            sentence = str(e)
-            if self.model.tr.lang == "pl" and "karo" in sentence:
-                sentence = _("C may be clubs (canonical C) or karo (Polish c): write ♣ or ♦")
-            self.model.refused("bad-action", sentence, text)
-            return sentence
         except ValueError as e:
             sentence = str(e) or _("That move cannot be read.")
             self.model.refused("bad-action", sentence, text)

@@ -713,7 +713,7 @@
       box.appendChild(plainButton(_("Next hand"), readyForNextHand, "primary"));
     } else if (snap.finished) {
       box.appendChild(el("span", "waiting", f(_("The game is over: {reason}."), {
-        reason: snap.finished,
+        reason: _(snap.finished),
       })));
     } else if (snap.tried) {
       box.appendChild(el("span", "waiting", f(_("Sent \u201c{move}\u201d\u2026"), {
@@ -989,7 +989,7 @@
       }
     }
     if (snap.finished) {
-      box.appendChild(el("div", "meta", f(_("Your session: {reason}."), { reason: snap.finished })));
+      box.appendChild(el("div", "meta", f(_("Your session: {reason}."), { reason: _(snap.finished) })));
     }
     const out = snap.outcome || {};
     if (out.log) {
