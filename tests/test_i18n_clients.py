@@ -176,6 +176,10 @@ def test_lang_on_the_command_line_and_from_the_locale() -> None:
     assert "Класическа канаста" in result.output
     result = runner.invoke(cli.main, ["play", "--help", "--lang", "ru"])
     assert "Играть за локальным столом" in result.output and "Ваше имя за столом" in result.output
+    # click's own words too
+    assert "Использование:" in result.output and "Показать эту справку и выйти." in result.output
+    result = runner.invoke(cli.main, ["--lang", "pl", "play", "--variant", "nope"])
+    assert result.exit_code == 2 and "Błąd: Nieprawidłowa wartość --variant" in result.output
     result = runner.invoke(cli.main, ["variants", "--lang", "xx"])
     assert result.exit_code == 2 and "no catalogue for language 'xx'" in result.output
     assert "Traceback" not in result.output
@@ -207,3 +211,16 @@ def test_the_page_gets_its_catalogue_and_switches_language() -> None:
     assert server.set_language("bg") is None
     assert model.version > version and model.snapshot()["lang"] == "bg"
     assert server.set_language("xx") is not None and model.tr.lang == "bg"
+
+
+def test_click_still_says_the_sentences_the_catalogue_translates() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    from canasta_net.ui.click_texts import CLICK_TEXTS
+
+    spec = importlib.util.find_spec("click")
+    assert spec is not None and spec.origin is not None
+    source = "".join(p.read_text() for p in Path(spec.origin).parent.glob("*.py"))
+    for text in CLICK_TEXTS:
+        assert f'_("{text}")' in source or f"_('{text}')" in source, text

@@ -23,7 +23,7 @@ from .. import __version__
 from ..canasta.rules import RuleSet
 from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
 from ..hand import check_deal_mode
-from ..i18n import N_, choose_language, current, set_language, system_language
+from ..i18n import N_, _, choose_language, current, set_language, system_language
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
 from ..log import records as R
@@ -41,6 +41,7 @@ from ..table.host import HostTable
 from ..table.local import recorded_match
 from ..variant_names import variant_summary
 from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
+from .click_texts import localize_click
 from .players import TerminalPlayer, TerminalWatcher
 
 DEFAULT_PORT = 47475
@@ -131,6 +132,7 @@ class LocalizedGroup(click.Group):
         except ValueError:
             lang = system_language()  # the option's check says why, in one line
         set_language(lang)
+        localize_click()
         localize_command(self)
         return super().main(argv, *rest, **kwargs)
 
@@ -438,8 +440,9 @@ async def _serve(
         if previous_finished:
             previous_finished(table)
         result = table.match.result
-        click.echo(f"match over: {result.describe() if result else 'stopped'}")
-        click.echo(f"log: {log_path}")
+        said = result.describe() if result else _("stopped")
+        click.echo(_("match over: {result}").format(result=said))
+        click.echo(_("log: {path}").format(path=log_path))
         reactor.callLater(0.2, _fire, done)  # the page's leave may fire it first
 
     events.on_finished = finished
@@ -447,8 +450,8 @@ async def _serve(
 
     def on_stopped(reason: str) -> None:
         table_stopped.append(reason)
-        click.echo(f"the table stops: {safe_text(reason)}", err=True)
-        click.echo(f"log: {log_path}", err=True)
+        click.echo(_("the table stops: {reason}").format(reason=safe_text(reason)), err=True)
+        click.echo(_("log: {path}").format(path=log_path), err=True)
         _fire(done)
 
     events.on_stopped = on_stopped
@@ -475,10 +478,16 @@ async def _serve(
     reactor.addSystemEventTrigger("after", "shutdown", _close_log, log_path, hosted.log_file)
     host, actual_port = hosted.address
     click.echo(
-        f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
-        f"host fingerprint {identity.fingerprint}"
+        _(
+            "table {name!r} ({variant}) listening on {address}; host fingerprint {fingerprint}"
+        ).format(
+            name=config.name,
+            variant=config.rules.name,
+            address=f"{host}:{actual_port}",
+            fingerprint=identity.fingerprint,
+        )
     )
-    click.echo(f"log: {log_path}", err=True)
+    click.echo(_("log: {path}").format(path=log_path), err=True)
     announcer = None
     if announce_to is not None:
         announcer = _start_announcer(reactor, hosted, identity, announce_to)
@@ -531,7 +540,9 @@ async def _serve(
             await stopped
     kept = _close_log(log_path, hosted.log_file)
     if not kept:
-        click.echo(f"{log_path} removed: nobody joined, nothing was recorded", err=True)
+        click.echo(
+            _("{path} removed: nobody joined, nothing was recorded").format(path=log_path), err=True
+        )
     if page is not None:  # the page stays up with the score sheet, the verdict, the replay
         await page.after_table(log_path if kept else None, session_box[0].seat)
         await page.stop()
@@ -1105,12 +1116,16 @@ def join(
         # Ctrl-C or SIGTERM: the host hears that this seat left, as for `quit`
         reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
         reactor.addSystemEventTrigger("after", "shutdown", _close_log, path, log_file)
-        click.echo(f"connecting to {where} (host fingerprint {expected})")
+        click.echo(
+            _("connecting to {address} (host fingerprint {fingerprint})").format(
+                address=where, fingerprint=expected
+            )
+        )
         await done
         await service.leave("quit")  # says bye only if the session is still on (the `quit`)
         kept = _close_log(path, log_file)
         if kept:  # refused, or left before the first record: not kept
-            click.echo(f"log: {path}", err=True)
+            click.echo(_("log: {path}").format(path=path), err=True)
         if page is not None:  # the page stays up with the score sheet, the verdict, the replay
             await page.after_table(path if kept else None, session.seat)
             await page.stop()
@@ -1183,11 +1198,15 @@ def watch(
         service = join_table(reactor, host_, port_, session, identity, fingerprint=expected)
         # Ctrl-C or SIGTERM: the host hears that this watcher left
         reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
-        click.echo(f"watching {where} (host fingerprint {expected})")
+        click.echo(
+            _("watching {address} (host fingerprint {fingerprint})").format(
+                address=where, fingerprint=expected
+            )
+        )
         await done
         await service.leave("quit")
         if log_path is not None and _close_log(log_path, log_file):
-            click.echo(f"log: {log_path}", err=True)
+            click.echo(_("log: {path}").format(path=log_path), err=True)
         if session.problem is not None:
             raise click.ClickException(session.problem)
         return 0
@@ -1241,38 +1260,52 @@ async def _trusted_fingerprint(
         )
     if given is not None and given != seen:
         raise click.ClickException(
-            f"fingerprint mismatch: the host at {where} shows {seen}, not {given} as given: "
-            "refusing to connect (someone may be posing as the host)"
+            _(
+                "fingerprint mismatch: the host at {address} shows {seen}, not {given} as given: "
+                "refusing to connect (someone may be posing as the host)"
+            ).format(address=where, seen=seen, given=given)
         )
     beacon_says = None if announced is None else announced.fingerprint
     if given is None and pinned is None and beacon_says is not None and beacon_says != seen:
         raise click.ClickException(
-            f"the table's beacon announced fingerprint {beacon_says}, but the host at {where} "
-            f"shows {seen}: refusing to connect (someone may be posing as the host)"
+            _(
+                "the table's beacon announced fingerprint {announced}, but the host at {address} "
+                "shows {seen}: refusing to connect (someone may be posing as the host)"
+            ).format(announced=beacon_says, address=where, seen=seen)
         )
     if pinned is not None:
         return seen
     if given is None:
         if announced is not None and not sys.stdin.isatty():
             # nobody to ask: a beacon's fingerprint is trusted for this once, and not pinned
-            click.echo(f"trusting the beacon's fingerprint {seen}", err=True)
+            click.echo(_("trusting the beacon's fingerprint {seen}").format(seen=seen), err=True)
             return seen
-        what = (
-            f"The host at {where}"
-            if announced is None
-            else f"Table {safe_text(announced.beacon.table_name)!r} at {where}"
-        )
-        if not _ask_yes_no(f"{what} has fingerprint\n  {seen}\nIs that what the host shows?"):
+        if announced is None:
+            question = _(
+                "The host at {address} has fingerprint\n  {seen}\nIs that what the host shows?"
+            )
+        else:
+            question = _(
+                "Table {name!r} at {address} has fingerprint\n  {seen}\n"
+                "Is that what the host shows?"
+            )
+        name = None if announced is None else safe_text(announced.beacon.table_name)
+        if not _ask_yes_no(question.format(name=name, address=where, seen=seen)):
             raise click.ClickException(
-                f"not joining {where}: its fingerprint was not confirmed "
-                "(answer y, or pass --fingerprint as the host shows it)"
+                _(
+                    "not joining {address}: its fingerprint was not confirmed "
+                    "(answer y, or pass --fingerprint as the host shows it)"
+                ).format(address=where)
             )
     try:
         known.pin(where, seen)
     except (KnownHostsError, ValueError) as e:
-        click.echo(f"warning: the host's key is not pinned: {e}", err=True)
+        click.echo(
+            _("warning: the host's key is not pinned: {problem}").format(problem=e), err=True
+        )
     else:
-        click.echo(f"pinned {where} {seen} in {known.path}", err=True)
+        pinned_line = _("pinned {address} {seen} in {path}")
+        click.echo(pinned_line.format(address=where, seen=seen, path=known.path), err=True)
     return seen
 
 
@@ -1343,10 +1376,10 @@ async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: st
 
     entries = await listen_for_tables(reactor, port, 3.0, interface=interface)
     if not entries:
-        raise click.ClickException("no tables heard; give HOST:PORT")
+        raise click.ClickException(_("no tables heard; give HOST:PORT"))
     if choice is None and len(entries) > 1:
         click.echo(format_tables(entries))
-        choice = click.prompt("Which table (number or name)?")
+        choice = click.prompt(_("Which table (number or name)?"))
     try:
         return pick_table(entries, choice or "1")
     except TableChoiceError as e:
@@ -1362,7 +1395,7 @@ def tables(port: int, seconds: float, interface: str) -> None:
 
     async def main_(reactor: Any) -> int:
         entries = await listen_for_tables(reactor, port, seconds, interface=interface)
-        click.echo(format_tables(entries) if entries else "no tables heard")
+        click.echo(format_tables(entries) if entries else _("no tables heard"))
         return 0
 
     _run(main_)
