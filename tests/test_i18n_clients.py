@@ -218,6 +218,11 @@ def test_the_page_gets_its_catalogue_and_switches_language() -> None:
     assert server.set_language("bg") is None
     assert model.version > version and model.snapshot()["lang"] == "bg"
     assert server.set_language("xx") is not None and model.tr.lang == "bg"
+    # the session writes its event lines in the page's language, as it is now
+    from canasta_net.net.peer import reader_translator
+    from canasta_net.web.player import WebPlayer
+
+    assert reader_translator(WebPlayer(model)).lang == "bg"
 
 
 def test_click_still_says_the_sentences_the_catalogue_translates() -> None:
