@@ -25,6 +25,7 @@ from .peer import (
     SessionObserver,
     comings_and_goings,
     describe_record,
+    reader_translator,
     watchers_coming_and_going,
 )
 
@@ -129,10 +130,14 @@ class SpectatorSession:
             self.spectator.show(self.view)
         elif t == "seats":
             self.names = [s["name"] for s in message["seats"]]
-            for line in comings_and_goings(self.seats, message["seats"], None):
+            for line in comings_and_goings(
+                self.seats, message["seats"], None, reader_translator(self.spectator)
+            ):
                 self.spectator.event(line)
             watchers = message.get("watchers", [])
-            for line in watchers_coming_and_going(self.watchers, watchers):
+            for line in watchers_coming_and_going(
+                self.watchers, watchers, reader_translator(self.spectator)
+            ):
                 self.spectator.event(line)
             self.seats, self.watchers = message["seats"], watchers
             if self.observer is not None:
@@ -197,7 +202,7 @@ class SpectatorSession:
             return
         if self.observer is not None:
             self.observer.record(record)
-        line = describe_record(record, self.names)
+        line = describe_record(record, self.names, reader_translator(self.spectator))
         if line:
             self.spectator.event(line)
 
