@@ -11,14 +11,13 @@ import dataclasses
 import io
 import json
 import random
-import shutil
-import subprocess
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from headless import MISSING, chromium, dump_dom
 
 from canasta_net.canasta.rules import preset
 from canasta_net.search import SearchBot
@@ -53,16 +52,6 @@ def host_log() -> bytes:
 @cache
 def timeline() -> Timeline:
     return load_timeline(host_log())
-
-
-def chromium() -> str | None:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name) or (
-            f"/usr/bin/{name}" if Path(f"/usr/bin/{name}").exists() else None
-        )
-        if found:
-            return found
-    return None
 
 
 def run(*args: str) -> Any:
@@ -295,7 +284,7 @@ def test_an_analysis_file_of_another_game_is_refused_in_one_line(log_path: Path)
 
 @pytest.mark.skipif(
     chromium() is None,
-    reason="Chromium is not installed (apt-get install chromium): the page is not rendered.",
+    reason=MISSING,
 )
 def test_the_html_page_shows_the_marks_and_the_chart_in_headless_chromium(
     log_path: Path, tmp_path: Path
@@ -304,27 +293,7 @@ def test_the_html_page_shows_the_marks_and_the_chart_in_headless_chromium(
     worst = max(marked, key=lambda d: (d["loss"], -d["record"]))
     out = tmp_path / "game.html"
     assert run("export", str(log_path), "--format", "html", "-o", str(out)).exit_code == 0
-    browser = chromium()
-    assert browser is not None
-    completed = subprocess.run(
-        [
-            browser,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--dump-dom",
-            f"{out.as_uri()}#record={worst['record']}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+    completed = dump_dom(f"{out.as_uri()}#record={worst['record']}", tmp_path / "profile")
     dom = completed.stdout
     assert completed.returncode == 0 and '<section id="analysis"' in dom, completed.stderr[-2000:]
     section = dom[dom.index('<section id="analysis"') :]

@@ -7,14 +7,13 @@ import html
 import io
 import json
 import re
-import shutil
-import subprocess
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from headless import MISSING, chromium, dump_dom
 
 from canasta_net import mayi
 from canasta_net.cards import face_text
@@ -467,19 +466,9 @@ def test_the_mayi_html_page_carries_the_game(tmp_path: Path) -> None:
     assert "renderSeatsTable" in page and 'DATA.log.game === "may-i"' in page
 
 
-def chromium() -> str | None:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name) or (
-            f"/usr/bin/{name}" if Path(f"/usr/bin/{name}").exists() else None
-        )
-        if found:
-            return found
-    return None
-
-
 @pytest.mark.skipif(
     chromium() is None,
-    reason="Chromium is not installed (apt-get install chromium): the page is not rendered.",
+    reason=MISSING,
 )
 def test_the_mayi_html_page_renders_the_table_in_headless_chromium(tmp_path: Path) -> None:
     tl = timeline()
@@ -492,27 +481,7 @@ def test_the_mayi_html_page_renders_the_table_in_headless_chromium(tmp_path: Pat
     assert (
         run("export", str(path), "--format", "html", "--seat", "2", "-o", str(out)).exit_code == 0
     )
-    browser = chromium()
-    assert browser is not None
-    completed = subprocess.run(
-        [
-            browser,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--dump-dom",
-            f"{out.as_uri()}#record={record}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+    completed = dump_dom(f"{out.as_uri()}#record={record}", tmp_path / "profile")
     dom = completed.stdout
     assert completed.returncode == 0 and '<div id="table"' in dom, completed.stderr[-2000:]
     table = dom[dom.index('<div id="table"') : dom.index('<div id="totals"')]

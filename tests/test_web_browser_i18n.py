@@ -29,6 +29,7 @@ def scripted_page() -> Iterator[tuple[subprocess.Popen[str], str]]:
     assert proc.stdout is not None
     line = proc.stdout.readline()
     proc.stdout.readline()  # the watcher's link
+    proc.stdout.readline()  # the joiner's lobby's link
     link = URL_LINE.match(line.strip())
     try:
         if link is None:

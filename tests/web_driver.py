@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -19,27 +18,12 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from headless import CHROMIUM_ARGS, chromium
+
 ROOT = Path(__file__).resolve().parent.parent
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 URL_LINE = re.compile(r"^(http://127\.0\.0\.1:\d+/\?token=\S+)\s*$")
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
-
-
-def chromium() -> str | None:
-    """The system Chromium, if installed."""
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 def playwright_missing() -> str | None:

@@ -71,7 +71,7 @@ class PrintedLobby:
         self.model.set_lobby(None)
         return None
 
-    def pick(self, index: int) -> str | None:
+    def pick(self, index: int, address: str | None = None) -> str | None:
         print("PICK", index, flush=True)
         table = LAN_TABLE
         question = {"address": table["address"], "fingerprint": table["fingerprint"]}

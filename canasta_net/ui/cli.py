@@ -1152,13 +1152,7 @@ def join(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
-    identity = _identity(identity_path)
-    known = _known_hosts(known_hosts_path)
-    if fingerprint is not None:
-        try:
-            fingerprint = normalize_fingerprint(fingerprint)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--fingerprint") from None
+    identity, known, fingerprint = _peer_keys(identity_path, known_hosts_path, fingerprint)
 
     async def main_(reactor: Any) -> int:
         from ..web.page import choose_ui
@@ -1303,13 +1297,7 @@ def watch(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
-    identity = _identity(identity_path)
-    known = _known_hosts(known_hosts_path)
-    if fingerprint is not None:
-        try:
-            fingerprint = normalize_fingerprint(fingerprint)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--fingerprint") from None
+    identity, known, fingerprint = _peer_keys(identity_path, known_hosts_path, fingerprint)
     host_, port_ = _address(address, DEFAULT_PORT)
     where = f"{host_}:{port_}"
 
@@ -1355,6 +1343,21 @@ def watch(
         return 0
 
     _run(main_)
+
+
+def _peer_keys(
+    identity_path: Path | None, known_hosts_path: Path | None, fingerprint: str | None
+) -> tuple[Identity, KnownHosts, str | None]:
+    """What a peer that connects to a host holds: its identity, its pinned hosts, and the host's
+    fingerprint as given on the command line (normalized; a malformed one is a usage error)."""
+    identity = _identity(identity_path)
+    known = _known_hosts(known_hosts_path)
+    if fingerprint is not None:
+        try:
+            fingerprint = normalize_fingerprint(fingerprint)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--fingerprint") from None
+    return identity, known, fingerprint
 
 
 def _known_hosts(path: Path | None) -> KnownHosts:
