@@ -1006,7 +1006,7 @@ class TableService:
                 )
                 conn.refuse(e.code, str(e))
             else:
-                conn.send_error(e.code, str(e))
+                conn.send_error(e.code, str(e), e.params, e.variant)
             slot_seat = conn.seat
             if slot_seat is not None:
                 self.slots[slot_seat].prompted = ()
