@@ -19,12 +19,7 @@ from string import Formatter
 from typing import Final
 
 from .errors import IllegalAction
-
-
-def N_(text: str) -> str:
-    """Mark ``text`` for the catalogue; it is translated where it is shown."""
-    return text
-
+from .i18n import N_
 
 ReasonArg = str | int
 
@@ -240,5 +235,6 @@ def reason_sentence(
 
 
 def wire_args(args: Mapping[str, ReasonArg]) -> dict[str, str]:
-    """The parameters as the wire carries them: text values."""
-    return {name: str(value) for name, value in args.items()}
+    """The parameters as the wire carries them: text values, within the wire's bounds."""
+    items = list(args.items())[:MAX_ARGS]
+    return {name[:MAX_ARG_TEXT]: str(value)[:MAX_ARG_TEXT] for name, value in items}

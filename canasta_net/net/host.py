@@ -1005,8 +1005,10 @@ class TableService:
                     why=str(e),
                 )
                 conn.refuse(e.code, str(e))
-            else:
+            elif isinstance(e, TableError):
                 conn.send_error(e.code, str(e), e.params, e.variant)
+            else:
+                conn.send_error(e.code, str(e))
             slot_seat = conn.seat
             if slot_seat is not None:
                 self.slots[slot_seat].prompted = ()

@@ -67,7 +67,14 @@ class SessionObserver(Protocol):
 
     def record(self, record: StoredRecord) -> None: ...
 
-    def refused(self, code: str, message: str, tried: str | None = None) -> None: ...
+    def refused(
+        self,
+        code: str,
+        message: str,
+        tried: str | None = None,
+        args: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None: ...
 
     def seat_summary(
         self, seats: list[dict[str, Any]], watchers: list[str] | None = None
@@ -347,7 +354,13 @@ class PeerSession:
             refusal = safe_text(f"refused ({message['code']}): {message['message']}")
             self.player.event(refusal)
             if self.observer is not None:
-                self.observer.refused(message["code"], message["message"])
+                # the parameters (a newer host's) let the client word it in its own language
+                self.observer.refused(
+                    message["code"],
+                    message["message"],
+                    args=message.get("args"),
+                    variant=message.get("variant"),
+                )
             if self._refused_for_good(message["code"]):
                 self._leave(f"the host {refusal}")
         elif t == "bye":
@@ -554,7 +567,10 @@ class PeerSession:
             except (ValueError, IllegalAction) as e:
                 self.player.event(f"refused: {e}")
                 if self.observer is not None:
-                    self.observer.refused(getattr(e, "code", "bad-action"), str(e), text)
+                    if isinstance(e, IllegalAction):
+                        self.observer.refused(e.code, str(e), text, e.params, e.variant)
+                    else:
+                        self.observer.refused(getattr(e, "code", "bad-action"), str(e), text)
                 self._turn(message, send)  # ask again
                 return
             send(answer)

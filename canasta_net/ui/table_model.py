@@ -16,14 +16,16 @@ view and the host's prompt.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..cards import JOKER, parse_face
 from ..games import Game
+from ..i18n import Translator, current
 from ..log import StoredRecord
 from ..log import records as R
+from ..reasons import reason_sentence
 
 # Version of the snapshot's layout (``docs/ui-model.md``).
 MODEL_VERSION = 1
@@ -51,14 +53,25 @@ _PERMISSION_VERBS = frozenset({"allow", "deny"})
 
 @dataclass(frozen=True)
 class Refusal:
-    """A move this seat tried that the engine (at the seat or at the host) refused."""
+    """A move this seat tried that the engine (at the seat or at the host) refused.
+
+    ``message`` is the sentence that came with it (the engine's English); ``args`` and
+    ``variant``, where the engine's parameters came too, let :meth:`to_dict` word it in the
+    reader's language (``canasta_net/reasons.py``)."""
 
     tried: str
     code: str
     message: str
+    args: Mapping[str, str | int] | None = None
+    variant: str | None = None
 
-    def to_dict(self) -> dict[str, str]:
-        return {"tried": self.tried, "code": self.code, "message": self.message}
+    def sentence(self, translate: Callable[[str], str] = str) -> str:
+        """The refusal in the reader's language, or the sentence that came with it."""
+        worded = reason_sentence(self.code, self.args, self.variant, translate)
+        return self.message if worded is None else worded
+
+    def to_dict(self, translate: Callable[[str], str] = str) -> dict[str, str]:
+        return {"tried": self.tried, "code": self.code, "message": self.sentence(translate)}
 
 
 def _multiset_new(before: list[str], after: list[str]) -> list[str]:
@@ -114,8 +127,10 @@ def actions_by_verb(legal: list[str]) -> dict[str, list[str]]:
 class TableModel:
     """The table as one seat (or a watcher) sees it, kept up to date from its session."""
 
-    def __init__(self, *, role: str = "player") -> None:
+    def __init__(self, *, role: str = "player", translator: Translator | None = None) -> None:
         self.role = role  # "player" or "spectator"
+        # the reader's language (a seat's own: two clients at one table may read two)
+        self.translator = translator if translator is not None else current()
         self.game: Game | None = None
         self.seat: int | None = None
         self.view: dict[str, Any] = {}
@@ -292,9 +307,17 @@ class TableModel:
         self.legal = []
         self.changed()
 
-    def refused(self, code: str, message: str, tried: str | None = None) -> None:
-        """The engine (at the seat or the host) refused the seat's last move."""
-        self.refusal = Refusal(tried or self.tried or "", code, message)
+    def refused(
+        self,
+        code: str,
+        message: str,
+        tried: str | None = None,
+        args: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None:
+        """The engine (at the seat or the host) refused the seat's last move; with its
+        parameters (``args``, ``variant``) the snapshot words it in this reader's language."""
+        self.refusal = Refusal(tried or self.tried or "", code, message, args, variant)
         self.changed()
 
     def event(self, text: str) -> None:
@@ -363,7 +386,7 @@ class TableModel:
             "legal": list(self.legal),
             "actions": actions_by_verb(self.legal),
             "tried": self.tried,
-            "refusal": None if self.refusal is None else self.refusal.to_dict(),
+            "refusal": None if self.refusal is None else self.refusal.to_dict(self.translator),
             "last_move": self.last_move,
             "hand_end": self.hand_end,
             "ready_asked": self.ready_asked,
