@@ -9,7 +9,8 @@ deck is face 53, printed ``JK`` as well).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Final
 
 from .reasons import refuse
@@ -74,22 +75,138 @@ def face_text(face: int) -> str:
     return RANK_NAMES[face % 13] + SUIT_NAMES[face // 13]
 
 
-def parse_face(text: str) -> int:
-    """Read ``KH``, ``10S``, ``TS``, ``jk`` (case-insensitive) into a face."""
+@dataclass(frozen=True)
+class Notation:
+    """How players of one language write cards: rank and suit letters (upper case) beside the
+    canonical ones, and how a card is shown to them (``docs/i18n.md``)."""
+
+    ranks: Mapping[str, str]  # a letter -> the canonical rank it means
+    suits: Mapping[str, str]  # a letter or two -> the canonical suit
+    jokers: tuple[str, ...]  # the joker's names (upper case); the first is the one shown
+    shown_ranks: Mapping[str, str]  # canonical rank -> the letter shown (digits stay)
+    # suit letters read only in lower case: the Polish c (karo) is the canonical C (clubs) in
+    # upper case, so that the canonical text, printed in capitals, always reads the same
+    lower_suits: Mapping[str, str] = field(default_factory=dict)
+
+
+SUIT_SYMBOLS: Final = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+_SHOWN_SUITS: Final = {v: k for k, v in SUIT_SYMBOLS.items()}
+NOTATIONS: Final[Mapping[str, Notation]] = {
+    "en": Notation({}, {}, ("JK",), {}),
+    # Russian: валет, дама, король, туз; пики, трефы, черви, бубны
+    "ru": Notation(
+        {"В": "J", "Д": "Q", "К": "K", "Т": "A"},
+        {"П": "S", "Т": "C", "Ч": "H", "Б": "D"},
+        ("ДЖ", "ДЖОКЕР"),
+        {"J": "В", "Q": "Д", "K": "К", "A": "Т"},
+    ),
+    # Bulgarian: вале, дама, поп, асо; пика, спатия, купа, каро
+    "bg": Notation(
+        {"В": "J", "Д": "Q", "П": "K", "А": "A"},
+        {"П": "S", "С": "C", "КУ": "H", "КА": "D"},
+        ("Ж", "ЖОКЕР"),
+        {"J": "В", "Q": "Д", "K": "П", "A": "А"},
+    ),
+    # Polish: walet, dama, król, as; pik, trefl, kier, karo. Karo's c is read in lower case
+    # only ("Kc", "10c"): an upper-case C is the canonical clubs ("KC", as hints print it).
+    "pl": Notation(
+        {"W": "J", "D": "Q"},
+        {"P": "S", "T": "C", "K": "H"},
+        ("JK", "JOKER"),
+        {"J": "W", "Q": "D"},
+        {"c": "D"},
+    ),
+}
+"""Each language's card notation; the canonical letters are read in every language too."""
+
+
+def parse_face(text: str, lang: str | None = None) -> int:
+    """Read ``KH``, ``10S``, ``TS``, ``jk`` (case-insensitive) into a face.
+
+    With ``lang``, also read the way that language's players write cards (``ТП`` in Russian,
+    ``К♥``, ``WP`` in Polish, ``ПКУ`` in Bulgarian: :data:`NOTATIONS`); without, only the
+    canonical text that the wire and the log carry.
+    """
     t = text.strip().upper()
     if t in ("JK", "JOKER", "*"):
         return JOKER
-    if len(t) < 2:
-        raise CardParseError(f"{text!r} is not a card (try KH, 10S, TS or JK)")
-    rank_text, suit_text = _RANK_ALIASES.get(t[:-1], t[:-1]), t[-1]
-    if rank_text not in RANK_NAMES or suit_text not in SUIT_NAMES:
-        raise CardParseError(f"{text!r} is not a card (try KH, 10S, TS or JK)")
-    return make_face(RANK_NAMES.index(rank_text), SUIT_NAMES.index(suit_text))
+    notation = NOTATIONS.get(lang) if lang is not None else None
+    if notation is not None and t in notation.jokers:
+        return JOKER
+    for suit_len in (2, 1) if notation is not None else (1,):
+        if len(t) <= suit_len:
+            continue
+        rank_part, suit_part = t[:-suit_len], t[-suit_len:]
+        if notation is not None:
+            raw_suit = text.strip()[-suit_len:]
+            suit_part = (
+                notation.lower_suits.get(raw_suit)
+                or notation.suits.get(suit_part)
+                or SUIT_SYMBOLS.get(suit_part, suit_part)
+            )
+            rank_part = notation.ranks.get(rank_part, rank_part)
+        rank_part = _RANK_ALIASES.get(rank_part, rank_part)
+        if rank_part in RANK_NAMES and len(suit_part) == 1 and suit_part in SUIT_NAMES:
+            return make_face(RANK_NAMES.index(rank_part), SUIT_NAMES.index(suit_part))
+    raise CardParseError(f"{text!r} is not a card (try KH, 10S, TS or JK)")
 
 
-def parse_faces(text: str | Iterable[str]) -> tuple[int, ...]:
+def parse_faces(text: str | Iterable[str], lang: str | None = None) -> tuple[int, ...]:
     words = text.replace(",", " ").split() if isinstance(text, str) else list(text)
-    return tuple(parse_face(w) for w in words)
+    return tuple(parse_face(w, lang) for w in words)
+
+
+def face_label(face: int, lang: str | None = None) -> str:
+    """A face as players of ``lang`` read it (``К♥`` in Russian, ``W♠`` in Polish); the canonical
+    text in English or without a language."""
+    notation = NOTATIONS.get(lang) if lang is not None else None
+    if notation is None or lang == "en":
+        return face_text(face)
+    if face == JOKER:
+        return notation.jokers[0].capitalize()
+    rank = RANK_NAMES[face % 13]
+    return notation.shown_ranks.get(rank, rank) + _SHOWN_SUITS[SUIT_NAMES[face // 13]]
+
+
+def card_label(card: str, lang: str | None = None) -> str:
+    """A card's canonical text (``KH``) as players of ``lang`` read it; unchanged if not a card."""
+    try:
+        return face_label(parse_face(card), lang)
+    except ValueError:
+        return card
+
+
+def canonical_action(text: str, lang: str | None) -> str:
+    """A move as a player of ``lang`` typed it, with every card in the canonical notation that
+    goes on the wire and in the log (``сброс`` is not a verb: verbs stay canonical)."""
+    words = text.split()
+    out = []
+    for index, word in enumerate(words):
+        if index == 0 or not any(ch.isalpha() or ch in SUIT_SYMBOLS for ch in word):
+            out.append(word)  # the verb, a number, a seat.meld index, "|"
+            continue
+        try:
+            out.append(face_text(parse_face(word, lang)))
+        except CardParseError:
+            out.append(word)  # "yes", "no": not a card; the engine judges the rest
+    return " ".join(out)
+
+
+def action_label(text: str, lang: str | None) -> str:
+    """A canonical move (``meld KH KS 2C``) with its cards as players of ``lang`` read them."""
+    if lang is None or lang == "en":
+        return text
+    return " ".join(
+        card_label(w, lang) if i and _looks_like_card(w) else w for i, w in enumerate(text.split())
+    )
+
+
+def _looks_like_card(word: str) -> bool:
+    try:
+        parse_face(word)
+    except ValueError:
+        return False
+    return True
 
 
 def faces_text(faces: Iterable[int]) -> str:

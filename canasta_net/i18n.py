@@ -20,7 +20,7 @@ from __future__ import annotations
 import gettext as _gettext
 import os
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Final
 
@@ -111,14 +111,14 @@ class Translator:
         return f"Translator({self.lang!r})"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _catalogue(lang: str) -> _gettext.NullTranslations:
     if lang == DEFAULT_LANGUAGE:
         return _gettext.NullTranslations()
     return _gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def translator(lang: str) -> Translator:
     """The (shared, immutable) translator of ``lang``."""
     return Translator(lang)

@@ -23,6 +23,7 @@ from twisted.python.failure import Failure
 from ..errors import IllegalAction
 from ..games import CANASTA, Game, UnknownGame, game_from_header
 from ..hand import HandContext
+from ..i18n import N_, Translator, translator
 from ..identity import Identity
 from ..log import Header, StoredRecord
 from ..log import records as R
@@ -114,98 +115,137 @@ class HostSession(Protocol):
     def quit(self, reason: str) -> dict[str, Any] | None: ...
 
 
-def describe_record(record: StoredRecord, names: list[str]) -> str | None:
-    """A line for people: what a record says happened (None for bookkeeping records). Names,
-    chats and reasons in it came from others: the line is safe for a terminal (``safe_text``)."""
-    line = _record_line(record, names)
+def describe_record(
+    record: StoredRecord, names: list[str], tr: Translator | None = None
+) -> str | None:
+    """A line for people, in their language (``tr``; English without): what a record says
+    happened (None for bookkeeping records). Names, chats and reasons in it came from others:
+    the line is safe for a terminal (``safe_text``). Moves stay in their canonical text."""
+    line = _record_line(record, names, tr or translator("en"))
     return None if line is None else safe_text(line)
 
 
-def _record_line(record: StoredRecord, names: list[str]) -> str | None:
+def _record_line(record: StoredRecord, names: list[str], tr: Translator) -> str | None:
     f = record.fields
     act = record.action
+    _ = tr.gettext
 
     def who(s: int) -> str:
-        return f"{names[s]} (seat {s})" if 0 <= s < len(names) else f"seat {s}"
+        seat = _("seat {seat}").format(seat=s)
+        return (
+            _("{name} ({seat})").format(name=names[s], seat=seat) if 0 <= s < len(names) else seat
+        )
 
     kind = record.kind
     if kind == R.ACTION and act is not None:
         return f"{who(act['seat'])}: {act.get('action')}"
     if kind == R.CHAT and act is not None:
-        return f"{who(act['seat'])} says: {act.get('text')}"
+        return _("{who} says: {text}").format(who=who(act["seat"]), text=act.get("text"))
+    hand = R.shown_number(f.get("hand", 0))
     if kind == R.DEAL:
-        return f"hand {R.shown_number(f.get('hand', 0))} is dealt"
+        return _("hand {number} is dealt").format(number=hand)
     if kind == R.HAND_END:
         went = f.get("went_out")
-        how = f"{who(went)} went out" if isinstance(went, int) else str(f.get("reason"))
-        return f"hand {R.shown_number(f.get('hand', 0))} over: {how}; totals {f.get('totals')}"
+        how = (
+            _("{name} went out").format(name=who(went))
+            if isinstance(went, int)
+            else str(f.get("reason"))
+        )
+        return _("hand {number} over: {how}; totals {totals}").format(
+            number=hand, how=how, totals=f.get("totals")
+        )
     if kind == R.MATCH_END:
-        return f"match over: winner team {f.get('winner')}, totals {f.get('totals')}"
+        return _("match over: winner team {team}, totals {totals}").format(
+            team=f.get("winner"), totals=f.get("totals")
+        )
     if kind == R.FORFEIT:
-        return f"{who(f.get('seat', -1))} forfeits: {f.get('reason')}"
+        return _("{who} forfeits: {reason}").format(
+            who=who(f.get("seat", -1)), reason=f.get("reason")
+        )
     if kind == R.MATCH_STOP:
-        hands = f.get("hands")
-        played = "1 hand" if hands == 1 else f"{hands} hands"
-        return f"match stopped ({f.get('reason')}) after {played}, totals {f.get('totals')}"
+        hands = int(f.get("hands") or 0)
+        played = tr.ngettext("{n} hand", "{n} hands", hands).format(n=hands)
+        return _("match stopped ({reason}) after {played}, totals {totals}").format(
+            reason=f.get("reason"), played=played, totals=f.get("totals")
+        )
     if kind == "seat-key":
-        return f"seat {f['rekey']['seat']} changes hands (stand-in or reclaim)"
+        return _("seat {seat} changes hands (stand-in or reclaim)").format(seat=f["rekey"]["seat"])
     if kind == R.SEAT_EVENT:
-        return _describe_seat_event(f, who)
+        return _describe_seat_event(f, who, tr)
     return None
 
 
 # What a seat-event record says, for the events the ``seats`` messages do not already tell
 # people (who left, who came back: ``comings_and_goings``).
 _SEAT_EVENT_TEXT = {
-    "stand-in": "is played by a bot stand-in from now on",
-    "reclaimed": "is played by its player again",
+    "stand-in": N_("the host says {who} is played by a bot stand-in from now on"),
+    "reclaimed": N_("the host says {who} is played by its player again"),
 }
 
 
-def _describe_seat_event(fields: dict[str, Any], who: Callable[[int], str]) -> str | None:
+def _describe_seat_event(
+    fields: dict[str, Any], who: Callable[[int], str], tr: Translator
+) -> str | None:
     """The host's word on a seat's connection (``seat-event``), as the host states it."""
     event = fields.get("event")
     if event == "resumed":
-        return "the host says it restarted and resumed the table from its log"
+        return tr.gettext("the host says it restarted and resumed the table from its log")
     text = _SEAT_EVENT_TEXT.get(str(event))
-    return None if text is None else f"the host says {who(fields['seat'])} {text}"
+    return None if text is None else tr.gettext(text).format(who=who(fields["seat"]))
 
 
 def comings_and_goings(
-    before: list[dict[str, Any]], after: list[dict[str, Any]], own_seat: int | None
+    before: list[dict[str, Any]],
+    after: list[dict[str, Any]],
+    own_seat: int | None,
+    tr: Translator | None = None,
 ) -> list[str]:
     """Lines for people: which other seats' players left (and why) or came back, between two of
     the host's seat summaries (``docs/wire-protocol.md``, ``seats``)."""
+    _ = (tr or translator("en")).gettext
     lines = []
     for index, entry in enumerate(after):
         if index == own_seat or not isinstance(entry, dict):
             continue
         old = before[index] if index < len(before) and isinstance(before[index], dict) else {}
         left, was_left = entry.get("left"), old.get("left")
-        who = f"{entry.get('name')} (seat {index})"
+        seat = _("seat {seat}").format(seat=index)
+        who = _("{name} ({seat})").format(name=entry.get("name"), seat=seat)
         if isinstance(left, str) and not isinstance(was_left, str):
-            line = f"{who} left ({left})"
+            line = _("{who} left ({reason})").format(who=who, reason=left)
             wait = entry.get("stand_in_in")
             if isinstance(wait, int) and not isinstance(wait, bool):
-                line += f"; a bot stands in after {wait} s unless they return"
+                line += "; " + _("a bot stands in after {seconds} s unless they return").format(
+                    seconds=wait
+                )
             lines.append(safe_text(line))
         elif left is None and isinstance(was_left, str):
-            lines.append(safe_text(f"{who} is back"))
+            lines.append(safe_text(_("{who} is back").format(who=who)))
     return lines
 
 
-def watchers_coming_and_going(before: list[str], after: list[str]) -> list[str]:
+def watchers_coming_and_going(
+    before: list[str], after: list[str], tr: Translator | None = None
+) -> list[str]:
     """Lines for people: who started or stopped watching the table, between two of the host's
     lists of watchers (``seats.watchers``; names may repeat)."""
+    _ = (tr or translator("en")).gettext
     arrived, gone = list(after), []
     for name in before:
         if name in arrived:
             arrived.remove(name)
         else:
             gone.append(name)
-    lines = [f"{name} is watching" for name in arrived]
-    lines += [f"{name} stopped watching" for name in gone]
+    lines = [_("{name} is watching").format(name=name) for name in arrived]
+    lines += [_("{name} stopped watching").format(name=name) for name in gone]
     return [safe_text(line) for line in lines]
+
+
+def reader_translator(player: Any) -> Translator:
+    """The language of the person at this seat: their client's translator (English for a bot
+    or a client without one)."""
+    tr = getattr(player, "tr", None)
+    return tr if isinstance(tr, Translator) else translator("en")
 
 
 class PeerSession:
@@ -339,11 +379,16 @@ class PeerSession:
         elif t == "seats":
             self.names = [s["name"] for s in message["seats"]]
             taken = sum(1 for s in message["seats"] if s["taken"])
-            self.player.event(f"seats taken: {taken} of {len(message['seats'])}")
-            for line in comings_and_goings(self.seats, message["seats"], self.seat):
+            tr = reader_translator(self.player)
+            self.player.event(
+                tr.gettext("seats taken: {taken} of {seats}").format(
+                    taken=taken, seats=len(message["seats"])
+                )
+            )
+            for line in comings_and_goings(self.seats, message["seats"], self.seat, tr):
                 self.player.event(line)
             watchers = message.get("watchers", [])
-            for line in watchers_coming_and_going(self.watchers, watchers):
+            for line in watchers_coming_and_going(self.watchers, watchers, tr):
                 self.player.event(line)
             self.seats, self.watchers = message["seats"], watchers
             if self.observer is not None:
@@ -413,7 +458,9 @@ class PeerSession:
         else:
             self.agent.aseq = message["aseq"]  # a stand-in may have acted for this seat
         self.player.event(
-            f"seated at {table.get('name')!r} as seat {seat} ({table.get('variant')})"
+            reader_translator(self.player)
+            .gettext("seated at {table!r} as seat {seat} ({variant})")
+            .format(table=table.get("name"), seat=seat, variant=table.get("variant"))
         )
         if self.observer is not None:
             self.observer.welcome(self.game, seat, list(self.names))
@@ -506,7 +553,7 @@ class PeerSession:
                 self._misbehaving(f"record {record.index}: {e.text}")
         if self.observer is not None:
             self.observer.record(record)
-        line = describe_record(record, self.names)
+        line = describe_record(record, self.names, reader_translator(self.player))
         if line:
             self.player.event(line)
 
@@ -712,5 +759,6 @@ __all__ = [
     "comings_and_goings",
     "connect_with_retry",
     "describe_record",
+    "reader_translator",
     "watchers_coming_and_going",
 ]

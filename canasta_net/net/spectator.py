@@ -18,7 +18,7 @@ from ..safe_text import safe_text
 from ..timing import NO_TIMING, Timing
 from . import wire
 from .log_copy import HostFault, LogCopy, LostRecord
-from .peer import comings_and_goings, describe_record, watchers_coming_and_going
+from .peer import comings_and_goings, describe_record, reader_translator, watchers_coming_and_going
 
 # The host's refusals of a watcher's ``hello`` that asking again cannot change.
 FINAL_WATCH_REFUSALS = frozenset(
@@ -119,10 +119,14 @@ class SpectatorSession:
             self.spectator.show(self.view)
         elif t == "seats":
             self.names = [s["name"] for s in message["seats"]]
-            for line in comings_and_goings(self.seats, message["seats"], None):
+            for line in comings_and_goings(
+                self.seats, message["seats"], None, reader_translator(self.spectator)
+            ):
                 self.spectator.event(line)
             watchers = message.get("watchers", [])
-            for line in watchers_coming_and_going(self.watchers, watchers):
+            for line in watchers_coming_and_going(
+                self.watchers, watchers, reader_translator(self.spectator)
+            ):
                 self.spectator.event(line)
             self.seats, self.watchers = message["seats"], watchers
         elif t == "ping":
@@ -175,7 +179,7 @@ class SpectatorSession:
         except HostFault as e:
             self._misbehaving(e.text)
             return
-        line = describe_record(record, self.names)
+        line = describe_record(record, self.names, reader_translator(self.spectator))
         if line:
             self.spectator.event(line)
 

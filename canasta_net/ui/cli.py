@@ -23,6 +23,7 @@ from .. import __version__
 from ..canasta.rules import RuleSet
 from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
 from ..hand import check_deal_mode
+from ..i18n import N_, _, choose_language, current, set_language, system_language
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
 from ..log import records as R
@@ -38,7 +39,9 @@ from ..simulate import simulate
 from ..table.config import MAX_SECONDS, TableConfig, TableConfigError
 from ..table.host import HostTable
 from ..table.local import recorded_match
+from ..variant_names import variant_summary
 from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
+from .click_texts import localize_click
 from .players import TerminalPlayer, TerminalWatcher
 
 DEFAULT_PORT = 47475
@@ -55,57 +58,148 @@ def _rules_or_fail(variant: str) -> Any:
         raise click.BadParameter(str(e), param_hint="--variant") from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _lang_in(argv: list[str]) -> str | None:
+    """The ``--lang`` given anywhere on the command line (the last one), before click parses."""
+    found = None
+    for index, arg in enumerate(argv):
+        if arg == "--lang" and index + 1 < len(argv):
+            found = argv[index + 1]
+        elif arg.startswith("--lang="):
+            found = arg.split("=", 1)[1]
+    return found
+
+
+def _check_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--lang``: a language with a catalogue; it was set before parsing (``LocalizedGroup``)."""
+    if value is None:
+        return None
+    try:
+        set_language(choose_language(value))
+    except ValueError as e:
+        raise click.BadParameter(str(e), ctx=ctx, param=param) from None
+    return value
+
+
+def _lang_option(function: Any) -> Any:
+    return click.option(
+        "--lang",
+        default=None,
+        metavar="LANG",
+        expose_value=False,
+        is_eager=True,
+        callback=_check_lang,
+        help=N_("Your language: en, ru, bg or pl (default: the system locale's)."),
+    )(function)
+
+
+# Values put into help texts after translating them (a translation keeps the names).
+_HELP_VALUES = {"pace": f"{PERSON_PACE:g}"}
+
+
+def localize_command(command: click.Command) -> None:
+    """Put the help texts of ``command`` and its subcommands into the process's language.
+
+    Help strings are marked with ``N_`` where they are written (click keeps them as given) and
+    translated here, when the command line is about to be read and the language is known: the
+    English originals are kept on the objects, so it can be done again in another language."""
+    tr = current()
+
+    def translated(obj: Any, attr: str) -> None:
+        original = obj.__dict__.setdefault(f"_msgid_{attr}", getattr(obj, attr))
+        if original:
+            text = tr.gettext(original)
+            setattr(obj, attr, text.format(**_HELP_VALUES) if "{" in text else text)
+
+    translated(command, "help")
+    translated(command, "short_help")
+    for param in command.params:
+        if isinstance(param, click.Option):
+            translated(param, "help")
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            localize_command(sub)
+
+
+class LocalizedGroup(click.Group):
+    """The ``canasta`` group: sets the process's language (``--lang`` anywhere on the command
+    line, else the system locale) before click reads the command line, so that ``--help`` and
+    click's own messages are in it too."""
+
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            lang = choose_language(_lang_in(argv))
+        except ValueError:
+            lang = system_language()  # the option's check says why, in one line
+        set_language(lang)
+        localize_click()
+        localize_command(self)
+        return super().main(argv, *rest, **kwargs)
+
+
+@click.group(
+    cls=LocalizedGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=N_("canasta-net: Canasta across a LAN, dealt fairly, every move recorded."),
+)
 @click.version_option(__version__, prog_name="canasta")
+@_lang_option
 @click.option(
     "-v",
     "--verbose",
     count=True,
-    help="Show what happens on the network on stderr (a host's connections: accepted, refused "
-    "and why, dropped and why); -vv shows debugging detail too.",
+    help=N_(
+        "Show what happens on the network on stderr (a host's connections: accepted, refused "
+        "and why, dropped and why); -vv shows debugging detail too."
+    ),
 )
 def main(verbose: int = 0) -> None:
-    """canasta-net: Canasta across a LAN, dealt fairly, every move recorded."""
     if verbose:
         from .log_output import show_log_events
 
         show_log_events(sys.stderr, verbose)
 
 
-@main.command()
+@main.command(help=N_("List the rule presets, with a line each (in your language: --lang)."))
+@_lang_option
 def variants() -> None:
-    """List the rule presets, with a line each."""
+    lang = current().lang
     for name, description in all_variants():
-        click.echo(f"{name:12} {description}")
+        click.echo(f"{name:12} {variant_summary(name, description, lang)}")
 
 
-@main.command(name="simulate")
-@click.option("--variant", default="classic", show_default=True, help="Rule preset.")
-@click.option("--hands", default=200, show_default=True, type=click.IntRange(1), help="Hands.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
+@main.command(
+    name="simulate",
+    help=N_(
+        "Engine-only self-play: play HANDS hands between bots and report speed and problems.\n\n"
+        "With --log, one match is played through the host's table protocol (commit-reveal "
+        "deal, signed actions, checkpoints) and journaled to FILE, which canasta-replay can "
+        "then audit."
+    ),
+)
+@click.option("--variant", default="classic", show_default=True, help=N_("Rule preset."))
+@click.option("--hands", default=200, show_default=True, type=click.IntRange(1), help=N_("Hands."))
+@click.option("--seed", default=0, show_default=True, type=int, help=N_("Random seed."))
 @click.option(
     "--bots",
     "bot_kinds",
     default="random",
     show_default=True,
-    help="Bot kinds by seat, comma-separated (random, greedy, heuristic, search,"
-    " search:SECONDS); repeated over the seats.",
+    help=N_(
+        "Bot kinds by seat, comma-separated (random, greedy, heuristic, search,"
+        " search:SECONDS); repeated over the seats."
+    ),
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the report as JSON."))
 @click.option(
     "--log",
     "log_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Record one match (at most HANDS hands) through the table protocol into this .cnlog.",
+    help=N_("Record one match (at most HANDS hands) through the table protocol into this .cnlog."),
 )
 def simulate_command(
     variant: str, hands: int, seed: int, bot_kinds: str, as_json: bool, log_path: Path | None
 ) -> None:
-    """Engine-only self-play: play HANDS hands between bots and report speed and problems.
-
-    With --log, one match is played through the host's table protocol (commit-reveal deal,
-    signed actions, checkpoints) and journaled to FILE, which canasta-replay can then audit.
-    """
     rules = _rules_or_fail(variant)
     kinds = [k.strip() for k in bot_kinds.split(",") if k.strip()]
     if log_path is not None:
@@ -221,14 +315,16 @@ _known_hosts_option = click.option(
     "--known-hosts",
     "known_hosts_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Pinned host fingerprints (default: ~/.config/canasta-net/known_hosts).",
+    help=N_("Pinned host fingerprints (default: ~/.config/canasta-net/known_hosts)."),
 )
 
 _identity_option = click.option(
     "--identity",
     "identity_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Identity key file (created on first use). Default: ~/.config/canasta-net/identity.pem",
+    help=N_(
+        "Identity key file (created on first use). Default: ~/.config/canasta-net/identity.pem"
+    ),
 )
 
 
@@ -239,16 +335,18 @@ def _ui_options(function: Any) -> Any:
         is_flag=True,
         hidden=True,
         envvar="CANASTA_NO_BROWSER",
-        help="Never open a browser (tests); --ui auto then plays in the terminal.",
+        help=N_("Never open a browser (tests); --ui auto then plays in the terminal."),
     )(function)
     return click.option(
         "--ui",
         type=click.Choice(["auto", "web", "terminal"]),
         default="auto",
         show_default=True,
-        help="Where you play: web (your own page, served on 127.0.0.1 by this process, its "
-        "link printed), terminal, or auto (the page when a browser can be opened; "
-        "docs/web-client.md).",
+        help=N_(
+            "Where you play: web (your own page, served on 127.0.0.1 by this process, its "
+            "link printed), terminal, or auto (the page when a browser can be opened; "
+            "docs/web-client.md)."
+        ),
     )(function)
 
 
@@ -280,6 +378,7 @@ def _local_player(
             on_chat=lambda text: _send_chat(session_box, connection_box, text),
             on_quit=lambda: _fire(done),
             game=game,
+            lang=current().lang,
         )
         return terminal, None
     page = PlayerPage(
@@ -287,6 +386,7 @@ def _local_player(
         game=game,
         on_chat=lambda text: _send_chat(session_box, connection_box, text),
         on_quit=lambda: _fire(done),
+        lang=current().lang,
     )
     page.model.set_host_fingerprint(fingerprint)
     page.start(open_browser=choice.open_browser)
@@ -340,8 +440,9 @@ async def _serve(
         if previous_finished:
             previous_finished(table)
         result = table.match.result
-        click.echo(f"match over: {result.describe() if result else 'stopped'}")
-        click.echo(f"log: {log_path}")
+        said = result.describe() if result else _("stopped")
+        click.echo(_("match over: {result}").format(result=said))
+        click.echo(_("log: {path}").format(path=log_path))
         reactor.callLater(0.2, _fire, done)  # the page's leave may fire it first
 
     events.on_finished = finished
@@ -349,8 +450,8 @@ async def _serve(
 
     def on_stopped(reason: str) -> None:
         table_stopped.append(reason)
-        click.echo(f"the table stops: {safe_text(reason)}", err=True)
-        click.echo(f"log: {log_path}", err=True)
+        click.echo(_("the table stops: {reason}").format(reason=safe_text(reason)), err=True)
+        click.echo(_("log: {path}").format(path=log_path), err=True)
         _fire(done)
 
     events.on_stopped = on_stopped
@@ -377,10 +478,16 @@ async def _serve(
     reactor.addSystemEventTrigger("after", "shutdown", _close_log, log_path, hosted.log_file)
     host, actual_port = hosted.address
     click.echo(
-        f"table {config.name!r} ({config.rules.name}) listening on {host}:{actual_port}; "
-        f"host fingerprint {identity.fingerprint}"
+        _(
+            "table {name!r} ({variant}) listening on {address}; host fingerprint {fingerprint}"
+        ).format(
+            name=config.name,
+            variant=config.rules.name,
+            address=f"{host}:{actual_port}",
+            fingerprint=identity.fingerprint,
+        )
     )
-    click.echo(f"log: {log_path}", err=True)
+    click.echo(_("log: {path}").format(path=log_path), err=True)
     announcer = None
     if announce_to is not None:
         announcer = _start_announcer(reactor, hosted, identity, announce_to)
@@ -433,7 +540,9 @@ async def _serve(
             await stopped
     kept = _close_log(log_path, hosted.log_file)
     if not kept:
-        click.echo(f"{log_path} removed: nobody joined, nothing was recorded", err=True)
+        click.echo(
+            _("{path} removed: nobody joined, nothing was recorded").format(path=log_path), err=True
+        )
     if page is not None:  # the page stays up with the score sheet, the verdict, the replay
         await page.after_table(log_path if kept else None, session_box[0].seat)
         await page.stop()
@@ -511,33 +620,40 @@ def _check_deal(deal: str, rules: Any) -> None:
         raise click.UsageError(f"--deal {deal}: {e}") from None
 
 
-@main.command()
+@main.command(
+    help=N_("Play at a local table on 127.0.0.1: you against bots (no LAN announcement).")
+)
 @click.option("--variant", default="classic", show_default=True)
 @click.option(
     "--bots",
     type=click.IntRange(0),
     default=None,
-    help="Bot seats (default: every seat but yours). As many bots as seats: watch a bot match.",
+    help=N_("Bot seats (default: every seat but yours). As many bots as seats: watch a bot match."),
 )
-@click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option(
+    "--hands", type=click.IntRange(1), default=None, help=N_("Stop after this many hands.")
+)
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--name", default="you", show_default=True, help="Your name at the table.")
+@click.option("--name", default="you", show_default=True, help=N_("Your name at the table."))
 @click.option(
     "--deal",
     type=click.Choice(["commit-reveal", "blind"]),
     default="commit-reveal",
     show_default=True,
-    help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
-    "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
+    help=N_(
+        "How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
+        "(nobody, host included, sees another seat's cards; docs/blind-deal.md)."
+    ),
 )
 @click.option(
     "--delay",
     default=None,
     type=float,
-    help=f"Seconds between bot moves (default: {PERSON_PACE:g}; 0 when bots play every seat).",
+    help=N_("Seconds between bot moves (default: {pace}; 0 when bots play every seat)."),
 )
 @_identity_option
 @_ui_options
+@_lang_option
 def play(
     variant: str,
     bots: int | None,
@@ -550,7 +666,6 @@ def play(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
-    """Play at a local table on 127.0.0.1: you against bots (no LAN announcement)."""
     rules = _rules_or_fail(variant)
     _check_deal(deal, rules)
     bot_count = rules.players - 1 if bots is None else min(bots, rules.players)
@@ -600,58 +715,72 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
         raise click.BadParameter(f"{text!r} is not HOST:PORT") from None
 
 
-@main.command()
-@click.option("--bind", default="0.0.0.0", show_default=True, help="Address to listen on.")
+@main.command(
+    help=N_(
+        "Host a table on the LAN: you play seat 0, others join, bots fill the rest.\n\n"
+        "With --resume LOG, a table that stopped (a crash, kill -9) starts again from its "
+        "log, seats, bots, names and options included; its seats reconnect by themselves."
+    )
+)
+@click.option("--bind", default="0.0.0.0", show_default=True, help=N_("Address to listen on."))
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--name", "table_name", default="canasta", show_default=True, help="Table name.")
+@click.option("--name", "table_name", default="canasta", show_default=True, help=N_("Table name."))
 @click.option("--variant", default="classic", show_default=True)
 @click.option(
     "--players",
     type=click.IntRange(1),
     default=None,
-    help="People at the table, you included (default: every seat); bots take the other seats.",
+    help=N_("People at the table, you included (default: every seat); bots take the other seats."),
 )
 @click.option(
     "--bots",
     "bot_seats",
     type=click.IntRange(0),
     default=None,
-    help="Bot seats (the other way to say --players: people = seats - bots).",
+    help=N_("Bot seats (the other way to say --players: people = seats - bots)."),
 )
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--resume",
     "resume_path",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Resume a crashed table from its host log. The log keeps the table's whole setup: "
-    "only --bind, --port, --announce/--no-announce, --announce-to and --identity may be given "
-    "with it (other flags are refused when they contradict the log).",
+    help=N_(
+        "Resume a crashed table from its host log. The log keeps the table's whole setup: "
+        "only --bind, --port, --announce/--no-announce, --announce-to and --identity may be given "
+        "with it (other flags are refused when they contradict the log)."
+    ),
 )
 @click.option("--announce/--no-announce", default=True, show_default=True)
 @click.option(
     "--announce-to",
     default=f"255.255.255.255:{DISCOVERY_PORT}",
     show_default=True,
-    help="Where beacons go (HOST:PORT).",
+    help=N_("Where beacons go (HOST:PORT)."),
 )
-@click.option("--password", default=None, help="Table password.")
+@click.option("--password", default=None, help=N_("Table password."))
 @click.option(
     "--hold",
     default=60.0,
     show_default=True,
     type=click.FloatRange(0, MAX_SECONDS),
-    help="Seconds a dropped seat is held.",
+    help=N_("Seconds a dropped seat is held."),
 )
-@click.option("--host-bot", is_flag=True, help="A bot plays the host's seat (a headless host).")
-@click.option("--hands", type=click.IntRange(1), default=None, help="Stop after this many hands.")
+@click.option("--host-bot", is_flag=True, help=N_("A bot plays the host's seat (a headless host)."))
+@click.option(
+    "--hands", type=click.IntRange(1), default=None, help=N_("Stop after this many hands.")
+)
 @click.option(
     "--delay",
     default=None,
     type=click.FloatRange(0, MAX_SECONDS),
-    help=f"Seconds between bot moves (default: {PERSON_PACE:g} when you play, so that you can "
-    "follow them; 0 with --host-bot).",
+    help=N_(
+        "Seconds between bot moves (default: {pace} when you play, so that you can "
+        "follow them; 0 with --host-bot)."
+    ),
 )
-@click.option("--player-name", default="host", show_default=True, help="Your name at the table.")
+@click.option(
+    "--player-name", default="host", show_default=True, help=N_("Your name at the table.")
+)
 @click.option("--insecure-seed", type=int, default=None, hidden=True)
 # a shorter match than the preset's (tests); the log's rules keep it
 @click.option("--target", type=click.IntRange(1), default=None, hidden=True)
@@ -660,11 +789,14 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
     type=click.Choice(["commit-reveal", "blind"]),
     default="commit-reveal",
     show_default=True,
-    help="How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
-    "(nobody, host included, sees another seat's cards; docs/blind-deal.md).",
+    help=N_(
+        "How hands are dealt: commit-reveal (fair; the host sees the deck) or blind "
+        "(nobody, host included, sees another seat's cards; docs/blind-deal.md)."
+    ),
 )
 @_identity_option
 @_ui_options
+@_lang_option
 @click.pass_context
 def host(
     ctx: click.Context,
@@ -691,10 +823,6 @@ def host(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
-    """Host a table on the LAN: you play seat 0, others join, bots fill the rest.
-
-    With --resume LOG, a table that stopped (a crash, kill -9) starts again from its log, seats,
-    bots, names and options included; its seats reconnect by themselves."""
     if players is not None and bot_seats is not None:
         raise click.UsageError("give --players or --bots, not both")
     given = {
@@ -869,23 +997,38 @@ def _refuse_contradictions(
         refuse("--insecure-seed", says)
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Join a table: ADDRESS is HOST:PORT, or a name from 'canasta tables' (listens for "
+        "beacons).\n\n"
+        "The host's key is checked before anything else: a host not met before is asked about"
+        " (its fingerprint shown, y/N), a confirmed or --fingerprint-given one is pinned in "
+        "known_hosts, and a host whose key changed is refused."
+    )
+)
 @click.argument("address", required=False)
-@click.option("--fingerprint", default=None, help="The host's fingerprint, as the host shows it.")
-@click.option("--name", default="", help="Your name at the table.")
+@click.option(
+    "--fingerprint", default=None, help=N_("The host's fingerprint, as the host shows it.")
+)
+@click.option("--name", default="", help=N_("Your name at the table."))
 @click.option(
     "--bot",
     "bot_kind",
     default=None,
-    help="Let a bot play this seat (random, greedy, heuristic; search plays as heuristic here).",
+    help=N_(
+        "Let a bot play this seat (random, greedy, heuristic; search plays as heuristic here)."
+    ),
 )
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--password", default=None)
-@click.option("--listen-port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
-@click.option("--listen-interface", default="", help="Address to hear beacons on (default: all).")
+@click.option("--listen-port", default=DISCOVERY_PORT, show_default=True, help=N_("Beacon port."))
+@click.option(
+    "--listen-interface", default="", help=N_("Address to hear beacons on (default: all).")
+)
 @_known_hosts_option
 @_identity_option
 @_ui_options
+@_lang_option
 def join(
     address: str | None,
     fingerprint: str | None,
@@ -900,11 +1043,6 @@ def join(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
-    """Join a table: ADDRESS is HOST:PORT, or a name from 'canasta tables' (listens for beacons).
-
-    The host's key is checked before anything else: a host not met before is asked about (its
-    fingerprint shown, y/N), a confirmed or --fingerprint-given one is pinned in known_hosts, and
-    a host whose key changed is refused."""
     identity = _identity(identity_path)
     known = _known_hosts(known_hosts_path)
     if fingerprint is not None:
@@ -978,12 +1116,16 @@ def join(
         # Ctrl-C or SIGTERM: the host hears that this seat left, as for `quit`
         reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
         reactor.addSystemEventTrigger("after", "shutdown", _close_log, path, log_file)
-        click.echo(f"connecting to {where} (host fingerprint {expected})")
+        click.echo(
+            _("connecting to {address} (host fingerprint {fingerprint})").format(
+                address=where, fingerprint=expected
+            )
+        )
         await done
         await service.leave("quit")  # says bye only if the session is still on (the `quit`)
         kept = _close_log(path, log_file)
         if kept:  # refused, or left before the first record: not kept
-            click.echo(f"log: {path}", err=True)
+            click.echo(_("log: {path}").format(path=path), err=True)
         if page is not None:  # the page stays up with the score sheet, the verdict, the replay
             await page.after_table(path if kept else None, session.seat)
             await page.stop()
@@ -994,19 +1136,29 @@ def join(
     _run(main_)
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Watch a table: ADDRESS is HOST:PORT. The public table only, live: no player's hand.\n\n"
+        "The host's key is checked as 'canasta join' checks it (asked about, pinned, refused "
+        "if it changed). Every record the host sends is verified as a seat verifies it. The "
+        "players see that you watch, by --name. Exits 0 at the match's end."
+    )
+)
 @click.argument("address")
-@click.option("--fingerprint", default=None, help="The host's fingerprint, as the host shows it.")
-@click.option("--name", default="", help="Your name, as the table's players see it.")
-@click.option("--password", default=None, help="The table's password, if it has one.")
+@click.option(
+    "--fingerprint", default=None, help=N_("The host's fingerprint, as the host shows it.")
+)
+@click.option("--name", default="", help=N_("Your name, as the table's players see it."))
+@click.option("--password", default=None, help=N_("The table's password, if it has one."))
 @click.option(
     "--log",
     "log_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Keep the public copy of the table's log in this new file.",
+    help=N_("Keep the public copy of the table's log in this new file."),
 )
 @_known_hosts_option
 @_identity_option
+@_lang_option
 def watch(
     address: str,
     fingerprint: str | None,
@@ -1016,11 +1168,6 @@ def watch(
     known_hosts_path: Path | None,
     identity_path: Path | None,
 ) -> None:
-    """Watch a table: ADDRESS is HOST:PORT. The public table only, live: no player's hand.
-
-    The host's key is checked as 'canasta join' checks it (asked about, pinned, refused if it
-    changed). Every record the host sends is verified as a seat verifies it. The players see
-    that you watch, by --name. Exits 0 at the match's end."""
     identity = _identity(identity_path)
     known = _known_hosts(known_hosts_path)
     if fingerprint is not None:
@@ -1044,18 +1191,22 @@ def watch(
             except OSError as e:
                 raise click.ClickException(f"cannot create {log_path}: {e.strerror or e}") from None
         done: Deferred[None] = Deferred()
-        viewer = TerminalWatcher(on_finished=lambda: _fire(done))
+        viewer = TerminalWatcher(on_finished=lambda: _fire(done), lang=current().lang)
         session = SpectatorSession(
             viewer, name=name or "watcher", password=password, log_file=log_file
         )
         service = join_table(reactor, host_, port_, session, identity, fingerprint=expected)
         # Ctrl-C or SIGTERM: the host hears that this watcher left
         reactor.addSystemEventTrigger("before", "shutdown", service.leave, "stopped")
-        click.echo(f"watching {where} (host fingerprint {expected})")
+        click.echo(
+            _("watching {address} (host fingerprint {fingerprint})").format(
+                address=where, fingerprint=expected
+            )
+        )
         await done
         await service.leave("quit")
         if log_path is not None and _close_log(log_path, log_file):
-            click.echo(f"log: {log_path}", err=True)
+            click.echo(_("log: {path}").format(path=log_path), err=True)
         if session.problem is not None:
             raise click.ClickException(session.problem)
         return 0
@@ -1109,38 +1260,52 @@ async def _trusted_fingerprint(
         )
     if given is not None and given != seen:
         raise click.ClickException(
-            f"fingerprint mismatch: the host at {where} shows {seen}, not {given} as given: "
-            "refusing to connect (someone may be posing as the host)"
+            _(
+                "fingerprint mismatch: the host at {address} shows {seen}, not {given} as given: "
+                "refusing to connect (someone may be posing as the host)"
+            ).format(address=where, seen=seen, given=given)
         )
     beacon_says = None if announced is None else announced.fingerprint
     if given is None and pinned is None and beacon_says is not None and beacon_says != seen:
         raise click.ClickException(
-            f"the table's beacon announced fingerprint {beacon_says}, but the host at {where} "
-            f"shows {seen}: refusing to connect (someone may be posing as the host)"
+            _(
+                "the table's beacon announced fingerprint {announced}, but the host at {address} "
+                "shows {seen}: refusing to connect (someone may be posing as the host)"
+            ).format(announced=beacon_says, address=where, seen=seen)
         )
     if pinned is not None:
         return seen
     if given is None:
         if announced is not None and not sys.stdin.isatty():
             # nobody to ask: a beacon's fingerprint is trusted for this once, and not pinned
-            click.echo(f"trusting the beacon's fingerprint {seen}", err=True)
+            click.echo(_("trusting the beacon's fingerprint {seen}").format(seen=seen), err=True)
             return seen
-        what = (
-            f"The host at {where}"
-            if announced is None
-            else f"Table {safe_text(announced.beacon.table_name)!r} at {where}"
-        )
-        if not _ask_yes_no(f"{what} has fingerprint\n  {seen}\nIs that what the host shows?"):
+        if announced is None:
+            question = _(
+                "The host at {address} has fingerprint\n  {seen}\nIs that what the host shows?"
+            )
+        else:
+            question = _(
+                "Table {name!r} at {address} has fingerprint\n  {seen}\n"
+                "Is that what the host shows?"
+            )
+        name = None if announced is None else safe_text(announced.beacon.table_name)
+        if not _ask_yes_no(question.format(name=name, address=where, seen=seen)):
             raise click.ClickException(
-                f"not joining {where}: its fingerprint was not confirmed "
-                "(answer y, or pass --fingerprint as the host shows it)"
+                _(
+                    "not joining {address}: its fingerprint was not confirmed "
+                    "(answer y, or pass --fingerprint as the host shows it)"
+                ).format(address=where)
             )
     try:
         known.pin(where, seen)
     except (KnownHostsError, ValueError) as e:
-        click.echo(f"warning: the host's key is not pinned: {e}", err=True)
+        click.echo(
+            _("warning: the host's key is not pinned: {problem}").format(problem=e), err=True
+        )
     else:
-        click.echo(f"pinned {where} {seen} in {known.path}", err=True)
+        pinned_line = _("pinned {address} {seen} in {path}")
+        click.echo(pinned_line.format(address=where, seen=seen, path=known.path), err=True)
     return seen
 
 
@@ -1185,13 +1350,17 @@ def _read_line() -> str:
     return line.decode("utf-8", "replace")
 
 
-@main.command(name="forget-host")
+@main.command(
+    name="forget-host",
+    help=N_(
+        "Forget the fingerprint pinned for ADDRESS (HOST:PORT), so that the next join asks "
+        "again.\n\n"
+        "Only for a host whose key you know changed (a new identity file, another computer)."
+    ),
+)
 @click.argument("address")
 @_known_hosts_option
 def forget_host(address: str, known_hosts_path: Path | None) -> None:
-    """Forget the fingerprint pinned for ADDRESS (HOST:PORT), so that the next join asks again.
-
-    Only for a host whose key you know changed (a new identity file, another computer)."""
     known = _known_hosts(known_hosts_path)
     try:
         forgotten = known.forget(address)
@@ -1207,27 +1376,26 @@ async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: st
 
     entries = await listen_for_tables(reactor, port, 3.0, interface=interface)
     if not entries:
-        raise click.ClickException("no tables heard; give HOST:PORT")
+        raise click.ClickException(_("no tables heard; give HOST:PORT"))
     if choice is None and len(entries) > 1:
         click.echo(format_tables(entries))
-        choice = click.prompt("Which table (number or name)?")
+        choice = click.prompt(_("Which table (number or name)?"))
     try:
         return pick_table(entries, choice or "1")
     except TableChoiceError as e:
         raise click.ClickException(str(e)) from None
 
 
-@main.command()
-@click.option("--port", default=DISCOVERY_PORT, show_default=True, help="Beacon port.")
-@click.option("--seconds", default=3.0, show_default=True, help="How long to listen.")
-@click.option("--interface", default="", help="Address to listen on (default: all).")
+@main.command(help=N_("List the tables announcing themselves on the LAN."))
+@click.option("--port", default=DISCOVERY_PORT, show_default=True, help=N_("Beacon port."))
+@click.option("--seconds", default=3.0, show_default=True, help=N_("How long to listen."))
+@click.option("--interface", default="", help=N_("Address to listen on (default: all)."))
 def tables(port: int, seconds: float, interface: str) -> None:
-    """List the tables announcing themselves on the LAN."""
     from ..net.discovery import format_tables, listen_for_tables
 
     async def main_(reactor: Any) -> int:
         entries = await listen_for_tables(reactor, port, seconds, interface=interface)
-        click.echo(format_tables(entries) if entries else "no tables heard")
+        click.echo(format_tables(entries) if entries else _("no tables heard"))
         return 0
 
     _run(main_)

@@ -11,15 +11,15 @@ from twisted.internet.defer import Deferred
 from twisted.protocols.basic import LineReceiver
 
 from ..canasta.actions import VERBS, parse_action
-from ..cards import parse_face
+from ..cards import canonical_action, parse_face
 from ..games import Game
+from ..i18n import translator
 from ..mayi.actions import VERBS as MAY_I_VERBS
 from ..safe_text import safe_lines, safe_text
-from .table_model import TableModel
+from .table_model import TableModel, host_sentence
 from .terminal_view import (
-    HELP,
-    MAY_I_HELP,
     Line,
+    help_text,
     hint_lines,
     match_end_lines,
     numbered_options,
@@ -93,13 +93,15 @@ class TerminalPlayer(LineReceiver):
         on_quit: Callable[[], None] | None = None,
         game: Callable[[], Game | None] = lambda: None,
         colour: bool | None = None,
+        lang: str = "en",
     ) -> None:
         self.out = out
+        self.tr = translator(lang)  # this person's language (docs/i18n.md)
         self.game = game
         self.on_chat = on_chat
         self.on_quit = on_quit
         self.colour = use_colour(out) if colour is None else colour
-        self.model = TableModel()
+        self.model = TableModel(tr=self.tr)
         self.view: dict[str, Any] = {}
         self.pending: Deferred[str] | None = None
         self.legal: list[str] = []
@@ -132,7 +134,7 @@ class TerminalPlayer(LineReceiver):
 
     def event(self, text: str) -> None:
         self.model.event(text)
-        self.say(f"* {safe_text(text)}")
+        self.say(f"* {safe_text(host_sentence(text, self.tr))}")
         self._catch_up()
 
     def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str]:
@@ -161,7 +163,7 @@ class TerminalPlayer(LineReceiver):
     def finished(self, reason: str) -> None:
         self.finished_reason = reason
         self.model.finish(reason)
-        self.say(f"* {safe_text(reason)}")
+        self.say(f"* {safe_text(host_sentence(reason, self.tr))}")
         self._catch_up()
         if self.on_quit is not None:
             self.on_quit()
@@ -186,7 +188,7 @@ class TerminalPlayer(LineReceiver):
             self._ready_early = False
             return None
         self._gate = Deferred()
-        self.draw([[("press Enter for the next hand", "ask")]])
+        self.draw([[(self.tr.gettext("press Enter for the next hand"), "ask")]])
         return self._gate
 
     @property
@@ -203,6 +205,7 @@ class TerminalPlayer(LineReceiver):
         self.handle_line(line.decode("utf-8", "replace").strip())
 
     def handle_line(self, text: str) -> None:
+        _ = self.tr.gettext
         if not text:
             self._enter()
             return
@@ -216,9 +219,10 @@ class TerminalPlayer(LineReceiver):
             self._short_answer(word.startswith("y"))
         elif word in ("help", "?"):
             game = self._game()
-            self.say(MAY_I_HELP if game is not None and game.kind == "may-i" else HELP)
+            self.say(help_text(self.tr.lang, game is not None and game.kind == "may-i"))
         elif word == "hint":
-            self.draw(hint_lines(self.legal) if self.pending else [[("(not your turn)", "")]])
+            not_yours = [[(_("(not your turn)"), "")]]
+            self.draw(hint_lines(self.legal, self.tr.lang) if self.pending else not_yours)
         elif word in ("view", "table"):
             snap = self.model.snapshot()
             self.draw(table_lines(snap) + prompt_lines(snap))
@@ -231,7 +235,7 @@ class TerminalPlayer(LineReceiver):
         elif word in VERBS or word in MAY_I_VERBS:
             self._play(self._complete(text))
         else:
-            self.say(f"? unknown command {safe_text(word)!r}; type 'help'")
+            self.say("? " + _("unknown command {word!r}; type 'help'").format(word=safe_text(word)))
 
     def _enter(self) -> None:
         """Enter: the person is ready for the next hand (now, or when it is asked)."""
@@ -242,22 +246,26 @@ class TerminalPlayer(LineReceiver):
             self._ready_early = True
 
     def _play_number(self, number: str) -> None:
+        _ = self.tr.gettext
         options = numbered_options(self.legal) if self.pending else []
         if not options:
-            self.say("It is not your turn.")
+            self.say(_("It is not your turn."))
             return
         if not number.isdigit() or not 1 <= int(number) <= len(options):
-            self.say(f"? choose a number from 1 to {len(options)} ('hint' lists them)")
+            self.say(
+                "? " + _("choose a number from 1 to {n} ('hint' lists them)").format(n=len(options))
+            )
             return
         self._play(options[int(number) - 1])
 
     def _short_answer(self, yes: bool) -> None:
+        _ = self.tr.gettext
         if self.pending is None:
-            self.say("Nothing is asked of you now.")
+            self.say(_("Nothing is asked of you now."))
             return
         answer = short_answers(self.legal)[0 if yes else 1]
         if answer is None:
-            self.say("? y and n answer a question; now it is your move ('hint' lists them)")
+            self.say("? " + _("y and n answer a question; now it is your move ('hint' lists them)"))
             return
         self._play(answer)
 
@@ -271,10 +279,13 @@ class TerminalPlayer(LineReceiver):
         return text
 
     def _play(self, text: str) -> None:
+        _ = self.tr.gettext
         if self.pending is None:
-            self.say("It is not your turn.")
+            self.say(_("It is not your turn."))
             return
         game = self._game()
+        # cards as this person writes them (КЧ, WP, К♥) go out in the canonical notation
+        text = canonical_action(text, self.tr.lang)
         try:
             action = game.parse_action(text) if game is not None else parse_action(text)
         except ValueError as e:
@@ -289,8 +300,15 @@ class TerminalWatcher:
     """A person watching a table at a terminal: the public table each time it changes, and a
     line for each thing that happens (a ``Spectator`` of ``net.spectator``)."""
 
-    def __init__(self, out: TextIO = sys.stdout, on_finished: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        out: TextIO = sys.stdout,
+        on_finished: Callable[[], None] | None = None,
+        lang: str = "en",
+    ):
         self.out = out
+        self.lang = lang
+        self.tr = translator(lang)  # this watcher's language (the session's lines use it)
         self.on_finished = on_finished
         self.shown = ""  # the table as last printed: an unchanged view is not printed again
         self.finished_reason: str | None = None
@@ -299,7 +317,7 @@ class TerminalWatcher:
         print(safe_lines(text), file=self.out, flush=True)
 
     def show(self, view: dict[str, Any]) -> None:
-        table = render_view(view)
+        table = render_view(view, self.lang)
         if table != self.shown:
             self.shown = table
             self.say(table)
@@ -309,6 +327,6 @@ class TerminalWatcher:
 
     def finished(self, reason: str) -> None:
         self.finished_reason = reason
-        self.say(f"* {safe_text(reason)}")
+        self.say(f"* {safe_text(host_sentence(reason, self.tr))}")
         if self.on_finished is not None:
             self.on_finished()

@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..cards import JOKER, parse_face
+from ..cards import JOKER, card_label, parse_face
 from ..games import Game
-from ..i18n import Translator, current
+from ..i18n import N_, Translator, translator
 from ..log import StoredRecord
 from ..log import records as R
 from ..reasons import reason_sentence
@@ -35,15 +35,32 @@ EVENTS_KEPT = 60
 
 # Labels of a Canasta hand's score parts, in the order a score sheet lists them.
 SCORE_PARTS = (
-    ("melds", "cards in melds"),
-    ("canasta_bonus", "canasta bonuses"),
-    ("natural_canastas", "natural canastas"),
-    ("mixed_canastas", "mixed canastas"),
-    ("red_threes", "red threes"),
-    ("going_out", "going out"),
-    ("cards_in_hand", "cards left in hand"),
-    ("total", "hand total"),
+    ("melds", N_("cards in melds")),
+    ("canasta_bonus", N_("canasta bonuses")),
+    ("natural_canastas", N_("natural canastas")),
+    ("mixed_canastas", N_("mixed canastas")),
+    ("red_threes", N_("red threes")),
+    ("going_out", N_("going out")),
+    ("cards_in_hand", N_("cards left in hand")),
+    ("total", N_("hand total")),
 )
+
+# What a host says when it ends a seat's session (``bye``): words of another party, shown as
+# they came, except these known sentences, which each reader reads in their language.
+HOST_SENTENCES = frozenset(
+    {
+        N_("the match is over"),
+        N_("the host quit"),
+        N_("the host could not listen"),
+    }
+)
+
+
+def host_sentence(text: str, tr: Translator) -> str:
+    """A host's sentence in the reader's language if it is one the catalogue knows, else as it
+    came (its words are another party's)."""
+    return tr.gettext(text) if text in HOST_SENTENCES else text
+
 
 # The verbs whose prompt asks a question of this seat, not for its turn's move.
 _ANSWER_VERBS = frozenset({"answer"})
@@ -127,10 +144,10 @@ def actions_by_verb(legal: list[str]) -> dict[str, list[str]]:
 class TableModel:
     """The table as one seat (or a watcher) sees it, kept up to date from its session."""
 
-    def __init__(self, *, role: str = "player", translator: Translator | None = None) -> None:
+    def __init__(self, *, role: str = "player", tr: Translator | None = None) -> None:
         self.role = role  # "player" or "spectator"
-        # the reader's language (a seat's own: two clients at one table may read two)
-        self.translator = translator if translator is not None else current()
+        # the reader's language: every sentence of the snapshot is in it (docs/i18n.md)
+        self.tr = tr if tr is not None else translator("en")
         self.game: Game | None = None
         self.seat: int | None = None
         self.view: dict[str, Any] = {}
@@ -164,6 +181,11 @@ class TableModel:
         self.version += 1
         for listener in self._listeners:
             listener()
+
+    def set_language(self, lang: str) -> None:
+        """The reader now reads ``lang``: the next snapshot's sentences are in it."""
+        self.tr = translator(lang)
+        self.changed()
 
     def add_listener(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` after every change (a page server pushes the new snapshot)."""
@@ -258,7 +280,7 @@ class TableModel:
                 {"key": key, "label": label, "value": score[key]}
                 for key, label in SCORE_PARTS
                 if key in score
-            ]
+            ]  # labels in English here: the snapshot translates them for its reader
             sides.append(
                 {
                     "side": index,
@@ -294,7 +316,9 @@ class TableModel:
         return [[self._name(s) for s in seats if rules.team_of(s) == t] for t in range(rules.teams)]
 
     def _name(self, seat: int) -> str:
-        return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
+        if 0 <= seat < len(self.names):
+            return self.names[seat]
+        return self.tr.gettext("seat {seat}").format(seat=seat)
 
     def prompt(self, legal: list[str], view: dict[str, Any]) -> None:
         """The seat is asked to choose one of ``legal``."""
@@ -362,6 +386,7 @@ class TableModel:
         return {
             "v": MODEL_VERSION,
             "version": self.version,
+            "lang": self.tr.lang,
             "role": self.role,
             "game": kind,
             "variant": None if game is None else game.rules.name,
@@ -386,15 +411,27 @@ class TableModel:
             "legal": list(self.legal),
             "actions": actions_by_verb(self.legal),
             "tried": self.tried,
-            "refusal": None if self.refusal is None else self.refusal.to_dict(self.translator),
+            "refusal": None if self.refusal is None else self.refusal.to_dict(self.tr),
             "last_move": self.last_move,
-            "hand_end": self.hand_end,
+            "hand_end": self._translated_sheet(),
             "ready_asked": self.ready_asked,
             "match_end": self.match_end,
             "finished": self.finished,
             "outcome": dict(self.outcome),
             "events": list(self.events),
         }
+
+    def _translated_sheet(self) -> dict[str, Any] | None:
+        """The score sheet with its part labels in the reader's language."""
+        sheet = self.hand_end
+        if sheet is None or self.tr.lang == "en":
+            return sheet
+        _ = self.tr.gettext
+        sides = [
+            dict(side, parts=[dict(p, label=_(str(p["label"]))) for p in side.get("parts", [])])
+            for side in sheet.get("sides", [])
+        ]
+        return dict(sheet, sides=sides)
 
     def _target(self) -> int | None:
         game = self.game
@@ -481,14 +518,15 @@ class TableModel:
         me = self.seat
         team = teams[me] if me is not None and me < len(teams) else None
         frozen_for = state.get("pile_frozen_for") or []
+        _ = self.tr.gettext
         reasons = []
         if state.get("pile_frozen"):
-            reasons.append("a wild card or red three is in the pile")
+            reasons.append(_("a wild card or red three is in the pile"))
         if state.get("pile_always_frozen"):
-            reasons.append("this variant always freezes the pile")
+            reasons.append(_("this variant always freezes the pile"))
         opened = state.get("opened") or []
         if team is not None and team < len(opened) and not opened[team]:
-            reasons.append("your side has not opened yet")
+            reasons.append(_("your side has not opened yet"))
         frozen_for_you = (
             bool(frozen_for[team])
             if team is not None and team < len(frozen_for)
@@ -508,33 +546,45 @@ class TableModel:
         if kind is None:
             return None
         state = state or {}
+        _ = self.tr.gettext
+        top = card_label(str(state.get("pile_top")), self.tr.lang)
         if kind == "answer-go-out":
             asker = state.get("turn")
-            who = self._name(asker) if isinstance(asker, int) else "your partner"
-            text = f"{who} asks: may I go out?"
+            if isinstance(asker, int):
+                text = _("{who} asks: may I go out?").format(who=self._name(asker))
+            else:
+                text = _("Your partner asks: may I go out?")
         elif kind == "may-i-buy":
-            text = f"May I? The discard {state.get('pile_top')} is for sale: buy it or pass."
+            text = _("May I? The discard {card} is for sale: buy it or pass.").format(card=top)
         elif kind == "may-i-permission":
             asker = (state.get("window") or {}).get("asker")
-            who = self._name(asker) if isinstance(asker, int) else "a player"
-            text = f"{who} asks to buy {state.get('pile_top')}: allow it, or take it yourself."
+            who = self._name(asker) if isinstance(asker, int) else _("A player")
+            text = _("{who} asks to buy {card}: allow it, or take it yourself.").format(
+                who=who, card=top
+            )
         else:
             phase = state.get("phase")
-            pile = "the discard" if state.get("game") == "may-i" else "the pile"
-            text = {
-                "draw": f"Your turn: draw from the stock or take {pile}.",
-                "play": "Meld if you like, then discard.",
-                "pile-pending": "Lay more melds to reach your initial meld.",
-            }.get(str(phase), "Your turn.")
+            if phase == "draw" and state.get("game") == "may-i":
+                text = _("Your turn: draw from the stock or take the discard.")
+            elif phase == "draw":
+                text = _("Your turn: draw from the stock or take the pile.")
+            elif phase == "play":
+                text = _("Meld if you like, then discard.")
+            elif phase == "pile-pending":
+                text = _("Lay more melds to reach your initial meld.")
+            else:
+                text = _("Your turn.")
         return {"kind": kind, "text": text}
 
 
 __all__ = [
     "EVENTS_KEPT",
+    "HOST_SENTENCES",
     "MODEL_VERSION",
     "Refusal",
     "TableModel",
     "actions_by_verb",
+    "host_sentence",
     "prompt_kind",
     "rank_group",
     "suit_group",

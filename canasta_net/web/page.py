@@ -24,6 +24,7 @@ from twisted.internet.threads import deferToThread
 from twisted.protocols.basic import LineReceiver
 
 from ..games import Game
+from ..i18n import translator
 from ..safe_text import safe_text
 from ..ui.table_model import TableModel
 from .player import WebPlayer
@@ -136,9 +137,8 @@ class StdinQuit(LineReceiver):
         if word in ("quit", "exit"):
             self.page.stdin_quit()
         elif word:
-            print(
-                f"the table is in the page: {self.page.server.url} ('quit' leaves)", file=self.out
-            )
+            said = self.page.model.tr.gettext("the table is in the page: {url} ('quit' leaves)")
+            print(said.format(url=self.page.server.url), file=self.out)
 
 
 class PlayerPage:
@@ -153,10 +153,11 @@ class PlayerPage:
         on_quit: Callable[[], None],
         out: TextIO = sys.stdout,
         static: Any = None,
+        lang: str = "en",
     ) -> None:
         self.reactor = reactor
         self.out = out
-        self.model = TableModel()
+        self.model = TableModel(tr=translator(lang))
         self.player = WebPlayer(self.model, game=game, on_chat=on_chat, on_quit=on_quit)
         self.server = PageServer(self.model, self, reactor=reactor, static=static)
         self.server.on_streams_changed = self._streams_changed
@@ -167,7 +168,7 @@ class PlayerPage:
     # ------------------------------------------------------------------ PageActions
     def act(self, text: str) -> str | None:
         if self.table_over:
-            return "The table is over: there are no more moves to make."
+            return self.model.tr.gettext("The table is over: there are no more moves to make.")
         return self.player.act(text)
 
     def ready(self) -> str | None:
@@ -175,7 +176,7 @@ class PlayerPage:
 
     def chat(self, text: str) -> str | None:
         if self.table_over:
-            return "The table is over: nobody hears you any more."
+            return self.model.tr.gettext("The table is over: nobody hears you any more.")
         return self.player.chat(text)
 
     def quit(self) -> str | None:
@@ -197,7 +198,10 @@ class PlayerPage:
         """Serve the page, say its link on a line of its own, and open it if asked."""
         self.server.listen()
         url = self.server.url
-        print("your table's page (keep the link to yourself; 'quit' here leaves):", file=self.out)
+        _ = self.model.tr.gettext
+        print(
+            _("your table's page (keep the link to yourself; 'quit' here leaves):"), file=self.out
+        )
         print(url, file=self.out, flush=True)
         if open_browser:
             # in a thread of its own, never joined: a browser that blocks holds up nothing
@@ -222,7 +226,8 @@ class PlayerPage:
         if not self.server.streams:
             self._streams_changed(0)
         if not self.closed.called:
-            print("the table is over; its page stays up until you leave it", file=self.out)
+            said = self.model.tr.gettext("the table is over; its page stays up until you leave it")
+            print(said, file=self.out)
             await self.closed
 
     def _streams_changed(self, count: int) -> None:

@@ -16,13 +16,16 @@ from typing import Any
 from twisted.internet.defer import Deferred
 
 from ..canasta.actions import parse_action
+from ..cards import canonical_action
 from ..games import Game
+from ..i18n import N_
 from ..log import records as R
 from ..ui.table_model import TableModel
 
 # Sentences the page shows when it asks for what cannot be done now.
-NOT_YOUR_TURN = "It is not your turn: nothing is asked of you now."
-NOTHING_TO_BE_READY_FOR = "No hand waits for you: there is nothing to be ready for."
+# (English here; each is said in the client's language: ``self.model.tr``)
+NOT_YOUR_TURN = N_("It is not your turn: nothing is asked of you now.")
+NOTHING_TO_BE_READY_FOR = N_("No hand waits for you: there is nothing to be ready for.")
 
 
 class WebPlayer:
@@ -81,16 +84,19 @@ class WebPlayer:
     def act(self, text: str) -> str | None:
         """A move from the page: None if it goes to the table, else why not (a sentence, also
         shown in the snapshot's ``refusal``)."""
+        _ = self.model.tr.gettext
         text = " ".join(text.split())
         pending = self.pending
         if pending is None:
-            self.model.refused("not-your-turn", NOT_YOUR_TURN, text)
-            return NOT_YOUR_TURN
+            self.model.refused("not-your-turn", _(NOT_YOUR_TURN), text)
+            return _(NOT_YOUR_TURN)
         game = self.game()
         try:
+            # cards typed as the reader writes them go out in the canonical notation
+            text = canonical_action(text, self.model.tr.lang)
             action = game.parse_action(text) if game is not None else parse_action(text)
         except ValueError as e:
-            sentence = str(e) or "That move cannot be read."
+            sentence = str(e) or _("That move cannot be read.")
             self.model.refused("bad-action", sentence, text)
             return sentence
         self.pending = None
@@ -114,15 +120,16 @@ class WebPlayer:
         ):
             self._ready_after = shown["hand"]  # the session asks the gate a moment later
             return None
-        return NOTHING_TO_BE_READY_FOR
+        return self.model.tr.gettext(NOTHING_TO_BE_READY_FOR)
 
     def chat(self, text: str) -> str | None:
         """A chat line for the table, as the terminal's ``say``."""
+        _ = self.model.tr.gettext
         text = text.strip()[: R.MAX_CHAT_LENGTH]
         if not text:
-            return "Write something to say."
+            return _("Write something to say.")
         if self.on_chat is None:
-            return "There is nobody to talk to here."
+            return _("There is nobody to talk to here.")
         self.on_chat(text)
         return None
 

@@ -40,6 +40,8 @@ from twisted.web import http
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
+from ..cards import JOKER, NOTATIONS, face_label
+from ..i18n import LANGUAGE_NAMES, LANGUAGES, translator
 from ..ui.table_model import TableModel
 
 log = Logger()
@@ -114,6 +116,7 @@ class RequestFacts:
     origin: str | None
     sec_fetch_site: str | None
     content_type: str | None
+    query_lang: str | None = None  # GET /i18n.json?lang=: the catalogue asked for
 
 
 def cookie_name(port: int) -> str:
@@ -141,7 +144,9 @@ def _cookie(header: str | None, name: str) -> str | None:
 def request_facts(request: Any, port: int) -> RequestFacts:
     uri = request.uri.decode("latin-1") if isinstance(request.uri, bytes) else str(request.uri)
     split = urlsplit(uri)
-    tokens = parse_qs(split.query).get("token")
+    query = parse_qs(split.query)
+    tokens = query.get("token")
+    langs = query.get("lang")
     method = request.method
     return RequestFacts(
         method=method.decode("ascii", "replace") if isinstance(method, bytes) else str(method),
@@ -152,6 +157,7 @@ def request_facts(request: Any, port: int) -> RequestFacts:
         origin=_header(request, b"origin"),
         sec_fetch_site=_header(request, b"sec-fetch-site"),
         content_type=_header(request, b"content-type"),
+        query_lang=langs[0] if langs else None,
     )
 
 
@@ -294,6 +300,30 @@ class PageServer:
         stopped: Deferred[None] | None = listening.stopListening()
         return stopped
 
+    # ------------------------------------------------------------------ the reader's language
+    def catalogue(self, lang: str | None = None) -> dict[str, Any]:
+        """The page's catalogue (``GET /i18n.json``): ``lang`` if it has one, else this client's
+        language; its messages from the same gettext catalogue as the terminal's."""
+        chosen = lang if lang in LANGUAGES else self.model.tr.lang
+        notation = NOTATIONS[chosen]
+        return {
+            "lang": chosen,
+            "languages": dict(LANGUAGE_NAMES),
+            "messages": translator(chosen).messages(),
+            "ranks": dict(notation.shown_ranks),
+            "joker": face_label(JOKER, chosen) if chosen != "en" else "Jkr",
+        }
+
+    def set_language(self, lang: str) -> str | None:
+        """``POST /lang``: this client reads ``lang`` from now on (the snapshot is sent again,
+        its sentences in it); None, or why not."""
+        if lang not in LANGUAGES:
+            return self.model.tr.gettext(
+                "No catalogue for that language: choose one of {langs}."
+            ).format(langs=", ".join(LANGUAGES))
+        self.model.set_language(lang)
+        return None
+
     # ------------------------------------------------------------------ pushing snapshots
     def _changed(self) -> None:
         if self._push_call is None or not self._push_call.active():
@@ -434,6 +464,8 @@ class PageResource(Resource):
                     "Path=/".encode(),
                 )
             return self._static(request, "index.html")
+        if path == "/i18n.json":
+            return json_answer(request, 200, server.catalogue(facts.query_lang))
         if path == "/events" and facts.method == "GET":
             return server.open_stream(request)
         if path == "/replay":
@@ -498,6 +530,11 @@ class PageResource(Resource):
             return answer(request, actions.chat(text))
         if path == "/quit":
             return answer(request, actions.quit())
+        if path == "/lang":
+            lang = _text_field(body, "lang", 16)
+            if lang is None:
+                return answer(request, 'Send the language as {"lang": "ru"}.')
+            return answer(request, self.page_server.set_language(lang))
         return text_answer(request, 404, "Not found.")
 
 

@@ -7,6 +7,89 @@
   const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
   const MAY_I = "may-i";
 
+  // ------------------------------------------------------------------ the reader's language
+  // The catalogue of this client's language comes from the page's server (GET /i18n.json, made
+  // from the same gettext catalogue as the terminal's: docs/i18n.md); every sentence of the page
+  // is written _("English text") and its {names} filled by f(). Cards and moves stay canonical
+  // in the data (data-card, data-action); only their shown text is in the reader's notation.
+  const catalog = { lang: "en", messages: {}, ranks: {}, joker: "Jkr", languages: {} };
+  function _(text) {
+    const t = catalog.messages[text];
+    return typeof t === "string" && t ? t : text;
+  }
+  function f(text, values) {
+    return text.replace(/\{(\w+)\}/g, function (m, k) {
+      return Object.prototype.hasOwnProperty.call(values, k) ? String(values[k]) : m;
+    });
+  }
+  function cardLabel(text) {
+    if (text === "JK") return catalog.joker;
+    const suit = text.slice(-1);
+    const rank = text.slice(0, -1);
+    return (catalog.ranks[rank] || rank) + (SUITS[suit] || suit);
+  }
+  // a move's text with its cards as the reader writes them (its verb stays canonical)
+  function moveLabel(text) {
+    if (catalog.lang === "en") return text;
+    return String(text).split(" ").map(function (w, i) {
+      return i && /^(10|[2-9AJQK])[CDHS]$|^JK$/.test(w) ? cardLabel(w) : w;
+    }).join(" ");
+  }
+  async function loadCatalog(lang) {
+    try {
+      const answer = await fetch("/i18n.json?lang=" + encodeURIComponent(lang || ""), {
+        credentials: "same-origin", cache: "no-store",
+      });
+      if (!answer.ok) return;
+      const data = await answer.json();
+      catalog.lang = data.lang;
+      catalog.messages = data.messages || {};
+      catalog.ranks = data.ranks || {};
+      catalog.joker = data.joker || "Jkr";
+      catalog.languages = data.languages || {};
+    } catch (e) {
+      return;
+    }
+    document.documentElement.lang = catalog.lang;
+    translateStatic();
+    for (const key of Object.keys(drawnKeys)) delete drawnKeys[key];
+    render();
+  }
+  // The page's fixed texts (index.html holds them in English, for a page without its script).
+  const STATIC_TEXTS = [
+    ["#events-title", N_("What happened")],
+    ["#chat button", N_("Send")],
+    ["#watching-title", N_("Watching")],
+    ["#legal-title", N_("Legal moves")],
+    ["#legal-note", N_("Every move the engine allows now; click one to play it.")],
+    ["#next-hand", N_("Next hand")],
+    ["#sheet-close", N_("Look at the table")],
+    ["#sheet-leave", N_("Close the page")],
+    ["#keys", N_("Click cards to select them (or \u2190 \u2192 and Space), then a button; Enter plays the highlighted button, Esc clears the selection. To add to a meld, select cards and click the meld.")],
+  ];
+  function N_(text) { return text; } // marks a text for the catalogue; translated where shown
+  function translateStatic() {
+    STATIC_TEXTS.forEach(function (pair) {
+      const node = document.querySelector(pair[0]);
+      if (node) node.textContent = _(pair[1]);
+    });
+    $("chat-text").placeholder = _("Say something to the table");
+    const select = $("lang");
+    if (select) {
+      clear(select);
+      Object.keys(catalog.languages).forEach(function (code) {
+        const option = el("option", null, catalog.languages[code]);
+        option.value = code;
+        option.selected = code === catalog.lang;
+        select.appendChild(option);
+      });
+    }
+  }
+  async function chooseLanguage(lang) {
+    const answer = await post("/lang", { lang: lang });
+    if (!answer.ok) showHint(answer.error);
+  }
+
   const page = {
     snap: null,
     selected: new Set(), // indices into snap.hand
@@ -30,32 +113,32 @@
     return node;
   }
   function clear(node) { node.textContent = ""; return node; }
-  function plural(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
   function isMayI(snap) { return snap.game === MAY_I; }
   function seatName(snap, seat) {
     const row = (snap.seats || [])[seat];
-    return row ? row.name : "seat " + seat;
+    return row ? row.name : f(_("seat {seat}"), { seat: seat });
   }
 
   function cardNode(text, opts) {
     const o = opts || {};
     const node = el("span", "card" + (o.big ? " big" : ""));
     node.dataset.card = text;
-    node.title = text;
+    node.title = cardLabel(text);
     if (text === "JK") {
       node.classList.add("joker");
-      node.appendChild(el("span", "rank", "Jkr"));
+      node.appendChild(el("span", "rank", catalog.joker));
       if (o.big) node.appendChild(el("span", "suit", "\u2605"));
       return node;
     }
     const suit = text.slice(-1);
     const rank = text.slice(0, -1);
     if (suit === "D" || suit === "H") node.classList.add("red");
+    const shown = catalog.ranks[rank] || rank;
     if (o.big) {
-      node.appendChild(el("span", "rank", rank));
+      node.appendChild(el("span", "rank", shown));
       node.appendChild(el("span", "suit", SUITS[suit] || suit));
     } else {
-      node.textContent = rank + (SUITS[suit] || suit);
+      node.textContent = shown + (SUITS[suit] || suit);
     }
     return node;
   }
@@ -65,6 +148,7 @@
     return span;
   }
   function cardsText(list) { return list.join(" "); }
+  function cardsLabel(list) { return list.map(cardLabel).join(" "); }
 
   // A move's text in a form where the order of its cards does not matter, so the page can tell
   // whether what the selection builds is one of the legal moves (and send the canonical text).
@@ -114,10 +198,10 @@
       try { data = await answer.json(); } catch (e) { data = null; }
       if (data && data.ok) return { ok: true };
       const why = data && typeof data.error === "string" ? data.error
-        : "the page's server answered " + answer.status;
+        : f(_("the page's server answered {status}"), { status: answer.status });
       return { ok: false, error: why };
     } catch (e) {
-      return { ok: false, error: "the page lost its connection to your canasta process" };
+      return { ok: false, error: _("the page lost its connection to your canasta process") };
     }
   }
 
@@ -210,6 +294,10 @@
     const legal = (snap.legal || []).join("\n");
     if (legal && (!old || (old.legal || []).join("\n") !== legal)) page.localError = null;
     page.snap = snap;
+    if (snap.lang && snap.lang !== catalog.lang) {
+      loadCatalog(snap.lang); // draws once the catalogue is there
+      return;
+    }
     render();
   }
 
@@ -229,7 +317,7 @@
     const state = snap.state || {};
     const selection = Array.from(page.selected).join(",");
     // each part is redrawn only when what it shows changed (a snapshot comes after every move)
-    once("header", [snap.game, snap.variant, snap.table, snap.hand_no, state.contract,
+    once("header", [catalog.lang, snap.game, snap.variant, snap.table, snap.hand_no, state.contract,
       snap.scores, snap.target, snap.seats], renderHeader, snap);
     once("seats", [snap.game, snap.seats, snap.last_move, state.down, state.buys, state.buy_limit],
       renderSeats, snap);
@@ -241,7 +329,7 @@
     renderMe(snap);
     const events = snap.events || [];
     once("events", [events.length, events[0], events[events.length - 1]], renderEvents, snap);
-    once("watchers", [snap.watchers, snap.finished, snap.match_end, snap.host_fingerprint],
+    once("watchers", [catalog.lang, snap.watchers, snap.finished, snap.match_end, snap.host_fingerprint],
       renderWatchers, snap);
     once("legal", [snap.legal], renderLegal, snap);
     once("sheet", [snap.hand_end, snap.match_end, snap.history, snap.finished, snap.outcome,
@@ -271,11 +359,13 @@
 
   function renderHeader(snap) {
     const state = snap.state || {};
-    const parts = [isMayI(snap) ? "May I?" : "Canasta"];
+    const parts = [isMayI(snap) ? _("May I?") : _("Canasta")];
     if (snap.variant) parts.push(snap.variant);
-    if (snap.table) parts.push("table " + snap.table);
-    parts.push((isMayI(snap) ? "deal " : "hand ") + snap.hand_no);
-    if (isMayI(snap) && state.contract) parts.push("contract: " + state.contract);
+    if (snap.table) parts.push(f(_("table {name}"), { name: snap.table }));
+    parts.push(f(isMayI(snap) ? _("deal {number}") : _("hand {number}"), { number: snap.hand_no }));
+    if (isMayI(snap) && state.contract) {
+      parts.push(f(_("contract: {contract}"), { contract: state.contract }));
+    }
     $("game-line").textContent = parts.join(" \u00b7 ");
     document.title = "canasta-net \u00b7 " + parts.slice(0, 2).join(" ");
     const line = clear($("score-line"));
@@ -283,13 +373,14 @@
     (snap.scores || []).forEach(function (score, side) {
       const names = sideNames(snap, side);
       const chip = el("span", "score" + (side === mine ? " yours" : ""),
-        (names.length ? names.join(" & ") : (isMayI(snap) ? "seat " : "team ") + side) + ": " +
-        score);
+        (names.length ? names.join(" & ") : f(isMayI(snap) ? _("seat {seat}") : _("team {team}"),
+          { seat: side, team: side })) + ": " + score);
       chip.dataset.side = String(side);
       line.appendChild(chip);
     });
-    if (snap.target) line.appendChild(el("span", "score target", "target " + snap.target));
-    else if (isMayI(snap)) line.appendChild(el("span", "score target", "lowest total wins"));
+    if (snap.target) {
+      line.appendChild(el("span", "score target", f(_("target {target}"), { target: snap.target })));
+    } else if (isMayI(snap)) line.appendChild(el("span", "score target", _("lowest total wins")));
   }
 
   function renderSeats(snap) {
@@ -304,18 +395,22 @@
       if (s.seat === moved) box.classList.add("moved");
       if (s.left || !s.connected) box.classList.add("gone");
       if (s.taken === false) box.classList.add("open");
-      box.appendChild(el("div", "name", s.name + (s.you && s.name !== "you" ? " (you)" : "")));
+      box.appendChild(el("div", "name", s.name + (s.you && s.name !== "you" ? " " + _("(you)") : "")));
       const info = [];
-      if (s.taken === false) info.push("waiting for a player");
-      if (s.bot) info.push("bot");
-      if (s.team !== null && s.team !== undefined && !isMayI(snap)) info.push("team " + s.team);
-      if (s.cards !== null && s.cards !== undefined) info.push(plural(s.cards, "card"));
-      if (s.dealer) info.push("dealer");
-      if (isMayI(snap) && state.down) info.push(state.down[s.seat] ? "down" : "not down");
-      if (isMayI(snap) && state.buys) info.push(state.buys[s.seat] + "/" + state.buy_limit + " buys");
-      if (s.to_move) info.push("to move");
-      if (s.left) info.push("left: " + s.left);
-      else if (!s.connected && s.taken !== false) info.push("disconnected");
+      if (s.taken === false) info.push(_("waiting for a player"));
+      if (s.bot) info.push(_("bot"));
+      if (s.team !== null && s.team !== undefined && !isMayI(snap)) {
+        info.push(f(_("team {team}"), { team: s.team }));
+      }
+      if (s.cards !== null && s.cards !== undefined) info.push(f(_("cards: {n}"), { n: s.cards }));
+      if (s.dealer) info.push(_("dealer"));
+      if (isMayI(snap) && state.down) info.push(state.down[s.seat] ? _("down") : _("not down"));
+      if (isMayI(snap) && state.buys) {
+        info.push(f(_("buys {bought}/{limit}"), { bought: state.buys[s.seat], limit: state.buy_limit }));
+      }
+      if (s.to_move) info.push(_("to move"));
+      if (s.left) info.push(f(_("left: {reason}"), { reason: s.left }));
+      else if (!s.connected && s.taken !== false) info.push(_("disconnected"));
       box.appendChild(el("div", "info", info.join(" \u00b7 ")));
       if (!s.you && s.cards) {
         const backs = el("span", "backs");
@@ -331,68 +426,81 @@
     const pile = snap.pile || {};
     box.className = "pile-box" + (pile.frozen_for_you || pile.frozen ? " frozen" : "");
     if (!snap.state) {
-      box.appendChild(el("div", "meta-light", snap.hand_end ? "Between hands."
-        : "No hand is on the table yet."));
+      box.appendChild(el("div", "meta-light", snap.hand_end ? _("Between hands.")
+        : _("No hand is on the table yet.")));
       return;
     }
     const stock = el("div", "stack stock");
     stock.appendChild(el("span", "card big back"));
-    stock.appendChild(el("div", null, "stock " + (pile.stock === null || pile.stock === undefined
-      ? "?" : pile.stock)));
+    stock.appendChild(el("div", null, f(_("stock {size}"), {
+      size: pile.stock === null || pile.stock === undefined ? "?" : pile.stock,
+    })));
     box.appendChild(stock);
     const discards = el("div", "stack discards");
     discards.appendChild(pile.top ? cardNode(pile.top, { big: true }) : el("span", "card big empty"));
-    discards.appendChild(el("div", "pile-size", "pile " + (pile.size || 0)));
+    discards.appendChild(el("div", "pile-size", f(_("pile {size}"), { size: pile.size || 0 })));
     box.appendChild(discards);
     const note = el("div", "frozen-note");
     if (pile.frozen_for_you) {
-      note.appendChild(el("strong", null, "Frozen for you"));
+      note.appendChild(el("strong", null, _("Frozen for you")));
       (pile.frozen_reasons || []).forEach(function (r) { note.appendChild(el("div", null, r)); });
     } else if (pile.frozen) {
-      note.appendChild(el("strong", null, "Frozen"));
+      note.appendChild(el("strong", null, _("Frozen")));
     }
     const window_ = (snap.state || {}).window;
     if (isMayI(snap) && window_ && window_.asker !== null && window_.asker !== undefined) {
-      note.appendChild(el("div", null, seatName(snap, window_.asker) + " asks to buy " +
-        (pile.top || "the discard")));
+      note.appendChild(el("div", null, f(_("{who} asks to buy {card}"), {
+        who: seatName(snap, window_.asker), card: pile.top ? cardLabel(pile.top) : _("the discard"),
+      })));
     }
     box.appendChild(note);
   }
 
+  // each move as a whole sentence ({who} the mover), so that a language can say it its own way
   const VERBS = {
-    draw: function () { return "drew from the stock"; },
+    draw: function () { return _("{who} drew from the stock"); },
     "take-pile": function (rest, move) {
-      const n = move.cards;
-      const took = "took the pile" + (typeof n === "number" ? " (" + plural(n, "card") + ")" : "");
-      return rest ? took + " with " + rest : took;
+      if (typeof move.cards === "number") {
+        return rest ? _("{who} took the pile ({n} cards) with {cards}")
+          : _("{who} took the pile ({n} cards)");
+      }
+      return rest ? _("{who} took the pile with {cards}") : _("{who} took the pile");
     },
-    "take-top": function (rest) { return "took the top card onto meld " + rest; },
-    "take-discard": function (rest) { return "took the discard " + rest; },
-    meld: function (rest) { return "melded " + rest; },
-    add: function (rest) {
-      const sp = rest.indexOf(" ");
-      return "added " + rest.slice(sp + 1) + " to meld " + rest.slice(0, sp);
-    },
-    merge: function (rest) { return "merged melds " + rest; },
-    discard: function (rest) { return "discarded " + rest; },
-    "ask-go-out": function () { return "asks: may I go out?"; },
-    answer: function (rest) { return "answered " + rest; },
-    "may-i": function (rest) { return "says May I? for " + rest; },
-    pass: function () { return "passed"; },
-    allow: function () { return "allowed the buy"; },
-    deny: function (rest) { return "denied, taking " + rest; },
+    "take-top": function () { return _("{who} took the top card onto meld {cards}"); },
+    "take-discard": function () { return _("{who} took the discard {cards}"); },
+    meld: function () { return _("{who} melded {cards}"); },
+    add: function () { return _("{who} added {cards} to meld {meld}"); },
+    merge: function () { return _("{who} merged melds {cards}"); },
+    discard: function () { return _("{who} discarded {cards}"); },
+    "ask-go-out": function () { return _("{who} asks: may I go out?"); },
+    answer: function () { return _("{who} answered {cards}"); },
+    "may-i": function () { return _("{who} says May I? for {cards}"); },
+    pass: function () { return _("{who} passed"); },
+    allow: function () { return _("{who} allowed the buy"); },
+    deny: function () { return _("{who} denied, taking {cards}"); },
   };
   function describeMove(move) {
     const text = String(move.action || "");
     const sp = text.indexOf(" ");
     const verb = sp < 0 ? text : text.slice(0, sp);
-    const rest = sp < 0 ? "" : text.slice(sp + 1);
+    let rest = sp < 0 ? "" : text.slice(sp + 1);
     const say = VERBS[verb];
-    return move.name + " " + (say ? say(rest, move) : text);
+    if (!say) return move.name + " " + moveLabel(text);
+    let meld = "";
+    if (verb === "add") {
+      const at = rest.indexOf(" ");
+      meld = rest.slice(0, at);
+      rest = rest.slice(at + 1);
+    }
+    if (verb === "answer") rest = rest === "yes" ? _("yes") : rest === "no" ? _("no") : rest;
+    return f(say(rest, move), {
+      who: move.name, cards: moveLabel("x " + rest).slice(2), meld: meld, n: move.cards,
+    });
   }
   function renderLastMove(snap) {
     const box = $("last-move");
-    box.textContent = snap.last_move ? "Last move: " + describeMove(snap.last_move) : "";
+    box.textContent = snap.last_move
+      ? f(_("Last move: {move}"), { move: describeMove(snap.last_move) }) : "";
   }
 
   function meldActions(snap, index) {
@@ -400,11 +508,13 @@
     const out = [];
     (snap.legal || []).forEach(function (text) {
       const t = text.split(" ");
-      if (t[0] === "take-top" && t[1] === String(index)) out.push([text, "take the top card here"]);
+      if (t[0] === "take-top" && t[1] === String(index)) out.push([text, _("take the top card here")]);
       if (t[0] === "take-pile" && t[t.length - 2] === "onto" && t[t.length - 1] === String(index)) {
-        out.push([text, "take the pile onto this"]);
+        out.push([text, _("take the pile onto this")]);
       }
-      if (t[0] === "merge" && t[1] === String(index)) out.push([text, "merge meld " + t[2] + " in"]);
+      if (t[0] === "merge" && t[1] === String(index)) {
+        out.push([text, f(_("merge meld {meld} in"), { meld: t[2] })]);
+      }
     });
     return out;
   }
@@ -413,12 +523,16 @@
     const box = el("div", "meld");
     box.dataset.meld = ref;
     const head = el("div", "meld-head");
-    head.appendChild(el("span", "label", ref + ": " + meld.label));
+    head.appendChild(el("span", "label", ref + ": " + moveLabel("x " + meld.label).slice(2)));
     if (meld.canasta) {
-      head.appendChild(el("span", "badge " + meld.canasta, meld.canasta + " canasta"));
+      const kind = meld.canasta === "natural" ? _("natural canasta")
+        : meld.canasta === "mixed" ? _("mixed canasta") : meld.canasta;
+      head.appendChild(el("span", "badge " + meld.canasta, kind));
     }
     if (meld.points !== undefined) {
-      head.appendChild(el("span", "pts", (meld.points + (meld.bonus || 0)) + " pts"));
+      head.appendChild(el("span", "pts", f(_("{points} pts"), {
+        points: meld.points + (meld.bonus || 0),
+      })));
     }
     box.appendChild(head);
     box.appendChild(cardRow(meld.cards || []));
@@ -426,12 +540,13 @@
       const sel = selectedCards(snap);
       const text = addText(snap, ref, sel);
       box.classList.add("clickable");
-      box.title = "Select cards in your hand, then click here to add them";
+      box.title = _("Select cards in your hand, then click here to add them");
       if (text && legalMatch(snap, text)) box.classList.add("target");
       box.addEventListener("click", function () {
         const again = addText(snap, ref, selectedCards(page.snap));
         if (again) act(legalMatch(page.snap, again) || again);
-        else showHint("Select the card" + (isMayI(snap) ? "" : "s") + " to add first.");
+        else showHint(isMayI(snap) ? _("Select the card to add first.")
+          : _("Select the cards to add first."));
       });
     }
     if (!isMayI(snap) && clickable) {
@@ -462,19 +577,24 @@
       const panel = el("div", "panel side" + (side.yours ? " yours" : ""));
       panel.dataset.side = String(side.team);
       const head = el("div", "side-head");
-      head.appendChild(el("h2", null, side.names.join(" & ") + (side.yours ? " (your side)" : "")));
-      head.appendChild(el("span", "points", side.meld_points + " points on the table"));
+      head.appendChild(el("h2", null, side.names.join(" & ") +
+        (side.yours ? " " + _("(your side)") : "")));
+      head.appendChild(el("span", "points", f(_("{points} points on the table"), {
+        points: side.meld_points,
+      })));
       panel.appendChild(head);
-      const bits = [plural(side.canastas, "canasta")];
+      const bits = [f(_("canastas: {n}"), { n: side.canastas })];
       if (side.needs !== null && side.needs !== undefined) {
-        bits.unshift("not opened: the initial meld needs " + side.needs + " points" +
-          (side.laid_this_turn ? ", " + side.laid_this_turn + " laid this turn" : ""));
+        bits.unshift(side.laid_this_turn
+          ? f(_("not opened: the initial meld needs {points} points, {laid} laid this turn"),
+            { points: side.needs, laid: side.laid_this_turn })
+          : f(_("not opened: the initial meld needs {points} points"), { points: side.needs }));
       } else {
-        bits.unshift("opened");
+        bits.unshift(_("opened"));
       }
       panel.appendChild(el("div", "opening", bits.join(" \u00b7 ")));
       if (side.red_threes && side.red_threes.length) {
-        const reds = el("div", "reds", "Red threes: ");
+        const reds = el("div", "reds", _("Red threes:") + " ");
         reds.appendChild(cardRow(side.red_threes));
         panel.appendChild(reds);
       }
@@ -482,7 +602,7 @@
       (side.melds || []).forEach(function (meld) {
         list.appendChild(meldNode(snap, meld, String(meld.index), side.yours && canAdd));
       });
-      if (!(side.melds || []).length) list.appendChild(el("div", "no-melds", "no melds yet"));
+      if (!(side.melds || []).length) list.appendChild(el("div", "no-melds", _("no melds yet")));
       panel.appendChild(list);
       box.appendChild(panel);
     });
@@ -497,14 +617,16 @@
       const panel = el("div", "panel side" + (seat === snap.seat ? " yours" : ""));
       panel.dataset.side = String(seat);
       const head = el("div", "side-head");
-      head.appendChild(el("h2", null, seatName(snap, seat) + (seat === snap.seat ? " (you)" : "")));
-      head.appendChild(el("span", "points", state.down && state.down[seat] ? "down" : "not down"));
+      head.appendChild(el("h2", null, seatName(snap, seat) +
+        (seat === snap.seat ? " " + _("(you)") : "")));
+      head.appendChild(el("span", "points", state.down && state.down[seat] ? _("down")
+        : _("not down")));
       panel.appendChild(head);
       const list = el("div", "meld-list");
       melds.forEach(function (meld, n) {
         list.appendChild(meldNode(snap, meld, seat + "." + n, canAdd));
       });
-      if (!melds.length) list.appendChild(el("div", "no-melds", "no melds yet"));
+      if (!melds.length) list.appendChild(el("div", "no-melds", _("no melds yet")));
       panel.appendChild(list);
       box.appendChild(panel);
     });
@@ -516,7 +638,7 @@
     const b = el("button", legal ? "primary" : "try", label);
     b.type = "button";
     b.dataset.action = legal || text;
-    if (!legal) b.title = "Not among the legal moves: the engine will say why if you try it";
+    if (!legal) b.title = _("Not among the legal moves: the engine will say why if you try it");
     b.addEventListener("click", function () { act(legal || text); });
     return b;
   }
@@ -532,11 +654,11 @@
   }
 
   const PROMPT_LABELS = {
-    answer: function (rest) { return rest === "yes" ? "Yes, go out" : "No, not yet"; },
-    "may-i": function (rest) { return "May I? (buy " + rest + ")"; },
-    pass: function () { return "Pass"; },
-    allow: function () { return "Allow"; },
-    deny: function (rest) { return "Deny: take " + rest + " myself"; },
+    answer: function (rest) { return rest === "yes" ? _("Yes, go out") : _("No, not yet"); },
+    "may-i": function (rest) { return f(_("May I? (buy {card})"), { card: cardLabel(rest) }); },
+    pass: function () { return _("Pass"); },
+    allow: function () { return _("Allow"); },
+    deny: function (rest) { return f(_("Deny: take {card} myself"), { card: cardLabel(rest) }); },
   };
 
   function renderMe(snap) {
@@ -564,9 +686,9 @@
     box.className = "prompt";
     if (spectator) {
       box.appendChild(el("span", "spectator-note",
-        "You are watching: the public table only, no hidden card."));
+        _("You are watching: the public table only, no hidden card.")));
       const mover = (snap.seats || []).find(function (s) { return s.to_move; });
-      if (mover) box.appendChild(el("span", "waiting", mover.name + " to move."));
+      if (mover) box.appendChild(el("span", "waiting", f(_("{name} to move."), { name: mover.name })));
       return;
     }
     const prompt = snap.prompt;
@@ -587,16 +709,20 @@
     delete box.dataset.kind;
     if (snap.ready_asked && page.readyFor !== (snap.hand_end ? snap.hand_end.hand : null)) {
       box.classList.add("ask");
-      box.appendChild(el("span", "prompt-text", "The next hand waits until you are ready."));
-      box.appendChild(plainButton("Next hand", readyForNextHand, "primary"));
+      box.appendChild(el("span", "prompt-text", _("The next hand waits until you are ready.")));
+      box.appendChild(plainButton(_("Next hand"), readyForNextHand, "primary"));
     } else if (snap.finished) {
-      box.appendChild(el("span", "waiting", "The game is over: " + snap.finished + "."));
+      box.appendChild(el("span", "waiting", f(_("The game is over: {reason}."), {
+        reason: _(snap.finished),
+      })));
     } else if (snap.tried) {
-      box.appendChild(el("span", "waiting", "Sent \u201c" + snap.tried + "\u201d\u2026"));
+      box.appendChild(el("span", "waiting", f(_("Sent \u201c{move}\u201d\u2026"), {
+        move: moveLabel(snap.tried),
+      })));
     } else {
       const mover = (snap.seats || []).find(function (s) { return s.to_move; });
-      box.appendChild(el("span", "waiting", mover ? "Waiting for " + mover.name + " to move."
-        : "Waiting for the table."));
+      box.appendChild(el("span", "waiting", mover
+        ? f(_("Waiting for {name} to move."), { name: mover.name }) : _("Waiting for the table.")));
     }
   }
 
@@ -616,7 +742,7 @@
       node.dataset.index = String(i);
       if (h.new) {
         node.classList.add("new");
-        node.title = h.card + " (just drawn)";
+        node.title = f(_("{card} (just drawn)"), { card: cardLabel(h.card) });
       }
       if (page.selected.has(i)) node.classList.add("selected");
       if (staged.has(i)) node.classList.add("staged");
@@ -624,14 +750,14 @@
       node.addEventListener("click", function () { toggle(i); });
       group.appendChild(node);
     });
-    if (!(snap.hand || []).length) box.appendChild(el("span", "meta", "No cards in your hand."));
+    if (!(snap.hand || []).length) box.appendChild(el("span", "meta", _("No cards in your hand.")));
   }
 
   function renderStaging(snap) {
     const box = clear($("staging"));
     if (!isMayI(snap) || !page.staged.length) return;
     const cards = handCards(snap);
-    box.appendChild(el("span", "meta", "Staged for the contract:"));
+    box.appendChild(el("span", "meta", _("Staged for the contract:")));
     page.staged.forEach(function (group, n) {
       const g = el("span", "staged-group");
       g.appendChild(cardRow(group.map(function (i) { return cards[i]; })));
@@ -639,7 +765,7 @@
         page.staged.splice(n, 1);
         render();
       }, "quiet");
-      undo.title = "Take this group back into the hand";
+      undo.title = _("Take this group back into the hand");
       g.appendChild(undo);
       box.appendChild(g);
     });
@@ -657,17 +783,20 @@
     }
     const asking = snap.prompt && snap.prompt.kind !== "turn";
     if (!asking) {
-      if (A.draw) add("Draw", "draw");
+      if (A.draw) add(_("Draw"), "draw");
       if (isMayI(snap)) {
         (A["take-discard"] || []).forEach(function (t) {
-          add("Take the discard " + t.split(" ")[1], t);
+          add(f(_("Take the discard {card}"), { card: cardLabel(t.split(" ")[1]) }), t);
         });
       } else if (A["take-pile"]) {
-        if (sel.length) add("Take the pile with " + cardsText(sel), "take-pile " + cardsText(sel));
-        else {
+        if (sel.length) {
+          add(f(_("Take the pile with {cards}"), { cards: cardsLabel(sel) }),
+            "take-pile " + cardsText(sel));
+        } else {
           A["take-pile"].forEach(function (t) {
             if (t.indexOf(" onto ") >= 0) return; // offered on the meld it goes onto
-            add(t === "take-pile" ? "Take the pile" : "Take the pile with " + t.slice(10), t);
+            add(t === "take-pile" ? _("Take the pile")
+              : f(_("Take the pile with {cards}"), { cards: moveLabel("x " + t.slice(10)).slice(2) }), t);
           });
         }
       }
@@ -675,7 +804,7 @@
         if (isMayI(snap)) {
           const cards = handCards(snap);
           if (sel.length) {
-            buttons.push(plainButton("Stage as a group", function () {
+            buttons.push(plainButton(_("Stage as a group"), function () {
               page.staged.push(Array.from(page.selected).sort(function (a, b) { return a - b; }));
               page.selected = new Set();
               render();
@@ -686,30 +815,34 @@
           });
           if (sel.length) groups.push(sel);
           if (groups.length) {
-            add("Lay the contract: " + groups.map(cardsText).join(" | "),
+            add(f(_("Lay the contract: {melds}"), { melds: groups.map(cardsLabel).join(" | ") }),
               "meld " + groups.map(cardsText).join(" | "));
           }
         } else if (sel.length) {
-          add("Meld " + cardsText(sel), "meld " + cardsText(sel));
+          add(f(_("Meld {cards}"), { cards: cardsLabel(sel) }), "meld " + cardsText(sel));
         }
       }
       if (A.add && sel.length) {
-        buttons.push(el("span", "meta", "or click a meld to add " + cardsText(sel)));
+        buttons.push(el("span", "meta", f(_("or click a meld to add {cards}"), {
+          cards: cardsLabel(sel),
+        })));
       }
-      if (A.discard && sel.length === 1) add("Discard " + sel[0], "discard " + sel[0]);
-      if (A["ask-go-out"]) add("Ask partner: may I go out?", "ask-go-out");
+      if (A.discard && sel.length === 1) {
+        add(f(_("Discard {card}"), { card: cardLabel(sel[0]) }), "discard " + sel[0]);
+      }
+      if (A["ask-go-out"]) add(_("Ask partner: may I go out?"), "ask-go-out");
     }
     if (sel.length || page.staged.length) {
-      buttons.push(plainButton("Clear selection", clearSelection, "quiet"));
+      buttons.push(plainButton(_("Clear selection"), clearSelection, "quiet"));
     }
     if (snap.hand_end && !snap.match_end) {
-      buttons.push(plainButton("Score sheet", function () {
+      buttons.push(plainButton(_("Score sheet"), function () {
         page.dismissedSheet = null;
         render();
       }));
     }
     if (A.discard && !sel.length && !asking) {
-      buttons.push(el("span", "meta", "Select one card to discard it."));
+      buttons.push(el("span", "meta", _("Select one card to discard it.")));
     }
     buttons.forEach(function (b) { box.appendChild(b); });
     const first = buttons.find(function (b) { return b.classList.contains("primary"); }) ||
@@ -723,7 +856,7 @@
     const shown = page.localError || snap.refusal;
     if (!shown) return;
     if (shown.tried) {
-      box.appendChild(el("span", null, "Refused: "));
+      box.appendChild(el("span", null, _("Refused:") + " "));
       box.appendChild(el("span", "tried", shown.tried));
       box.appendChild(el("span", null, " \u2014 "));
     }
@@ -740,12 +873,12 @@
   }
 
   function renderWatchers(snap) {
-    $("quit").textContent = snap.finished || snap.match_end ? "Close the page"
-      : "Leave the table\u2026";
+    $("quit").textContent = snap.finished || snap.match_end ? _("Close the page")
+      : _("Leave the table\u2026");
     const w = snap.watchers || [];
-    $("watchers").textContent = w.length ? w.join(", ") : "Nobody is watching.";
+    $("watchers").textContent = w.length ? w.join(", ") : _("Nobody is watching.");
     $("fingerprint").textContent = snap.host_fingerprint
-      ? "Table fingerprint: " + snap.host_fingerprint : "";
+      ? f(_("Table fingerprint: {fingerprint}"), { fingerprint: snap.host_fingerprint }) : "";
   }
 
   function renderLegal(snap) {
@@ -754,14 +887,14 @@
     $("legal-count").textContent = String(legal.length);
     legal.forEach(function (text) {
       const item = el("li");
-      const b = el("button", null, text);
+      const b = el("button", null, moveLabel(text));
       b.type = "button";
       b.dataset.action = text;
       b.addEventListener("click", function () { act(text); });
       item.appendChild(b);
       list.appendChild(item);
     });
-    if (!legal.length) list.appendChild(el("li", "meta", "Nothing is asked of you now."));
+    if (!legal.length) list.appendChild(el("li", "meta", _("Nothing is asked of you now.")));
   }
 
   // ------------------------------------------------------------------ between hands, the end
@@ -780,11 +913,12 @@
     const show = Boolean(end || over) && page.dismissedSheet !== key;
     overlay.hidden = !show;
     if (!show) return;
-    $("sheet-title").textContent = over ? "The match is over"
-      : (isMayI(snap) ? "Deal " : "Hand ") + (end.shown_hand || "") + " is over";
+    $("sheet-title").textContent = over ? _("The match is over")
+      : f(isMayI(snap) ? _("Deal {number} is over") : _("Hand {number} is over"),
+        { number: end.shown_hand || "" });
     const reason = [];
-    if (end && end.went_out_name) reason.push(end.went_out_name + " went out.");
-    else if (end && end.reason) reason.push(String(end.reason) + ".");
+    if (end && end.went_out_name) reason.push(f(_("{name} went out."), { name: end.went_out_name }));
+    else if (end && end.reason) reason.push((END_REASONS[end.reason] || String(end.reason)) + ".");
     $("sheet-reason").textContent = reason.join(" ");
     const table = clear($("sheet-table"));
     if (end) {
@@ -809,8 +943,8 @@
       });
       const totals = end.totals || snap.scores || [];
       const match = el("tr", "match");
-      match.appendChild(el("td", null, "match total" + (snap.target ? " (target " +
-        snap.target + ")" : "")));
+      match.appendChild(el("td", null, snap.target
+        ? f(_("match total (target {target})"), { target: snap.target }) : _("match total")));
       end.sides.forEach(function (s) { match.appendChild(el("td", null, totals[s.side])); });
       table.appendChild(match);
     }
@@ -823,7 +957,12 @@
   }
 
   const STOP_REASONS = {
-    "max-hands": "the table's number of hands was played",
+    "max-hands": N_("the table's number of hands was played"),
+  };
+  const END_REASONS = {
+    "stock-exhausted": N_("the stock ran out"),
+    "last-red-three": N_("the last card of the stock was a red three"),
+    "turn-limit": N_("the deal reached its turn limit"),
   };
   function renderResult(snap) {
     const box = clear($("match-result"));
@@ -832,37 +971,47 @@
     if (end) {
       let text;
       if (end.kind === "match-end" && end.winner !== null && end.winner !== undefined) {
-        text = sideNames(snap, end.winner).join(" & ") + " won the match";
+        text = f(_("{names} won the match"), { names: sideNames(snap, end.winner).join(" & ") });
       } else if (end.kind === "forfeit") {
-        text = "The match ended by forfeit" + (end.seat !== null && end.seat !== undefined
-          ? ": " + seatName(snap, end.seat) + " left" : "");
+        text = end.seat !== null && end.seat !== undefined
+          ? f(_("The match ended by forfeit: {name} left"), { name: seatName(snap, end.seat) })
+          : _("The match ended by forfeit");
       } else {
-        text = "The match stopped" + (end.reason ? ": " + (STOP_REASONS[end.reason] ||
-          end.reason) : "");
+        text = end.reason ? f(_("The match stopped: {reason}"), {
+          reason: STOP_REASONS[end.reason] ? _(STOP_REASONS[end.reason]) : end.reason,
+        }) : _("The match stopped");
       }
       box.appendChild(el("div", "winner", text + "."));
-      if (end.totals) box.appendChild(el("div", null, "Totals: " + end.totals.join(" \u2013 ")));
+      if (end.totals) {
+        box.appendChild(el("div", null, f(_("Totals: {totals}"), {
+          totals: end.totals.join(" \u2013 "),
+        })));
+      }
     }
-    if (snap.finished) box.appendChild(el("div", "meta", "Your session: " + snap.finished + "."));
+    if (snap.finished) {
+      box.appendChild(el("div", "meta", f(_("Your session: {reason}."), { reason: _(snap.finished) })));
+    }
     const out = snap.outcome || {};
     if (out.log) {
-      const line = el("div", null, "The log: ");
+      const line = el("div", null, _("The log:") + " ");
       line.appendChild(el("span", "path", out.log));
       box.appendChild(line);
     }
-    if (out.verdict) box.appendChild(el("div", "verdict", "Audit: " + out.verdict));
+    if (out.verdict) {
+      box.appendChild(el("div", "verdict", f(_("Audit: {verdict}"), { verdict: out.verdict })));
+    }
     if (out.replay) {
       const line = el("div", null, "");
       const href = String(out.replay);
       // only a link to this page's own server: never a scheme the snapshot could smuggle in
       if (href.charAt(0) === "/" && href.charAt(1) !== "/") {
-        const a = el("a", null, "Open the replay");
+        const a = el("a", null, _("Open the replay"));
         a.href = href;
         a.target = "_blank";
         a.rel = "noopener";
         line.appendChild(a);
       } else {
-        line.textContent = "Replay: " + href;
+        line.textContent = f(_("Replay: {link}"), { link: href });
       }
       box.appendChild(line);
     }
@@ -890,7 +1039,7 @@
     const x = function (i) { return L + (W - L - R) * (n ? i / n : 0); };
     const y = function (v) { return T + (H - T - B) * (1 - (v - lo) / (hi - lo)); };
     const root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img" });
-    root.appendChild(svg("title", {})).textContent = "Match totals after each hand";
+    root.appendChild(svg("title", {})).textContent = _("Match totals after each hand");
     root.appendChild(svg("line", { x1: L, y1: y(0), x2: W - R, y2: y(0) }, "axis"));
     root.appendChild(svg("line", { x1: L, y1: T, x2: L, y2: H - B }, "axis"));
     const top = svg("text", { x: L - 4, y: y(hi) + 4, "text-anchor": "end" });
@@ -982,13 +1131,13 @@
       onSnapshot(snap);
     });
     source.addEventListener("open", function () {
-      status.textContent = "live";
+      status.textContent = _("live");
       status.classList.remove("down");
     });
     source.addEventListener("error", function () {
       const over = page.closed || (page.snap && (page.snap.finished || page.snap.match_end));
-      status.textContent = page.closed ? "closed: you may close this tab"
-        : over ? "the game is over" : "reconnecting\u2026";
+      status.textContent = page.closed ? _("closed: you may close this tab")
+        : over ? _("the game is over") : _("reconnecting\u2026");
       status.classList.toggle("down", !over);
       if (over) source.close();
     });
@@ -1016,16 +1165,17 @@
         // after the table, leaving ends the process: it may go before it answers
         page.closed = true;
         await post("/quit", {});
-        $("connection").textContent = "closed: you may close this tab";
+        $("connection").textContent = _("closed: you may close this tab");
         $("overlay").hidden = true;
         document.body.dataset.closed = "1";
-      } else if (window.confirm("Leave the table? The match stops for everyone.")) {
+      } else if (window.confirm(_("Leave the table? The match stops for everyone."))) {
         simplePost("/quit", {}, "quit");
       }
     }
     $("quit").addEventListener("click", leave);
     $("sheet-leave").addEventListener("click", leave);
-    connect();
+    $("lang").addEventListener("change", function (e) { chooseLanguage(e.target.value); });
+    loadCatalog("").then(connect);
   }
 
   setup();
