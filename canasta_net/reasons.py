@@ -28,7 +28,7 @@ REASON_TEMPLATES: Final[dict[str, str]] = {
     "hand-over": N_("The hand is over."),
     "deal-over": N_("The deal is over."),
     "not-your-turn": N_("It is seat {to_move}'s turn, not {seat}'s."),
-    "wrong-phase": N_("That is not possible now: this is the {phase} step of the turn."),
+    "wrong-phase": N_("That is not possible at this step of the turn ({phase})."),
     "wrong-phase.unknown-action": N_("Unknown action: {action}."),
     "nothing-to-answer": N_("Nobody has asked to go out."),
     "not-in-this-game": N_("That action does not exist in this game."),
@@ -86,6 +86,7 @@ REASON_TEMPLATES: Final[dict[str, str]] = {
     ),
     "initial-meld-too-low.first": N_("Make the initial meld first."),
     "initial-meld-too-low.merge": N_("Merge groups once the team has opened."),
+    "initial-meld-pending": N_("Finish the initial meld before picking up the pile."),
     "initial-meld-unreachable": N_(
         "Your hand cannot reach the initial meld of {minimum} this turn."
     ),
@@ -173,13 +174,13 @@ REASON_TEMPLATES: Final[dict[str, str]] = {
 
 # The phases a ``wrong-phase`` refusal names, worded for the reader.
 PHASE_WORDS: Final[dict[str, str]] = {
-    "draw": N_("draw"),
-    "play": N_("play"),
-    "pile-pending": N_("pile-pending"),
-    "asked": N_("asked"),
-    "over": N_("over"),
-    "buy-offer": N_("buy-offer"),
-    "buy-permission": N_("buy-permission"),
+    "draw": N_("drawing"),
+    "play": N_("melding and discarding"),
+    "pile-pending": N_("the initial meld after taking the pile"),
+    "asked": N_("waiting for the partner's answer"),
+    "over": N_("the hand is over"),
+    "buy-offer": N_("a discard offered for sale"),
+    "buy-permission": N_("a buy waiting for permission"),
 }
 
 # Bounds of the parameters a host may send (the wire's ``error.args``).
