@@ -14,13 +14,16 @@ from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 import click
 
 from canasta_net import __version__
+from canasta_net.i18n import N_, current
 from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_lines, safe_text
+from canasta_net.ui.cli import LocalizedGroup
+from canasta_net.ui.cli import _lang_option as lang_option
 
 from .activity import activity_lines
 from .analysis import DEFAULT_SIMULATIONS, DecisionResult, DecisionTask, decision_tasks
@@ -65,10 +68,15 @@ from .wording import count, hand_name, hand_noun
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LocalizedGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=N_("Audit, step through, annotate and export canasta-net game logs."),
+)
 @click.version_option(__version__, prog_name="canasta-replay")
+@lang_option
 def main() -> None:
-    """Audit, step through, annotate and export canasta-net game logs."""
+    pass
 
 
 def _fail(error: ReplayToolError) -> NoReturn:
@@ -266,9 +274,30 @@ def _exit_code(report: AuditReport, require_complete: bool, strict: bool = False
     return report.exit_code
 
 
+# The verdicts as a reader reads them (the JSON report keeps the codes: ``valid``...).
+VERDICT_WORDS: Final = {
+    "valid": N_("VALID"),
+    "incomplete": N_("INCOMPLETE"),
+    "invalid": N_("INVALID"),
+    "unreadable": N_("UNREADABLE"),
+    "unsupported": N_("UNSUPPORTED"),
+}
+
+
 def _audit_text(report: AuditReport) -> str:
-    lines = [f"{report.file}: {report.verdict.upper()}. {report.summary}"]
+    """The verdict on one file for people, in the process's person's language (``--lang``)."""
+    _ = current().gettext
+    english = current().lang == "en"
     log = report.log
+    names = None if log is None else [str(s["name"]) for s in log["seats"]]
+    verdict = _(VERDICT_WORDS.get(report.verdict, report.verdict.upper()))
+    failure = report.failure
+    summary = report.summary
+    if failure is not None and not failure.unreadable and not english:
+        summary = _("Invalid at record {record} [{code}]: {reason}").format(
+            record=failure.record, code=failure.code, reason=failure.worded_reason(names, _)
+        )
+    lines = [f"{report.file}: {verdict}. {summary}"]
     if log is not None and report.failure is None:
         copy = report.copy.get("kind")
         held = report.copy.get("payload_seats") or ["?"]
@@ -284,21 +313,24 @@ def _audit_text(report: AuditReport) -> str:
             f"{count(finished, hand_noun(str(log.get('game'))))} closed, each checkpoint signed "
             "by every seat."
         )
-    failure = report.failure
     if failure is not None and not failure.unreadable and log is not None:
         if failure.seat is not None:
-            lines.append(f"  Seat concerned: {_seat(log, failure.seat)}.")
-        lines.append(f"  Responsibility: {failure.responsibility}")
+            lines.append("  " + _("Seat concerned: {seat}.").format(seat=_seat(log, failure.seat)))
+        responsibility = failure.worded_responsibility(names, _)
+        lines.append("  " + _("Responsibility: {text}").format(text=responsibility))
     if log is not None and report.activity is not None:
         lines.extend(activity_lines(report.activity, [s["name"] for s in log["seats"]]))
     for warning in report.warnings:
-        lines.append(f"  Warning: {warning}")
+        lines.append("  " + _("Warning: {text}").format(text=_(warning)))
     return "\n".join(safe_text(line) for line in lines)
 
 
 def _seat(log: dict[str, Any], seat: int) -> str:
+    _ = current().gettext
     seats = log["seats"]
-    return f"seat {seat} ({seats[seat]['name']})" if 0 <= seat < len(seats) else f"seat {seat}"
+    if 0 <= seat < len(seats):
+        return _("seat {seat} ({name})").format(seat=seat, name=seats[seat]["name"])
+    return _("seat {seat}").format(seat=seat)
 
 
 # --------------------------------------------------------------------------- show
