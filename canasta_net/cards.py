@@ -130,21 +130,28 @@ def parse_face(text: str, lang: str | None = None) -> int:
     t = text.strip().upper()
     if t in ("JK", "JOKER", "*"):
         return JOKER
+    if len(t) >= 2:  # the canonical text first (the wire, the log): the fast path
+        rank_text, suit_text = _RANK_ALIASES.get(t[:-1], t[:-1]), t[-1]
+        if rank_text in RANK_NAMES and suit_text in SUIT_NAMES and (
+            lang != "pl" or text.strip()[-1:] != "c"  # Polish karo: a lower-case c
+        ):
+            return make_face(RANK_NAMES.index(rank_text), SUIT_NAMES.index(suit_text))
     notation = NOTATIONS.get(lang) if lang is not None else None
-    if notation is not None and t in notation.jokers:
+    if notation is None:
+        raise CardParseError(f"{text!r} is not a card (try KH, 10S, TS or JK)")
+    if t in notation.jokers:
         return JOKER
-    for suit_len in (2, 1) if notation is not None else (1,):
+    for suit_len in (2, 1):
         if len(t) <= suit_len:
             continue
         rank_part, suit_part = t[:-suit_len], t[-suit_len:]
-        if notation is not None:
-            raw_suit = text.strip()[-suit_len:]
-            suit_part = (
-                notation.lower_suits.get(raw_suit)
-                or notation.suits.get(suit_part)
-                or SUIT_SYMBOLS.get(suit_part, suit_part)
-            )
-            rank_part = notation.ranks.get(rank_part, rank_part)
+        raw_suit = text.strip()[-suit_len:]
+        suit_part = (
+            notation.lower_suits.get(raw_suit)
+            or notation.suits.get(suit_part)
+            or SUIT_SYMBOLS.get(suit_part, suit_part)
+        )
+        rank_part = notation.ranks.get(rank_part, rank_part)
         rank_part = _RANK_ALIASES.get(rank_part, rank_part)
         if rank_part in RANK_NAMES and len(suit_part) == 1 and suit_part in SUIT_NAMES:
             return make_face(RANK_NAMES.index(rank_part), SUIT_NAMES.index(suit_part))

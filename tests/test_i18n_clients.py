@@ -16,6 +16,7 @@ from test_terminal_client import Person, play
 
 from canasta_net import i18n
 from canasta_net.cards import card_label
+from canasta_net.games import game_for
 from canasta_net.ui import cli
 from canasta_net.ui.players import TerminalPlayer
 
@@ -124,9 +125,12 @@ def english_words(text: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("lang", ["ru", "bg", "pl"])
-def test_a_whole_hand_at_the_terminal_shows_no_english_sentence(lang: str) -> None:
-    h = Harness(config(classic(target=3000), players=2, max_hands=1))
+@pytest.mark.parametrize(
+    ("variant", "lang"), [("classic", "ru"), ("classic", "bg"), ("classic", "pl"), ("may-i", "ru")]
+)
+def test_a_whole_hand_at_the_terminal_shows_no_english_sentence(variant: str, lang: str) -> None:
+    rules = game_for(variant).rules if variant == "may-i" else classic(target=3000)
+    h = Harness(config(rules, players=2, max_hands=1))
     peer, terminal, out = seat_in(h, "ada", lang)
     person = Person(peer, terminal)
     # the person asks for help and hints too, as a person does
@@ -138,8 +142,11 @@ def test_a_whole_hand_at_the_terminal_shows_no_english_sentence(lang: str) -> No
     assert h.service.finished
     assert english_words(shown) == []
     _ = i18n.translator(lang).gettext
-    assert _("Your move") in shown and _("press Enter for the next hand") not in ("", None)
-    assert _("hand total") in shown and _("cards in melds") in shown
+    assert _("Your move") in shown and _("match total") in shown
+    if variant == "may-i":
+        assert "«Можно?»" in shown and _("penalty points") in shown
+    else:
+        assert _("hand total") in shown and _("cards in melds") in shown
 
 
 def test_russian_cards_are_shown_and_typed_in_russian_notation() -> None:
@@ -211,6 +218,11 @@ def test_the_page_gets_its_catalogue_and_switches_language() -> None:
     assert server.set_language("bg") is None
     assert model.version > version and model.snapshot()["lang"] == "bg"
     assert server.set_language("xx") is not None and model.tr.lang == "bg"
+    # the session writes its event lines in the page's language, as it is now
+    from canasta_net.net.peer import reader_translator
+    from canasta_net.web.player import WebPlayer
+
+    assert reader_translator(WebPlayer(model)).lang == "bg"
 
 
 def test_click_still_says_the_sentences_the_catalogue_translates() -> None:

@@ -118,6 +118,24 @@ def suit_group(card: str) -> str:
     return card[-1:] if card != "JK" else "wild"
 
 
+def contract_words(contract: str, tr: Translator) -> str:
+    """A May I? contract (``2 sets + 1 sequence``, the engine's text) in the reader's language;
+    as it came if it is not in that form."""
+    parts = []
+    for part in contract.split(" + "):
+        number, _sep, kind = part.partition(" ")
+        if not number.isdigit():
+            return contract
+        n = int(number)
+        if kind.startswith("set"):
+            parts.append(tr.ngettext("{n} set", "{n} sets", n).format(n=n))
+        elif kind.startswith("sequence"):
+            parts.append(tr.ngettext("{n} sequence", "{n} sequences", n).format(n=n))
+        else:
+            return contract
+    return " + ".join(parts)
+
+
 def prompt_kind(legal: list[str]) -> str | None:
     """What the seat is asked (``turn``, ``answer-go-out``, ``may-i-buy``, ``may-i-permission``),
     read off the verbs of the legal actions; None when nothing is asked."""
@@ -390,6 +408,7 @@ class TableModel:
             "role": self.role,
             "game": kind,
             "variant": None if game is None else game.rules.name,
+            "contract": self._contract(state),
             "table": view.get("table"),
             "table_phase": view.get("phase"),
             "host_fingerprint": self.host_fingerprint,
@@ -420,6 +439,12 @@ class TableModel:
             "outcome": dict(self.outcome),
             "events": list(self.events),
         }
+
+    def _contract(self, state: dict[str, Any] | None) -> str | None:
+        """May I?: this deal's contract in the reader's words (``state.contract`` is the
+        engine's)."""
+        contract = (state or {}).get("contract")
+        return None if not contract else contract_words(str(contract), self.tr)
 
     def _translated_sheet(self) -> dict[str, Any] | None:
         """The score sheet with its part labels in the reader's language."""
@@ -584,6 +609,7 @@ __all__ = [
     "Refusal",
     "TableModel",
     "actions_by_verb",
+    "contract_words",
     "host_sentence",
     "prompt_kind",
     "rank_group",

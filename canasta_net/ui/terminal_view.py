@@ -17,7 +17,7 @@ from ..cards import action_label, card_label
 from ..i18n import LANGUAGES, N_, Translator, translator
 from ..log.records import shown_number
 from ..safe_text import safe_text
-from .table_model import TableModel, actions_by_verb
+from .table_model import TableModel, actions_by_verb, contract_words
 
 HELP = N_("""\
 Actions (cards as KH, 10S or TS, JK):
@@ -493,7 +493,7 @@ def _may_i_lines(snap: dict[str, Any], state: dict[str, Any]) -> list[Line]:
     _ = tr.gettext
     deal = _("deal {number}, contract: {contract}").format(
         number=shown_number(int(state.get("deal") or 0)),
-        contract=_contract_words(str(state.get("contract")), tr),
+        contract=contract_words(str(state.get("contract")), tr),
     )
     if not state.get("discard_out", True):
         deal += " " + _("(the last card must be melded)")
@@ -533,23 +533,6 @@ def _may_i_lines(snap: dict[str, Any], state: dict[str, Any]) -> list[Line]:
             who = " (" + _("{name} asks").format(name=seats[asker]["name"]) + ")"
         lines.append([("  " + _('the discard is up for sale: "May I?"'), "ask"), (who, "")])
     return lines
-
-
-def _contract_words(contract: str, tr: Translator) -> str:
-    """A May I? contract (``2 sets + 1 sequence``) in the reader's language."""
-    parts = []
-    for part in contract.split(" + "):
-        number, _sep, kind = part.partition(" ")
-        if not number.isdigit():
-            return contract
-        n = int(number)
-        if kind.startswith("set"):
-            parts.append(tr.ngettext("{n} set", "{n} sets", n).format(n=n))
-        elif kind.startswith("sequence"):
-            parts.append(tr.ngettext("{n} sequence", "{n} sequences", n).format(n=n))
-        else:
-            return contract
-    return " + ".join(parts)
 
 
 # --------------------------------------------------------------------------- prompts

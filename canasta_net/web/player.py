@@ -18,7 +18,7 @@ from twisted.internet.defer import Deferred
 from ..canasta.actions import parse_action
 from ..cards import canonical_action
 from ..games import Game
-from ..i18n import N_
+from ..i18n import N_, Translator
 from ..log import records as R
 from ..ui.table_model import TableModel
 
@@ -47,6 +47,12 @@ class WebPlayer:
         self.gate: Deferred[None] | None = None  # the next hand, held until /ready
         self._ready_after: int | None = None  # /ready came for the hand after this one
         self.finished_reason: str | None = None
+
+    @property
+    def tr(self) -> Translator:
+        """The person's language, the page's (``POST /lang`` changes it): the session writes its
+        event lines through it (``net.peer.reader_translator``)."""
+        return self.model.tr
 
     # ------------------------------------------------------------------ Player
     def show(self, view: dict[str, Any]) -> None:

@@ -35,6 +35,17 @@
       return i && /^(10|[2-9AJQK])[CDHS]$|^JK$/.test(w) ? cardLabel(w) : w;
     }).join(" ");
   }
+  // the engine's name of a meld (Ks, 3s (black), wild cards, 5-9H run) in the reader's words
+  function meldLabel(label) {
+    if (catalog.lang === "en") return label;
+    const rank = /^(10|[2-9AJQK])s$/.exec(label);
+    if (rank) return catalog.ranks[rank[1]] || rank[1];
+    const run = /^(\w+)-(\w+)([CDHS]) run$/.exec(label);
+    if (run) {
+      return f(_("{cards} run"), { cards: cardLabel(run[1] + run[3]) + "-" + cardLabel(run[2] + run[3]) });
+    }
+    return _(label);
+  }
   async function loadCatalog(lang) {
     try {
       const answer = await fetch("/i18n.json?lang=" + encodeURIComponent(lang || ""), {
@@ -364,7 +375,7 @@
     if (snap.table) parts.push(f(_("table {name}"), { name: snap.table }));
     parts.push(f(isMayI(snap) ? _("deal {number}") : _("hand {number}"), { number: snap.hand_no }));
     if (isMayI(snap) && state.contract) {
-      parts.push(f(_("contract: {contract}"), { contract: state.contract }));
+      parts.push(f(_("contract: {contract}"), { contract: snap.contract || state.contract }));
     }
     $("game-line").textContent = parts.join(" \u00b7 ");
     document.title = "canasta-net \u00b7 " + parts.slice(0, 2).join(" ");
@@ -523,7 +534,7 @@
     const box = el("div", "meld");
     box.dataset.meld = ref;
     const head = el("div", "meld-head");
-    head.appendChild(el("span", "label", ref + ": " + moveLabel("x " + meld.label).slice(2)));
+    head.appendChild(el("span", "label", ref + ": " + meldLabel(String(meld.label || ""))));
     if (meld.canasta) {
       const kind = meld.canasta === "natural" ? _("natural canasta")
         : meld.canasta === "mixed" ? _("mixed canasta") : meld.canasta;
