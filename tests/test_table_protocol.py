@@ -893,6 +893,7 @@ def test_each_seat_reads_the_engines_refusal_in_its_own_language() -> None:
     in English, at the same table."""
     h, alice, bob = short_match()
     alice.session.observer = ru = TableModel(tr=translator("ru"))
+    alice.session.player.tr = translator("ru")  # type: ignore[attr-defined]  # her event lines
     bob.session.observer = en = TableModel(tr=translator("en"))
     prompt = stopped(h.run(turn_for("act", bob)))
     h.run(lambda p, m: p is alice)  # alice's session catches up with the records bob has seen
@@ -904,12 +905,14 @@ def test_each_seat_reads_the_engines_refusal_in_its_own_language() -> None:
     assert error["message"] == "It is seat 2's turn, not 1's."  # for an older client
     assert h.run(hold=(bob,)) is None  # alice's session reads the error; bob is to move
     assert ru.snapshot()["refusal"]["message"] == "Сейчас ход места 2, а не места 1."
+    assert "отказано (not-your-turn): Сейчас ход места 2, а не места 1." in alice.events
     prompt = stopped(h.run(turn_for("act", alice)))
     h.run(lambda p, m: p is bob)
     error = refused(h, bob, act_message(*signer_for(h, bob).action(hand, "draw")), "not-your-turn")
     assert error["args"] == {"to_move": "1", "seat": "2"}
     assert h.run(hold=(alice,)) is None
     assert en.snapshot()["refusal"]["message"] == "It is seat 1's turn, not 2's."
+    assert "refused (not-your-turn): It is seat 1's turn, not 2's." in bob.events
     assert ru.snapshot()["refusal"]["message"] == "Сейчас ход места 2, а не места 1."
     finish_and_check(h, alice, bob)
 

@@ -29,6 +29,7 @@ from ..log import Header, StoredRecord
 from ..log import records as R
 from ..log.replay import Replayer
 from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
+from ..reasons import reason_sentence
 from ..safe_text import safe_text
 from ..table.seat import Decision, SeatAgent, SeatProblem
 from ..table.signer import SeatSigner
@@ -397,7 +398,18 @@ class PeerSession:
             send({"t": "pong"})  # the host checks that a seated peer is still there
         elif t == "error":
             refusal = safe_text(f"refused ({message['code']}): {message['message']}")
-            self.player.event(refusal)
+            tr = reader_translator(self.player)
+            worded = reason_sentence(
+                message["code"], message.get("args"), message.get("variant"), tr.gettext
+            )
+            said = worded if worded is not None else message["message"]
+            self.player.event(
+                safe_text(
+                    tr.gettext("refused ({code}): {reason}").format(
+                        code=message["code"], reason=said
+                    )
+                )
+            )
             if self.observer is not None:
                 # the parameters (a newer host's) let the client word it in its own language
                 self.observer.refused(
@@ -612,7 +624,11 @@ class PeerSession:
             try:
                 answer = agent.act(reply.hand, text)
             except (ValueError, IllegalAction) as e:
-                self.player.event(f"refused: {e}")
+                tr = reader_translator(self.player)
+                said = str(e)
+                if isinstance(e, IllegalAction):
+                    said = reason_sentence(e.code, e.params, e.variant, tr.gettext) or said
+                self.player.event(tr.gettext("refused: {reason}").format(reason=said))
                 if self.observer is not None:
                     if isinstance(e, IllegalAction):
                         self.observer.refused(e.code, str(e), text, e.params, e.variant)
