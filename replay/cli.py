@@ -105,10 +105,12 @@ def _warn_if_invalid(timeline: Timeline) -> None:
 
 
 def _perspective_options(function: F) -> F:
-    function = click.option("--all", "face_up", is_flag=True, help="Every card face up.")(function)
-    function = click.option("--public", is_flag=True, help="What a spectator sees.")(function)
+    function = click.option("--all", "face_up", is_flag=True, help=N_("Every card face up."))(
+        function
+    )
+    function = click.option("--public", is_flag=True, help=N_("What a spectator sees."))(function)
     function = click.option(
-        "--seat", type=click.IntRange(0), help="What this seat could see (its hand only)."
+        "--seat", type=click.IntRange(0), help=N_("What this seat could see (its hand only).")
     )(function)
     return function
 
@@ -138,7 +140,7 @@ _annotations_option = click.option(
     "--annotations",
     "annotations_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The annotation file (default: FILE.annotations.json).",
+    help=N_("The annotation file (default: FILE.annotations.json)."),
 )
 
 
@@ -165,34 +167,49 @@ def _locate(timeline: Timeline, text: str) -> int:
 # --------------------------------------------------------------------------- audit
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Re-check whole games: signatures, chain, deal, every card, action and "
+        "score; then compare\nthe files that are copies of one table's log (the "
+        "host's and the seats').\n\nExit status: 0 if every log is valid (or "
+        "incomplete but valid as far as it goes) and the copies\nagree, 1 if any "
+        "log is invalid or the copies prove the host signed two histories, 2 if "
+        "any\nfile is not a log this program can read (the highest wins)."
+    ),
+)
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the reports as JSON."))
 @click.option(
     "--jobs",
     "-j",
     default=1,
     show_default=True,
     type=click.IntRange(1),
-    help="Audit this many files at once, in worker processes.",
+    help=N_("Audit this many files at once, in worker processes."),
 )
 @click.option(
     "--require-complete",
     is_flag=True,
-    help="Treat a log cut before the match's end as a failure (exit status 1); a match that "
-    "finished or was stopped by agreement passes.",
+    help=N_(
+        "Treat a log cut before the match's end as a failure (exit status 1); a match that "
+        "finished or was stopped by agreement passes."
+    ),
 )
 @click.option(
     "--strict",
     is_flag=True,
-    help="Treat a log holding any claim it cannot prove (a forfeit, a stop on the host's word "
-    "alone) as a failure (exit status 1).",
+    help=N_(
+        "Treat a log holding any claim it cannot prove (a forfeit, a stop on the host's word "
+        "alone) as a failure (exit status 1)."
+    ),
 )
 @click.option(
     "--copies",
     "copies_only",
     is_flag=True,
-    help="The files are copies of one table's log: refuse them (exit status 2) if they are not.",
+    help=N_(
+        "The files are copies of one table's log: refuse them (exit status 2) if they are not."
+    ),
 )
 def audit(
     files: tuple[str, ...],
@@ -202,13 +219,6 @@ def audit(
     strict: bool,
     copies_only: bool,
 ) -> None:
-    """Re-check whole games: signatures, chain, deal, every card, action and score; then compare
-    the files that are copies of one table's log (the host's and the seats').
-
-    Exit status: 0 if every log is valid (or incomplete but valid as far as it goes) and the copies
-    agree, 1 if any log is invalid or the copies prove the host signed two histories, 2 if any
-    file is not a log this program can read (the highest wins).
-    """
     paths = list(files)
     if sys.stderr.isatty() and len(paths) > 1:
         with click.progressbar(length=len(paths), label="auditing", file=sys.stderr) as bar:
@@ -336,7 +346,13 @@ def _seat(log: dict[str, Any], seat: int) -> str:
 # --------------------------------------------------------------------------- show
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Step through a game, or print the table at one position (--at).\n\n"
+        "Without --at, on a terminal, an interactive stepper starts (type ? for "
+        "its commands)."
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_perspective_options
 @click.option("--at", "at", help=f"Show the table at this position: {FORMS}.")
@@ -349,10 +365,6 @@ def show(
     at: str | None,
     annotations_path: Path | None,
 ) -> None:
-    """Step through a game, or print the table at one position (--at).
-
-    Without --at, on a terminal, an interactive stepper starts (type ? for its commands).
-    """
     timeline = _load(file)
     perspective = _perspective(timeline, seat, public, face_up, SEAT)
     _, annotation_set = _annotations(timeline, file, annotations_path)
@@ -385,20 +397,28 @@ show.help = (show.help or "") + "\n\n\b\n" + HELP
 # --------------------------------------------------------------------------- annotate
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Annotate a record of a game: a comment, a glyph, cards, a what-if line "
+        "checked by the\nengine. The annotations are kept beside the log, bound "
+        "to it by hashes."
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--at", "at", help=f"The record to annotate: {FORMS}.")
-@click.option("--comment", default="", help="The comment.")
-@click.option("--glyph", help="!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6).")
-@click.option("--line", "line", help='A what-if line from this position: "ACTION; ACTION; ...".')
+@click.option("--comment", default="", help=N_("The comment."))
+@click.option("--glyph", help=N_("!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6)."))
+@click.option(
+    "--line", "line", help=N_('A what-if line from this position: "ACTION; ACTION; ...".')
+)
 @click.option(
     "--instead",
     is_flag=True,
-    help="The --line replaces the move of the record (played from the table before it).",
+    help=N_("The --line replaces the move of the record (played from the table before it)."),
 )
-@click.option("--cards", help='Cards to highlight: "KH QS".')
-@click.option("--author", help="Your name (default: your user name).")
-@click.option("--remove", "remove_id", help="Remove the annotation with this id instead.")
+@click.option("--cards", help=N_('Cards to highlight: "KH QS".'))
+@click.option("--author", help=N_("Your name (default: your user name)."))
+@click.option("--remove", "remove_id", help=N_("Remove the annotation with this id instead."))
 @_annotations_option
 def annotate(
     file: Path,
@@ -412,8 +432,6 @@ def annotate(
     remove_id: str | None,
     annotations_path: Path | None,
 ) -> None:
-    """Annotate a record of a game: a comment, a glyph, cards, a what-if line checked by the
-    engine. The annotations are kept beside the log, bound to it by hashes."""
     timeline = _load(file)
     where, annotation_set = _annotations(timeline, file, annotations_path, creating=True)
     try:
@@ -462,12 +480,14 @@ def _user_name() -> str:
         return os.environ.get("USER", "anonymous")
 
 
-@main.command(name="annotations")
+@main.command(
+    name="annotations",
+    help=N_("List a game's annotations (after checking that they belong to this log)."),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the annotation file's JSON.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the annotation file's JSON."))
 @_annotations_option
 def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -> None:
-    """List a game's annotations (after checking that they belong to this log)."""
     timeline = _load(file)
     where, annotation_set = _annotations(timeline, file, annotations_path)
     if as_json:
@@ -492,7 +512,13 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
 # --------------------------------------------------------------------------- export
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Export a whole game: a readable history, its data as JSON, or one "
+        "self-contained web page.\n\nBy default every card is face up; --seat S "
+        "exports only what seat S could see."
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--format",
@@ -500,16 +526,16 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
     type=click.Choice(["text", "json", "html"]),
     default="text",
     show_default=True,
-    help="text: a hand history; json: the data; html: a page that replays it.",
+    help=N_("text: a hand history; json: the data; html: a page that replays it."),
 )
 @_perspective_options
 @click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of to standard output.",
+    help=N_("Write here instead of to standard output."),
 )
-@click.option("--no-annotations", is_flag=True, help="Leave the annotations out.")
+@click.option("--no-annotations", is_flag=True, help=N_("Leave the annotations out."))
 @_annotations_option
 def export(
     file: Path,
@@ -521,10 +547,6 @@ def export(
     no_annotations: bool,
     annotations_path: Path | None,
 ) -> None:
-    """Export a whole game: a readable history, its data as JSON, or one self-contained web page.
-
-    By default every card is face up; --seat S exports only what seat S could see.
-    """
     timeline = _load(file)
     perspective = _perspective(timeline, seat, public, face_up, ALL)
     annotation_set = None
@@ -551,10 +573,23 @@ def export(
 # --------------------------------------------------------------------------- analyze
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Rate every decision of a game with the searching bot, from what the "
+        "seat could see.\n\nEach decision with a choice gets the move played, the "
+        "best moves found and their values in\nexpected points for the seat's "
+        "side, the loss and a mark (?!, ?, ??: docs/analysis.md).\nMarked moves "
+        'become annotations by "analysis" (with the best move as a what-if '
+        "line), shown\nby show and export. Decisions analysed before "
+        "(FILE.analysis.json) are skipped unless\n--again: an interrupted run "
+        "continues where it stopped."
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--seat", type=int, help="Analyse this seat's decisions only.")
-@click.option("--all", "all_seats", is_flag=True, help="Analyse every seat's decisions (default).")
+@click.option("--seat", type=int, help=N_("Analyse this seat's decisions only."))
+@click.option(
+    "--all", "all_seats", is_flag=True, help=N_("Analyse every seat's decisions (default).")
+)
 @click.option(
     "--simulations",
     type=int,
@@ -563,12 +598,14 @@ def export(
 @click.option(
     "--budget",
     type=float,
-    help="Seconds a decision instead of a number of deals (results depend on the machine).",
+    help=N_("Seconds a decision instead of a number of deals (results depend on the machine)."),
 )
-@click.option("--jobs", "-j", default=1, show_default=True, type=int, help="Worker processes.")
-@click.option("--seed", default=0, show_default=True, type=int, help="The searches' seed.")
-@click.option("--again", is_flag=True, help="Analyse again the decisions analysed before.")
-@click.option("--json", "as_json", is_flag=True, help="Print the decisions and summary as JSON.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=int, help=N_("Worker processes."))
+@click.option("--seed", default=0, show_default=True, type=int, help=N_("The searches' seed."))
+@click.option("--again", is_flag=True, help=N_("Analyse again the decisions analysed before."))
+@click.option(
+    "--json", "as_json", is_flag=True, help=N_("Print the decisions and summary as JSON.")
+)
 @_annotations_option
 def analyze(
     file: Path,
@@ -582,14 +619,6 @@ def analyze(
     as_json: bool,
     annotations_path: Path | None,
 ) -> None:
-    """Rate every decision of a game with the searching bot, from what the seat could see.
-
-    Each decision with a choice gets the move played, the best moves found and their values in
-    expected points for the seat's side, the loss and a mark (?!, ?, ??: docs/analysis.md).
-    Marked moves become annotations by "analysis" (with the best move as a what-if line), shown
-    by show and export. Decisions analysed before (FILE.analysis.json) are skipped unless
-    --again: an interrupted run continues where it stopped.
-    """
     timeline = _load(file)
     if seat is not None and all_seats:
         _fail(ReplayToolError("Choose --seat or --all, not both."))

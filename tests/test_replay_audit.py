@@ -451,3 +451,14 @@ def test_the_verdict_of_a_tampered_log_reads_in_each_language(
     for report in (worded_json, english_json):
         del report["files"][0]["seconds"]  # how long the audit took
     assert worded_json == english_json
+
+
+def test_the_help_reads_in_the_readers_language() -> None:
+    try:
+        result = run("--lang", "bg", "audit", "--help")
+    finally:
+        set_language("en")
+    assert result.exit_code == 0
+    assert "Проверява отново цели игри" in result.stdout
+    assert "Отпечатва отчетите в JSON." in result.stdout
+    assert "Re-check whole games" in run("audit", "--help").stdout
