@@ -97,9 +97,15 @@ def _load(path: Path) -> Timeline:
 def _warn_if_invalid(timeline: Timeline) -> None:
     failure = timeline.failure
     if failure is not None:
+        _ = current().gettext
+        names = [seat.name for seat in timeline.header.seats]
         click.echo(
-            f"Warning: the log fails at record {failure.record} [{failure.code}]: "
-            f"{failure.reason} Only the records before it are shown.",
+            _(
+                "Warning: the log fails at record {record} [{code}]: {reason} Only the records "
+                "before it are shown."
+            ).format(
+                record=failure.record, code=failure.code, reason=failure.worded_reason(names, _)
+            ),
             err=True,
         )
 
