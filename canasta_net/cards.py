@@ -132,8 +132,12 @@ def parse_face(text: str, lang: str | None = None) -> int:
         return JOKER
     if len(t) >= 2:  # the canonical text first (the wire, the log): the fast path
         rank_text, suit_text = _RANK_ALIASES.get(t[:-1], t[:-1]), t[-1]
-        if rank_text in RANK_NAMES and suit_text in SUIT_NAMES and (
-            lang != "pl" or text.strip()[-1:] != "c"  # Polish karo: a lower-case c
+        if (
+            rank_text in RANK_NAMES
+            and suit_text in SUIT_NAMES
+            and (
+                lang != "pl" or text.strip()[-1:] != "c"  # Polish karo: a lower-case c
+            )
         ):
             return make_face(RANK_NAMES.index(rank_text), SUIT_NAMES.index(suit_text))
     notation = NOTATIONS.get(lang) if lang is not None else None

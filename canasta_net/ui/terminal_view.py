@@ -17,6 +17,7 @@ from ..cards import action_label, card_label
 from ..i18n import LANGUAGES, N_, Translator, translator
 from ..log.records import shown_number
 from ..safe_text import safe_text
+from ..variant_names import variant_name
 from .table_model import TableModel, actions_by_verb, contract_words
 
 HELP = N_("""\
@@ -209,8 +210,6 @@ def title_line(snap: dict[str, Any]) -> Line:
 def variant_title(name: str, lang: str) -> str:
     """A variant's name as its players call it (``Можно?`` for May I? in Russian); the preset's
     own name in English."""
-    from ..variant_names import variant_name
-
     return variant_name(name, lang)
 
 
