@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from .errors import IllegalAction
+from .reasons import refuse
 
 RANK_NAMES: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_NAMES: Final = "CDHS"  # clubs, diamonds, hearts, spades
@@ -286,7 +286,7 @@ def pick_cards(face_of: Sequence[int], hand: Iterable[int], faces: Sequence[int]
         found = [c for c in hand if face_of[c] == f]
         if found:
             return [min(found)]
-        raise IllegalAction("card-not-in-hand", f"{face_text(f)} is not in your hand.")
+        raise refuse("card-not-in-hand", card=face_text(f))
     return pick_in_order(face_of, sorted(hand), faces)
 
 
@@ -301,5 +301,5 @@ def pick_in_order(face_of: Sequence[int], cards: Iterable[int], faces: Sequence[
                 available.remove(c)
                 break
         else:
-            raise IllegalAction("card-not-in-hand", f"{face_text(f)} is not in your hand.")
+            raise refuse("card-not-in-hand", card=face_text(f))
     return chosen

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 
 class IllegalAction(ValueError):
-    """The action breaks a rule; ``code`` is stable, ``str(error)`` is a sentence for a player.
+    """The action breaks a rule; ``code`` is stable, ``str(error)`` is a sentence for a player
+    (English). ``params`` (the move's parameters) and ``variant`` (which of the code's sentences)
+    let a client word it in its reader's language (:mod:`canasta_net.reasons`, where the engine
+    raises it with :func:`~canasta_net.reasons.refuse`).
 
     The state the action was applied to is unchanged.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        params: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.params = dict(params or {})
+        self.variant = variant
 
     def __repr__(self) -> str:
         return f"IllegalAction({self.code!r}, {self.message!r})"

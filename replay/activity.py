@@ -21,6 +21,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from canasta_net.i18n import current
 from canasta_net.log import SEAT_KEY_KIND, Header, StoredRecord
 from canasta_net.log import records as R
 from canasta_net.log.format import TIMED_FORMAT
@@ -131,34 +132,49 @@ def _seconds(ms: int) -> str:
 
 
 def activity_lines(activity: dict[str, Any], names: list[str]) -> list[str]:
-    """The per-seat lines of the audit's text form."""
+    """The per-seat lines of the audit's text form, in the process's person's language."""
     if not activity.get("seats"):
         return []
+    tr = current()
+    _ = tr.gettext
     timed = activity["timed"]
     lines = []
     if not timed:
-        lines.append("  Per seat (a format-1 log: times and connections are not recorded in it):")
+        lines.append(
+            "  " + _("Per seat (a format-1 log: times and connections are not recorded in it):")
+        )
     else:
-        lines.append("  Per seat (times and connections as the host's clock and word give them):")
+        lines.append(
+            "  " + _("Per seat (times and connections as the host's clock and word give them):")
+        )
     for entry in activity["seats"]:
         seat = entry["seat"]
         name = names[seat] if seat < len(names) else "?"
-        parts = [f"{entry['moves']} moves"]
+        moves = entry["moves"]
+        parts = [tr.ngettext("{n} move", "{n} moves", moves).format(n=moves)]
         thinking = entry["thinking_ms"]
         if thinking is not None:
             parts.append(
-                f"thinking time median {_seconds(thinking['median'])}, "
-                f"max {_seconds(thinking['max'])}"
+                _("thinking time median {median}, max {max}").format(
+                    median=_seconds(thinking["median"]), max=_seconds(thinking["max"])
+                )
             )
         elif timed:
-            parts.append("no timed move")
+            parts.append(_("no timed move"))
         if entry["disconnections"] is not None:
             lost = entry["disconnections"]
-            parts.append(f"{lost} disconnection{'' if lost == 1 else 's'}")
+            parts.append(
+                tr.ngettext("{n} disconnection", "{n} disconnections", lost).format(n=lost)
+            )
         turns = entry["stand_in_moves"]
         if turns or entry["stand_ins"]:
-            parts.append(f"{turns} move{'' if turns == 1 else 's'} by a stand-in")
-        lines.append(f"    seat {seat} ({name}): " + "; ".join(parts) + ".")
+            parts.append(
+                tr.ngettext("{n} move by a stand-in", "{n} moves by a stand-in", turns).format(
+                    n=turns
+                )
+            )
+        who = _("seat {seat} ({name})").format(seat=seat, name=name)
+        lines.append(f"    {who}: " + "; ".join(parts) + ".")
     return lines
 
 

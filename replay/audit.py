@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from canasta_net.games import CANASTA
+from canasta_net.i18n import N_
 from canasta_net.identity import fingerprint
 from canasta_net.log import Header, LogSource
 from canasta_net.log import records as R
@@ -53,7 +54,7 @@ STOP_WORDS: Final = {
     R.STOP_HOST_QUIT: "the host quit",
 }
 
-INSECURE_WARNING: Final = (
+INSECURE_WARNING: Final = N_(
     "The deal used deterministic test seeds (the header says insecure): anyone can reproduce "
     "it, so this game proves nothing about the fairness of its deals."
 )

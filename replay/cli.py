@@ -14,13 +14,16 @@ from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 import click
 
 from canasta_net import __version__
+from canasta_net.i18n import N_, current
 from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_lines, safe_text
+from canasta_net.ui.cli import LocalizedGroup
+from canasta_net.ui.cli import _lang_option as lang_option
 
 from .activity import activity_lines
 from .analysis import DEFAULT_SIMULATIONS, DecisionResult, DecisionTask, decision_tasks
@@ -65,10 +68,15 @@ from .wording import count, hand_name, hand_noun
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LocalizedGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=N_("Audit, step through, annotate and export canasta-net game logs."),
+)
 @click.version_option(__version__, prog_name="canasta-replay")
+@lang_option
 def main() -> None:
-    """Audit, step through, annotate and export canasta-net game logs."""
+    pass
 
 
 def _fail(error: ReplayToolError) -> NoReturn:
@@ -89,18 +97,26 @@ def _load(path: Path) -> Timeline:
 def _warn_if_invalid(timeline: Timeline) -> None:
     failure = timeline.failure
     if failure is not None:
+        _ = current().gettext
+        names = [seat.name for seat in timeline.header.seats]
         click.echo(
-            f"Warning: the log fails at record {failure.record} [{failure.code}]: "
-            f"{failure.reason} Only the records before it are shown.",
+            _(
+                "Warning: the log fails at record {record} [{code}]: {reason} Only the records "
+                "before it are shown."
+            ).format(
+                record=failure.record, code=failure.code, reason=failure.worded_reason(names, _)
+            ),
             err=True,
         )
 
 
 def _perspective_options(function: F) -> F:
-    function = click.option("--all", "face_up", is_flag=True, help="Every card face up.")(function)
-    function = click.option("--public", is_flag=True, help="What a spectator sees.")(function)
+    function = click.option("--all", "face_up", is_flag=True, help=N_("Every card face up."))(
+        function
+    )
+    function = click.option("--public", is_flag=True, help=N_("What a spectator sees."))(function)
     function = click.option(
-        "--seat", type=click.IntRange(0), help="What this seat could see (its hand only)."
+        "--seat", type=click.IntRange(0), help=N_("What this seat could see (its hand only).")
     )(function)
     return function
 
@@ -130,7 +146,7 @@ _annotations_option = click.option(
     "--annotations",
     "annotations_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The annotation file (default: FILE.annotations.json).",
+    help=N_("The annotation file (default: FILE.annotations.json)."),
 )
 
 
@@ -157,34 +173,49 @@ def _locate(timeline: Timeline, text: str) -> int:
 # --------------------------------------------------------------------------- audit
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Re-check whole games: signatures, chain, deal, every card, action and "
+        "score; then compare\nthe files that are copies of one table's log (the "
+        "host's and the seats').\n\nExit status: 0 if every log is valid (or "
+        "incomplete but valid as far as it goes) and the copies\nagree, 1 if any "
+        "log is invalid or the copies prove the host signed two histories, 2 if "
+        "any\nfile is not a log this program can read (the highest wins)."
+    ),
+)
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the reports as JSON."))
 @click.option(
     "--jobs",
     "-j",
     default=1,
     show_default=True,
     type=click.IntRange(1),
-    help="Audit this many files at once, in worker processes.",
+    help=N_("Audit this many files at once, in worker processes."),
 )
 @click.option(
     "--require-complete",
     is_flag=True,
-    help="Treat a log cut before the match's end as a failure (exit status 1); a match that "
-    "finished or was stopped by agreement passes.",
+    help=N_(
+        "Treat a log cut before the match's end as a failure (exit status 1); a match that "
+        "finished or was stopped by agreement passes."
+    ),
 )
 @click.option(
     "--strict",
     is_flag=True,
-    help="Treat a log holding any claim it cannot prove (a forfeit, a stop on the host's word "
-    "alone) as a failure (exit status 1).",
+    help=N_(
+        "Treat a log holding any claim it cannot prove (a forfeit, a stop on the host's word "
+        "alone) as a failure (exit status 1)."
+    ),
 )
 @click.option(
     "--copies",
     "copies_only",
     is_flag=True,
-    help="The files are copies of one table's log: refuse them (exit status 2) if they are not.",
+    help=N_(
+        "The files are copies of one table's log: refuse them (exit status 2) if they are not."
+    ),
 )
 def audit(
     files: tuple[str, ...],
@@ -194,13 +225,6 @@ def audit(
     strict: bool,
     copies_only: bool,
 ) -> None:
-    """Re-check whole games: signatures, chain, deal, every card, action and score; then compare
-    the files that are copies of one table's log (the host's and the seats').
-
-    Exit status: 0 if every log is valid (or incomplete but valid as far as it goes) and the copies
-    agree, 1 if any log is invalid or the copies prove the host signed two histories, 2 if any
-    file is not a log this program can read (the highest wins).
-    """
     paths = list(files)
     if sys.stderr.isatty() and len(paths) > 1:
         with click.progressbar(length=len(paths), label="auditing", file=sys.stderr) as bar:
@@ -266,9 +290,30 @@ def _exit_code(report: AuditReport, require_complete: bool, strict: bool = False
     return report.exit_code
 
 
+# The verdicts as a reader reads them (the JSON report keeps the codes: ``valid``...).
+VERDICT_WORDS: Final = {
+    "valid": N_("VALID"),
+    "incomplete": N_("INCOMPLETE"),
+    "invalid": N_("INVALID"),
+    "unreadable": N_("UNREADABLE"),
+    "unsupported": N_("UNSUPPORTED"),
+}
+
+
 def _audit_text(report: AuditReport) -> str:
-    lines = [f"{report.file}: {report.verdict.upper()}. {report.summary}"]
+    """The verdict on one file for people, in the process's person's language (``--lang``)."""
+    _ = current().gettext
+    english = current().lang == "en"
     log = report.log
+    names = None if log is None else [str(s["name"]) for s in log["seats"]]
+    verdict = _(VERDICT_WORDS.get(report.verdict, report.verdict.upper()))
+    failure = report.failure
+    summary = report.summary
+    if failure is not None and not failure.unreadable and not english:
+        summary = _("Invalid at record {record} [{code}]: {reason}").format(
+            record=failure.record, code=failure.code, reason=failure.worded_reason(names, _)
+        )
+    lines = [f"{report.file}: {verdict}. {summary}"]
     if log is not None and report.failure is None:
         copy = report.copy.get("kind")
         held = report.copy.get("payload_seats") or ["?"]
@@ -284,27 +329,36 @@ def _audit_text(report: AuditReport) -> str:
             f"{count(finished, hand_noun(str(log.get('game'))))} closed, each checkpoint signed "
             "by every seat."
         )
-    failure = report.failure
     if failure is not None and not failure.unreadable and log is not None:
         if failure.seat is not None:
-            lines.append(f"  Seat concerned: {_seat(log, failure.seat)}.")
-        lines.append(f"  Responsibility: {failure.responsibility}")
+            lines.append("  " + _("Seat concerned: {seat}.").format(seat=_seat(log, failure.seat)))
+        responsibility = failure.worded_responsibility(names, _)
+        lines.append("  " + _("Responsibility: {text}").format(text=responsibility))
     if log is not None and report.activity is not None:
         lines.extend(activity_lines(report.activity, [s["name"] for s in log["seats"]]))
     for warning in report.warnings:
-        lines.append(f"  Warning: {warning}")
+        lines.append("  " + _("Warning: {text}").format(text=_(warning)))
     return "\n".join(safe_text(line) for line in lines)
 
 
 def _seat(log: dict[str, Any], seat: int) -> str:
+    _ = current().gettext
     seats = log["seats"]
-    return f"seat {seat} ({seats[seat]['name']})" if 0 <= seat < len(seats) else f"seat {seat}"
+    if 0 <= seat < len(seats):
+        return _("seat {seat} ({name})").format(seat=seat, name=seats[seat]["name"])
+    return _("seat {seat}").format(seat=seat)
 
 
 # --------------------------------------------------------------------------- show
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Step through a game, or print the table at one position (--at).\n\n"
+        "Without --at, on a terminal, an interactive stepper starts (type ? for "
+        "its commands)."
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_perspective_options
 @click.option("--at", "at", help=f"Show the table at this position: {FORMS}.")
@@ -317,10 +371,6 @@ def show(
     at: str | None,
     annotations_path: Path | None,
 ) -> None:
-    """Step through a game, or print the table at one position (--at).
-
-    Without --at, on a terminal, an interactive stepper starts (type ? for its commands).
-    """
     timeline = _load(file)
     perspective = _perspective(timeline, seat, public, face_up, SEAT)
     _, annotation_set = _annotations(timeline, file, annotations_path)
@@ -353,20 +403,28 @@ show.help = (show.help or "") + "\n\n\b\n" + HELP
 # --------------------------------------------------------------------------- annotate
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Annotate a record of a game: a comment, a glyph, cards, a what-if line "
+        "checked by the\nengine. The annotations are kept beside the log, bound "
+        "to it by hashes."
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--at", "at", help=f"The record to annotate: {FORMS}.")
-@click.option("--comment", default="", help="The comment.")
-@click.option("--glyph", help="!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6).")
-@click.option("--line", "line", help='A what-if line from this position: "ACTION; ACTION; ...".')
+@click.option("--comment", default="", help=N_("The comment."))
+@click.option("--glyph", help=N_("!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6)."))
+@click.option(
+    "--line", "line", help=N_('A what-if line from this position: "ACTION; ACTION; ...".')
+)
 @click.option(
     "--instead",
     is_flag=True,
-    help="The --line replaces the move of the record (played from the table before it).",
+    help=N_("The --line replaces the move of the record (played from the table before it)."),
 )
-@click.option("--cards", help='Cards to highlight: "KH QS".')
-@click.option("--author", help="Your name (default: your user name).")
-@click.option("--remove", "remove_id", help="Remove the annotation with this id instead.")
+@click.option("--cards", help=N_('Cards to highlight: "KH QS".'))
+@click.option("--author", help=N_("Your name (default: your user name)."))
+@click.option("--remove", "remove_id", help=N_("Remove the annotation with this id instead."))
 @_annotations_option
 def annotate(
     file: Path,
@@ -380,8 +438,6 @@ def annotate(
     remove_id: str | None,
     annotations_path: Path | None,
 ) -> None:
-    """Annotate a record of a game: a comment, a glyph, cards, a what-if line checked by the
-    engine. The annotations are kept beside the log, bound to it by hashes."""
     timeline = _load(file)
     where, annotation_set = _annotations(timeline, file, annotations_path, creating=True)
     try:
@@ -430,12 +486,14 @@ def _user_name() -> str:
         return os.environ.get("USER", "anonymous")
 
 
-@main.command(name="annotations")
+@main.command(
+    name="annotations",
+    help=N_("List a game's annotations (after checking that they belong to this log)."),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the annotation file's JSON.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the annotation file's JSON."))
 @_annotations_option
 def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -> None:
-    """List a game's annotations (after checking that they belong to this log)."""
     timeline = _load(file)
     where, annotation_set = _annotations(timeline, file, annotations_path)
     if as_json:
@@ -460,7 +518,13 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
 # --------------------------------------------------------------------------- export
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Export a whole game: a readable history, its data as JSON, or one "
+        "self-contained web page.\n\nBy default every card is face up; --seat S "
+        "exports only what seat S could see."
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--format",
@@ -468,16 +532,16 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
     type=click.Choice(["text", "json", "html"]),
     default="text",
     show_default=True,
-    help="text: a hand history; json: the data; html: a page that replays it.",
+    help=N_("text: a hand history; json: the data; html: a page that replays it."),
 )
 @_perspective_options
 @click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of to standard output.",
+    help=N_("Write here instead of to standard output."),
 )
-@click.option("--no-annotations", is_flag=True, help="Leave the annotations out.")
+@click.option("--no-annotations", is_flag=True, help=N_("Leave the annotations out."))
 @_annotations_option
 def export(
     file: Path,
@@ -489,10 +553,6 @@ def export(
     no_annotations: bool,
     annotations_path: Path | None,
 ) -> None:
-    """Export a whole game: a readable history, its data as JSON, or one self-contained web page.
-
-    By default every card is face up; --seat S exports only what seat S could see.
-    """
     timeline = _load(file)
     perspective = _perspective(timeline, seat, public, face_up, ALL)
     annotation_set = None
@@ -519,10 +579,23 @@ def export(
 # --------------------------------------------------------------------------- analyze
 
 
-@main.command()
+@main.command(
+    help=N_(
+        "Rate every decision of a game with the searching bot, from what the "
+        "seat could see.\n\nEach decision with a choice gets the move played, the "
+        "best moves found and their values in\nexpected points for the seat's "
+        "side, the loss and a mark (?!, ?, ??: docs/analysis.md).\nMarked moves "
+        'become annotations by "analysis" (with the best move as a what-if '
+        "line), shown\nby show and export. Decisions analysed before "
+        "(FILE.analysis.json) are skipped unless\n--again: an interrupted run "
+        "continues where it stopped."
+    ),
+)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--seat", type=int, help="Analyse this seat's decisions only.")
-@click.option("--all", "all_seats", is_flag=True, help="Analyse every seat's decisions (default).")
+@click.option("--seat", type=int, help=N_("Analyse this seat's decisions only."))
+@click.option(
+    "--all", "all_seats", is_flag=True, help=N_("Analyse every seat's decisions (default).")
+)
 @click.option(
     "--simulations",
     type=int,
@@ -531,12 +604,14 @@ def export(
 @click.option(
     "--budget",
     type=float,
-    help="Seconds a decision instead of a number of deals (results depend on the machine).",
+    help=N_("Seconds a decision instead of a number of deals (results depend on the machine)."),
 )
-@click.option("--jobs", "-j", default=1, show_default=True, type=int, help="Worker processes.")
-@click.option("--seed", default=0, show_default=True, type=int, help="The searches' seed.")
-@click.option("--again", is_flag=True, help="Analyse again the decisions analysed before.")
-@click.option("--json", "as_json", is_flag=True, help="Print the decisions and summary as JSON.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=int, help=N_("Worker processes."))
+@click.option("--seed", default=0, show_default=True, type=int, help=N_("The searches' seed."))
+@click.option("--again", is_flag=True, help=N_("Analyse again the decisions analysed before."))
+@click.option(
+    "--json", "as_json", is_flag=True, help=N_("Print the decisions and summary as JSON.")
+)
 @_annotations_option
 def analyze(
     file: Path,
@@ -550,14 +625,6 @@ def analyze(
     as_json: bool,
     annotations_path: Path | None,
 ) -> None:
-    """Rate every decision of a game with the searching bot, from what the seat could see.
-
-    Each decision with a choice gets the move played, the best moves found and their values in
-    expected points for the seat's side, the loss and a mark (?!, ?, ??: docs/analysis.md).
-    Marked moves become annotations by "analysis" (with the best move as a what-if line), shown
-    by show and export. Decisions analysed before (FILE.analysis.json) are skipped unless
-    --again: an interrupted run continues where it stopped.
-    """
     timeline = _load(file)
     if seat is not None and all_seats:
         _fail(ReplayToolError("Choose --seat or --all, not both."))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_net.canasta.rules import preset
+from canasta_net.i18n import set_language
 from canasta_net.identity import Identity
 from canasta_net.log import LogWriter, StoredRecord, iter_records, redact_for_seat
 from canasta_net.log import records as R
@@ -401,3 +403,62 @@ def test_many_files_in_parallel_keep_their_order_and_the_worst_status(tmp_path: 
     assert [f["verdict"] for f in data["files"]] == ["incomplete", "invalid", "incomplete"]
     worst = run("audit", "-j", "2", good, str(tmp_path / "missing.cnlog"))
     assert worst.exit_code == 2
+
+
+# --------------------------------------------------------------------------- the reader's language
+
+ENGLISH_WORDS = re.compile(
+    r"\b(the|The|record|seat|signed|host|Responsibility|Warning|Invalid|Per|moves|thinking)\b"
+)
+
+
+def unsigned_checkpoint_log() -> bytes:
+    def edit(record: StoredRecord, fields: dict[str, Any], private: dict[int, bytes]) -> None:
+        if record.kind == R.CHECKPOINT:
+            fields["sigs"] = {s: sig for s, sig in fields["sigs"].items() if s != 3}
+
+    return rebuild(host_log(), edit)
+
+
+@pytest.mark.parametrize("lang", ["ru", "bg", "pl"])
+@pytest.mark.parametrize("tamper", [wrong_seed, unsigned_checkpoint_log], ids=["seed", "unsigned"])
+def test_the_verdict_of_a_tampered_log_reads_in_each_language(
+    tmp_path: Path, lang: str, tamper: Callable[..., bytes]
+) -> None:
+    data = tamper(host_log()) if tamper is wrong_seed else tamper()
+    path = write(tmp_path, "bad.cnlog", data)
+    english = run("audit", path)
+    try:
+        worded = run("--lang", lang, "audit", path)
+        as_json = run("--lang", lang, "audit", "--json", path)
+    finally:
+        set_language("en")
+    assert worded.exit_code == english.exit_code == 1
+    lines = worded.stdout.splitlines()
+    assert len(lines) == len(english.stdout.splitlines())
+    code = json.loads(as_json.stdout)["files"][0]["failure"]["code"]
+    assert f"[{code}]" in lines[0]  # the code stays as it is
+    for line in lines:
+        text = line.replace(path, "").replace(f"[{code}]", "")
+        assert not ENGLISH_WORDS.search(text), line
+        if lang != "pl":  # a Cyrillic reader: no Latin word but the names and the header's own
+            words = re.findall(r"[A-Za-z]{3,}", re.sub(r"bot-\d", "", text))
+            assert set(words) <= {"insecure"}, line
+    # the JSON report is the same in every language: codes, and the English sentences
+    worded_json, english_json = (
+        json.loads(r.stdout) for r in (as_json, run("audit", "--json", path))
+    )
+    for report in (worded_json, english_json):
+        del report["files"][0]["seconds"]  # how long the audit took
+    assert worded_json == english_json
+
+
+def test_the_help_reads_in_the_readers_language() -> None:
+    try:
+        result = run("--lang", "bg", "audit", "--help")
+    finally:
+        set_language("en")
+    assert result.exit_code == 0
+    assert "Проверява отново цели игри" in result.stdout
+    assert "Отпечатва отчетите в JSON." in result.stdout
+    assert "Re-check whole games" in run("audit", "--help").stdout

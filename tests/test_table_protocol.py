@@ -31,6 +31,7 @@ from canasta_net.cards import face_text, parse_face
 from canasta_net.deal.blind.schedule import labels_for_rules
 from canasta_net.deal.shuffle import commitment
 from canasta_net.errors import IllegalAction
+from canasta_net.i18n import translator
 from canasta_net.identity import Identity
 from canasta_net.log import (
     SEAT_KEY_KIND,
@@ -58,6 +59,7 @@ from canasta_net.search import SearchBot
 from canasta_net.table.host import HostTable, TablePhase
 from canasta_net.table.signer import SeatSigner
 from canasta_net.ui.players import BotPlayer
+from canasta_net.ui.table_model import TableModel
 from canasta_net.ui.terminal_view import render_view
 from replay.audit import audit_source
 
@@ -599,7 +601,9 @@ def inject(h: Harness, peer: Remote, message: Message | bytes) -> list[Message]:
 def only_error(answers: list[Message], code: str) -> Message:
     errors = [m for m in answers if m["t"] == "error"]
     assert [e["code"] for e in errors] == [code], answers
-    assert set(errors[0]) == {"t", "code", "message"} and errors[0]["message"]
+    # ``args`` and ``variant``: an engine refusal's parameters (canasta_net/reasons.py)
+    assert {"t", "code", "message"} <= set(errors[0]) <= {"t", "code", "message", "args", "variant"}
+    assert errors[0]["message"]
     return errors[0]
 
 
@@ -884,6 +888,35 @@ def test_out_of_turn_actions_get_the_engines_codes() -> None:
     refused(h, bob, {"t": "checkpoint", "hand": hand, "sig": b"\x00" * 64}, "bad-signature")
     sig = STRANGER.sign("checkpoint", h.table.checkpoint_msg)
     refused(h, bob, {"t": "checkpoint", "hand": hand, "sig": sig}, "bad-signature")
+    finish_and_check(h, alice, bob)
+
+
+def test_each_seat_reads_the_engines_refusal_in_its_own_language() -> None:
+    """The host sends the code and its parameters; alice's client words it in Russian, bob's
+    in English, at the same table."""
+    h, alice, bob = short_match()
+    alice.session.observer = ru = TableModel(tr=translator("ru"))
+    alice.session.player.tr = translator("ru")  # type: ignore[attr-defined]  # her event lines
+    bob.session.observer = en = TableModel(tr=translator("en"))
+    prompt = stopped(h.run(turn_for("act", bob)))
+    h.run(lambda p, m: p is alice)  # alice's session catches up with the records bob has seen
+    hand = prompt["hand"]
+    error = refused(
+        h, alice, act_message(*signer_for(h, alice).action(hand, "draw")), "not-your-turn"
+    )
+    assert error["args"] == {"to_move": "2", "seat": "1"} and "variant" not in error
+    assert error["message"] == "It is seat 2's turn, not 1's."  # for an older client
+    assert h.run(hold=(bob,)) is None  # alice's session reads the error; bob is to move
+    assert ru.snapshot()["refusal"]["message"] == "Сейчас ход места 2, а не места 1."
+    assert "отказано (not-your-turn): Сейчас ход места 2, а не места 1." in alice.events
+    prompt = stopped(h.run(turn_for("act", alice)))
+    h.run(lambda p, m: p is bob)
+    error = refused(h, bob, act_message(*signer_for(h, bob).action(hand, "draw")), "not-your-turn")
+    assert error["args"] == {"to_move": "1", "seat": "2"}
+    assert h.run(hold=(alice,)) is None
+    assert en.snapshot()["refusal"]["message"] == "It is seat 1's turn, not 2's."
+    assert "refused (not-your-turn): It is seat 1's turn, not 2's." in bob.events
+    assert ru.snapshot()["refusal"]["message"] == "Сейчас ход места 2, а не места 1."
     finish_and_check(h, alice, bob)
 
 

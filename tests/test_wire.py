@@ -74,7 +74,13 @@ GOOD: dict[str, Message] = {
     "view": {"t": "view", "view": VIEW},
     "turn": {"t": "turn", "need": "act", "hand": 3, "aseq": 17, "legal": ["draw"], "msg": b"m"},
     "seats": {"seats": [SEAT], "t": "seats", "watchers": ["bea"]},
-    "error": {"t": "error", "code": "bad-aseq", "message": "expected 3"},
+    "error": {
+        "t": "error",
+        "code": "card-not-in-hand",
+        "message": "KH is not in your hand.",
+        "args": {"card": "KH"},
+        "variant": "none",
+    },
     "bye": {"t": "bye", "reason": "the match is over"},
     "ping": {"t": "ping"},
     "pong": {"t": "pong"},
@@ -87,6 +93,8 @@ OPTIONAL = {
     ("turn", "legal"),
     ("turn", "msg"),
     ("seats", "watchers"),
+    ("error", "args"),
+    ("error", "variant"),
 }
 
 # A value of the wrong type for each kind of field.
@@ -118,6 +126,7 @@ LIMITS = [
     ("turn", "msg", 4096),
     ("error", "code", 64),
     ("error", "message", wire.MAX_TEXT),
+    ("error", "variant", 64),
     ("bye", "reason", wire.MAX_TEXT),
 ]
 

@@ -25,7 +25,7 @@ from ..cards import (
     rank_of,
     suit_of,
 )
-from ..errors import IllegalAction
+from ..reasons import refuse
 from .rules import RuleSet
 
 __all__ = [
@@ -172,9 +172,7 @@ def _sequence_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape | None:
     if positions != list(range(positions[0], positions[0] + len(positions))):
         return None
     if len(faces) > rules.sequence_max:
-        raise IllegalAction(
-            "meld-too-large", f"A sequence holds at most {rules.sequence_max} cards."
-        )
+        raise refuse("meld-too-large.sequence", limit=rules.sequence_max)
     return GroupShape(
         SEQUENCE_KIND,
         rank_at(positions[0]),
@@ -189,17 +187,15 @@ def _sequence_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape | None:
 def group_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape:
     """Check ``faces`` as a new meld and describe it, or raise :class:`IllegalAction`."""
     if len(faces) < 3:
-        raise IllegalAction("too-few-cards", "A meld needs at least three cards.")
+        raise refuse("too-few-cards")
     if any(is_red_three(f) for f in faces):
-        raise IllegalAction("not-meldable", "Red threes are never melded.")
+        raise refuse("not-meldable")
     black_threes = sum(1 for f in faces if is_black_three(f))
     if black_threes:
         if black_threes != len(faces):
-            raise IllegalAction(
-                "not-meldable", "Black threes can only be melded together, with no other card."
-            )
+            raise refuse("not-meldable.black-threes")
         if len(faces) > 4:
-            raise IllegalAction("meld-too-large", "A meld of black threes holds three or four.")
+            raise refuse("meld-too-large.black-threes")
         return GroupShape(BLACK_THREES_KIND, THREE, len(faces), 0)
     sequence = _sequence_shape(rules, faces)
     if sequence is not None:
@@ -209,39 +205,28 @@ def group_shape(rules: RuleSet, faces: Sequence[int]) -> GroupShape:
     _check_size(rules, len(faces))
     if not naturals:
         if not rules.wild_melds:
-            raise IllegalAction("wild-only-meld", "Wild cards cannot form a meld on their own.")
+            raise refuse("wild-only-meld")
         return GroupShape(WILDS_KIND, -1, 0, wilds)
     rank = rank_of(naturals[0])
     if any(rank_of(f) != rank for f in naturals):
         if rules.sequences and len({suit_of(f) for f in naturals}) == 1:
-            raise IllegalAction(
-                "not-a-sequence",
-                "A sequence is natural cards of one suit in a row, from 4 up to the ace.",
-            )
-        raise IllegalAction("mixed-ranks", "All natural cards of a meld must have the same rank.")
+            raise refuse("not-a-sequence")
+        raise refuse("mixed-ranks")
     check_wild_balance(rules, len(naturals), wilds)
     return GroupShape(GROUP_KIND, rank, len(naturals), wilds)
 
 
 def _check_size(rules: RuleSet, size: int) -> None:
     if rules.max_meld_size and size > rules.max_meld_size:
-        raise IllegalAction(
-            "meld-too-large", f"No meld may hold more than {rules.max_meld_size} cards."
-        )
+        raise refuse("meld-too-large", limit=rules.max_meld_size)
 
 
 def check_wild_balance(rules: RuleSet, naturals: int, wilds: int) -> None:
     if naturals < rules.min_naturals_in_group:
-        raise IllegalAction(
-            "too-few-naturals",
-            f"A meld needs at least {rules.min_naturals_in_group} natural cards.",
-        )
+        raise refuse("too-few-naturals", minimum=rules.min_naturals_in_group)
     limit = rules.max_wilds(naturals)
     if wilds > limit:
-        raise IllegalAction(
-            "too-many-wilds",
-            f"A meld with {naturals} natural cards may hold at most {limit} wild cards.",
-        )
+        raise refuse("too-many-wilds", naturals=naturals, limit=limit)
 
 
 def check_addition(
@@ -249,29 +234,27 @@ def check_addition(
 ) -> tuple[int, int, int, int]:
     """Check adding ``faces`` to ``meld``; return (naturals, wilds, new low, new high)."""
     if not faces:
-        raise IllegalAction("too-few-cards", "Add at least one card.")
+        raise refuse("too-few-cards.add")
     if meld.kind is BLACK_THREES_KIND:
-        raise IllegalAction("black-three-meld-closed", "Nothing may be added to black threes.")
+        raise refuse("black-three-meld-closed")
     if meld.is_closed(rules):
-        raise IllegalAction("meld-closed", f"The {meld.label()} is closed: nothing more goes on.")
+        raise refuse("meld-closed")
     _check_size(rules, meld.size + len(faces))
     if meld.kind is SEQUENCE_KIND:
         return _check_sequence_addition(rules, meld, faces)
     wilds = sum(1 for f in faces if is_wild(f))
     if wilds and not rules.wilds_on_canasta and meld.is_canasta(rules):
-        raise IllegalAction("wild-on-canasta", "Wild cards may not be added to a canasta.")
+        raise refuse("wild-on-canasta")
     if meld.kind is WILDS_KIND:
         if wilds != len(faces):
-            raise IllegalAction("wrong-rank", "Only wild cards go on a meld of wild cards.")
+            raise refuse("wrong-rank.wilds")
         return 0, wilds, 0, 0
     naturals = 0
     for f in faces:
         if is_wild(f):
             continue
         if is_red_three(f) or is_black_three(f) or rank_of(f) != meld.rank:
-            raise IllegalAction(
-                "wrong-rank", f"Only {RANK_NAMES[meld.rank]}s and wild cards go on that meld."
-            )
+            raise refuse("wrong-rank", rank=RANK_NAMES[meld.rank])
         naturals += 1
     check_wild_balance(rules, meld.naturals + naturals, meld.wilds + wilds)
     return naturals, wilds, 0, 0
@@ -280,27 +263,24 @@ def check_addition(
 def _check_sequence_addition(
     rules: RuleSet, meld: TableMeld, faces: Sequence[int]
 ) -> tuple[int, int, int, int]:
-    sentence = f"Only cards that continue the {meld.label()} at either end go on it."
     if any(is_wild(f) or suit_of(f) != meld.suit for f in faces):
-        raise IllegalAction("not-a-sequence", sentence)
+        raise refuse("not-a-sequence.extend")
     positions = sorted(run_position(rank_of(f)) for f in faces)
     if positions[0] < 0 or len(set(positions)) != len(positions):
-        raise IllegalAction("not-a-sequence", sentence)
+        raise refuse("not-a-sequence.extend")
     below = [p for p in positions if p < meld.low]
     above = [p for p in positions if p > meld.high]
     if len(below) + len(above) != len(positions):
-        raise IllegalAction("not-a-sequence", sentence)
+        raise refuse("not-a-sequence.extend")
     low, high = meld.low, meld.high
     if below:
         if below != list(range(meld.low - len(below), meld.low)):
-            raise IllegalAction("not-a-sequence", sentence)
+            raise refuse("not-a-sequence.extend")
         low = below[0]
     if above:
         if above != list(range(meld.high + 1, meld.high + 1 + len(above))):
-            raise IllegalAction("not-a-sequence", sentence)
+            raise refuse("not-a-sequence.extend")
         high = above[-1]
     if high - low + 1 > rules.sequence_max:
-        raise IllegalAction(
-            "meld-too-large", f"A sequence holds at most {rules.sequence_max} cards."
-        )
+        raise refuse("meld-too-large.sequence", limit=rules.sequence_max)
     return len(faces), 0, low, high

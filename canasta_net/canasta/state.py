@@ -30,6 +30,7 @@ from ..cards import (
     suit_of,
 )
 from ..errors import IllegalAction
+from ..reasons import refuse
 from .actions import (
     Action,
     AddToMeld,
@@ -208,10 +209,7 @@ class _PileCounts:
 
 
 def _frozen_pile_error(rank: int) -> IllegalAction:
-    return IllegalAction(
-        "pile-frozen",
-        f"The pile is frozen: take it with two natural {RANK_NAMES[rank]}s from your hand.",
-    )
+    return refuse("pile-frozen", rank=RANK_NAMES[rank])
 
 
 def upcard_turns_again(rules: RuleSet, face: int) -> bool:
@@ -502,9 +500,9 @@ class HandState:
 
     def _check_turn(self, seat: int | None) -> None:
         if self.phase is OVER_PHASE:
-            raise IllegalAction("hand-over", "The hand is over.")
+            raise refuse("hand-over")
         if seat is not None and seat != self.to_move:
-            raise IllegalAction("not-your-turn", f"It is seat {self.to_move}'s turn, not {seat}'s.")
+            raise refuse("not-your-turn", to_move=self.to_move, seat=seat)
 
     def _check(self, action: Action, seat: int | None) -> None:
         self._check_turn(seat)
@@ -530,9 +528,9 @@ class HandState:
             self._check_ask()
         elif isinstance(action, Answer):
             if self.phase is not ASKED_PHASE:
-                raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
+                raise refuse("nothing-to-answer")
         else:  # pragma: no cover - exhaustive
-            raise IllegalAction("wrong-phase", f"unknown action {action!r}")
+            raise refuse("wrong-phase.unknown-action", action=repr(action))
 
     def _perform(self, action: Action) -> None:
         if isinstance(action, Draw):
@@ -559,11 +557,11 @@ class HandState:
             self.phase = ASKED_PHASE
         elif isinstance(action, Answer):
             if self.phase is not ASKED_PHASE:
-                raise IllegalAction("nothing-to-answer", "Nobody has asked to go out.")
+                raise refuse("nothing-to-answer")
             self.t.permission = action.yes
             self.phase = PLAY_PHASE
         else:
-            raise IllegalAction("wrong-phase", f"unknown action {action!r}")
+            raise refuse("wrong-phase.unknown-action", action=repr(action))
 
     def _as_addition(self, action: Meld) -> Meld | AddToMeld:
         """docs/spec/RULES.md §1: a team holds one meld of a rank, and melding another group of
@@ -581,10 +579,7 @@ class HandState:
     # ------------------------------------------------------------------ helpers for checks
     def _require_phase(self, *phases: Phase) -> None:
         if self.phase not in phases:
-            raise IllegalAction(
-                "wrong-phase",
-                f"That is not possible now: the turn is in its {self.phase.value} phase.",
-            )
+            raise refuse("wrong-phase", phase=self.phase.value)
 
     def _take_from_hand(self, seat: int, faces: Sequence[int]) -> list[int]:
         """The card ids in ``seat``'s hand for ``faces`` (lowest id first, the cards of
@@ -659,7 +654,7 @@ class HandState:
         )
         if cards_after <= 1:
             if self.t.permission is False:
-                raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
+                raise refuse("may-not-go-out")
             if cards_after == 1 and not extra_cards and rules.going_out_allowed:
                 # the last card may still be laid to complete the canastas needed to go out
                 last = counts_after()
@@ -667,19 +662,16 @@ class HandState:
                     canastas = max(canastas, rules.canastas_to_go_out)
             self._check_cards_left(cards_after, canastas)
             if not opened and not (concealed and self.t.drew == "stock"):
-                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+                raise self._too_low(team)
             return
         counts = counts_after()
         if self._must_go_out and not can_lay_out(
             rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out
         ):
-            raise IllegalAction("must-go-out", self._must_go_out_sentence())
+            raise self._must_go_out_refusal()
         if not opened:
             if not self._initial_possible():
-                raise IllegalAction(
-                    "initial-meld-unreachable",
-                    f"Your hand cannot reach the initial meld of {self._minimum(team)} this turn.",
-                )
+                raise refuse("initial-meld-unreachable", minimum=self._minimum(team))
             keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra_cards)
             reachable = points_after + best_lay_value(rules, counts, team_melds, keep, sequences)
             if reachable >= self._minimum(team):
@@ -696,10 +688,7 @@ class HandState:
                 out = self._lay_out_value(counts, team_melds, canastas)
                 if out is not None and points_after + out >= self._minimum(team):
                     return  # the minimum is reached by going out with the whole hand
-            raise IllegalAction(
-                "initial-meld-unreachable",
-                f"After that lay the initial meld could no longer reach {self._minimum(team)}.",
-            )
+            raise refuse("initial-meld-unreachable.after", minimum=self._minimum(team))
 
     def _lay_out_value(
         self, counts: HandCounts, team_melds: dict[int, MeldCounts], canastas: int
@@ -720,15 +709,13 @@ class HandState:
         if cards_after > 1:
             return
         if self.t.permission is False:
-            raise IllegalAction("may-not-go-out", "Your partner said no: keep two cards.")
+            raise refuse("may-not-go-out")
         if cards_after == 1 and not extra_cards and self.rules.going_out_allowed:
             # the last card may complete the canastas needed: whether it can is the audit's
             canastas_after = max(canastas_after, self.rules.canastas_to_go_out)
         self._check_cards_left(cards_after, canastas_after)
         if not opened and not (self._could_go_concealed(self.turn) and self.t.drew == "stock"):
-            raise IllegalAction(
-                "initial-meld-too-low", self._minimum_sentence(self.team_of(self.turn))
-            )
+            raise self._too_low(self.team_of(self.turn))
 
     def _initial_possible(self) -> bool:
         """Can the player to move still complete the team's initial meld this turn (or go out
@@ -767,19 +754,16 @@ class HandState:
         self.__dict__["_initial_cache"] = (key, possible)
         return possible
 
-    def _minimum_sentence(self, team: int) -> str:
-        return (
-            f"The initial meld must be worth at least {self._minimum(team)}; "
-            f"laid so far this turn: {self.t.initial_points}."
+    def _too_low(self, team: int) -> IllegalAction:
+        return refuse(
+            "initial-meld-too-low", minimum=self._minimum(team), laid=self.t.initial_points
         )
 
     # ------------------------------------------------------------------ draw
     def _check_draw(self) -> None:
         self._require_phase(DRAW_PHASE)
         if not self.stock and self._must_take_pile():
-            raise IllegalAction(
-                "must-take-pile", "The stock is empty and your team can use the top card: take it."
-            )
+            raise refuse("must-take-pile")
 
     def _do_draw(self) -> None:
         seat = self.turn
@@ -808,12 +792,10 @@ class HandState:
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if not self.pile:
-            raise IllegalAction("pile-empty", "The discard pile is empty.")
+            raise refuse("pile-empty")
         top = self.deck.face[self.pile[-1]]
         if is_wild(top) or is_black_three(top):
-            raise IllegalAction(
-                "pile-blocked", f"The pile cannot be taken with {face_text(top)} on top."
-            )
+            raise refuse("pile-blocked", card=face_text(top))
         rank = rank_of(top)
         if action.meld is not None:
             existing: int | None = self._team_meld(team, action.meld)
@@ -822,9 +804,7 @@ class HandState:
                 target.kind is SEQUENCE_KIND and rules.pile_onto_sequence and not action.cards
             )
             if not onto_sequence and (target.kind is not GROUP_KIND or target.rank != rank):
-                raise IllegalAction(
-                    "wrong-rank", f"{face_text(top)} does not go on your meld {action.meld}."
-                )
+                raise refuse("wrong-rank.onto", card=face_text(top), meld=action.meld)
         elif rules.one_group_per_rank:
             existing = self.team_meld_of_rank(team, rank)
         else:
@@ -835,40 +815,32 @@ class HandState:
             and same_rank is not None
             and self.melds[team][same_rank].is_canasta(rules)
         ):
-            raise IllegalAction(
-                "pile-blocked", f"{face_text(top)} would go on your completed canasta: blocked."
-            )
+            raise refuse("pile-blocked.canasta", card=face_text(top))
         if rules.one_card_pile_rule and len(self.hands[seat]) == 1 and len(self.pile) == 1:
-            raise IllegalAction(
-                "one-card-pile", "Holding one card you may not take a one-card pile."
-            )
+            raise refuse("one-card-pile")
         used = self._take_from_hand(seat, action.cards)
         faces = [self.deck.face[c] for c in used]
         naturals = sum(1 for f in faces if not is_wild(f) and rank_of(f) == rank)
         frozen = self.frozen_for(team)
         if not faces:
             if existing is None:
-                raise IllegalAction(
-                    "pile-take-cards",
-                    f"Your team has no meld of {RANK_NAMES[rank]}s to put it on: "
-                    "name two cards to meld with it"
-                    + ("." if rules.one_group_per_rank else ", or the meld ('onto N')."),
+                raise refuse(
+                    "pile-take-cards.no-meld"
+                    if rules.one_group_per_rank
+                    else "pile-take-cards.no-meld-or-onto",
+                    rank=RANK_NAMES[rank],
                 )
             if frozen:
                 raise _frozen_pile_error(rank)
         elif (
             len(faces) != 2 or naturals + sum(1 for f in faces if is_wild(f)) != 2 or naturals == 0
         ):
-            raise IllegalAction(
-                "pile-take-cards",
-                f"Take the pile with two {RANK_NAMES[rank]}s, or one and a wild card, "
-                "from your hand.",
-            )
+            raise refuse("pile-take-cards", rank=RANK_NAMES[rank])
         elif naturals == 1:
             if frozen:
                 raise _frozen_pile_error(rank)
             if not rules.pile_take_with_wild:
-                raise IllegalAction("pile-take-cards", "Take the pile with a natural pair.")
+                raise refuse("pile-take-cards.pair")
         shape: GroupShape | None = None
         melded = [top, *faces]
         if existing is not None:
@@ -904,10 +876,8 @@ class HandState:
                 out = self._lay_out_value(counts, team_melds, canastas_after)
                 reachable = max(reachable, points + out) if out is not None else reachable
             if reachable < self._minimum(team):
-                raise IllegalAction(
-                    "initial-meld-too-low",
-                    f"Taking the pile for an initial meld needs {self._minimum(team)} from the "
-                    f"top card and your hand; you can reach at most {reachable}.",
+                raise refuse(
+                    "initial-meld-too-low.pile", minimum=self._minimum(team), reachable=reachable
                 )
         if points >= self._minimum(team) or self.opened[team]:
             left = len(hand_after) + rest_to_hand
@@ -933,11 +903,7 @@ class HandState:
         card could go on, or a refusal that asks to name it."""
         fitting = self._pile_targets(team, top)
         if len(fitting) > 1:
-            raise IllegalAction(
-                "pile-take-cards",
-                f"Your team has {len(fitting)} melds {face_text(top)} could go on: name one "
-                "('take-pile onto N').",
-            )
+            raise refuse("pile-take-cards.which-meld", count=len(fitting), card=face_text(top))
         return fitting[0] if fitting else None
 
     def _check_cards_left(self, cards_after: int, canastas_after: int) -> None:
@@ -946,18 +912,13 @@ class HandState:
         if cards_after > 1:
             return
         if not rules.going_out_allowed:
-            raise IllegalAction(
-                "no-going-out", "Nobody goes out in this game: keep two cards to discard one."
-            )
+            raise refuse("no-going-out")
         if canastas_after < rules.canastas_to_go_out:
-            raise IllegalAction(
-                "must-keep-a-card",
-                "That would leave you with one card or none and no canasta to go out with.",
-            )
+            raise refuse("must-keep-a-card")
 
     def _team_meld(self, team: int, index: int) -> int:
         if not 0 <= index < len(self.melds[team]):
-            raise IllegalAction("no-such-meld", f"Your team has no meld number {index}.")
+            raise refuse("no-such-meld", meld=index)
         return index
 
     # ------------------------------------------------------------------ take the top card only
@@ -967,12 +928,12 @@ class HandState:
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if not rules.take_top_to_sequence:
-            raise IllegalAction("not-in-this-game", "Only the whole pile may be taken here.")
+            raise refuse("not-in-this-game.take-top")
         if not self.pile:
-            raise IllegalAction("pile-empty", "The discard pile is empty.")
+            raise refuse("pile-empty")
         meld = self.melds[team][self._team_meld(team, action.meld)]
         if meld.kind is not SEQUENCE_KIND:
-            raise IllegalAction("not-a-sequence", "The top card alone extends only a sequence.")
+            raise refuse("not-a-sequence.top-card")
         top = self.deck.face[self.pile[-1]]
         check_addition(rules, meld, [top])
         becomes = meld.size + 1 >= rules.canasta_size and not meld.is_canasta(rules)
@@ -1144,19 +1105,13 @@ class HandState:
             if rules.black_threes_only_going_out and not self._black_threes_go_out(
                 team, cards_left, extra, counts_after
             ):
-                raise IllegalAction(
-                    "black-threes-only-going-out",
-                    "Black threes may be melded only when going out in the same turn.",
-                )
+                raise refuse("black-threes-only-going-out")
         elif (
             shape.kind is GROUP_KIND
             and rules.one_group_per_rank
             and self.team_meld_of_rank(team, shape.rank) is not None
         ):
-            raise IllegalAction(
-                "meld-rank-exists",
-                f"Your team already has a meld of {RANK_NAMES[shape.rank]}s: add to it instead.",
-            )
+            raise refuse("meld-rank-exists", rank=RANK_NAMES[shape.rank])
         is_canasta = shape.kind is not BLACK_THREES_KIND and len(faces) >= rules.canasta_size
         points = self.t.initial_points + (
             0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
@@ -1207,10 +1162,10 @@ class HandState:
         """The player is bound to go out this turn (the partner said yes, or black threes)."""
         return self.t.permission is True or self.t.black_threes
 
-    def _must_go_out_sentence(self) -> str:
+    def _must_go_out_refusal(self) -> IllegalAction:
         if self.t.permission is True:
-            return "Your partner said yes: you must go out this turn."
-        return "You laid black threes: you must go out this turn."
+            return refuse("must-go-out")
+        return refuse("must-go-out.black-threes")
 
     def _own_canasta_this_turn(self, team: int) -> bool:
         return any(
@@ -1235,9 +1190,7 @@ class HandState:
         team = self.team_of(seat)
         meld = self.melds[team][self._team_meld(team, action.meld)]
         if not self.opened[team] and meld.laid_turn != self.turn_no:
-            raise IllegalAction(  # pragma: no cover - an unopened team has no older melds
-                "initial-meld-too-low", "Make the initial meld first."
-            )
+            raise refuse("initial-meld-too-low.first")  # pragma: no cover - no older melds
         used = self._take_from_hand(seat, action.cards)
         faces = self.faces(used)
         hand_after = [c for c in self.hands[seat] if c not in used]
@@ -1303,29 +1256,29 @@ class HandState:
         self._require_phase(PLAY_PHASE)
         rules, team = self.rules, self.team_of(self.turn)
         if not rules.merge_groups:
-            raise IllegalAction("not-in-this-game", "Groups are not merged in this game.")
+            raise refuse("not-in-this-game.merge")
         if not self.opened[team]:
-            raise IllegalAction("initial-meld-too-low", "Merge groups once the team has opened.")
+            raise refuse("initial-meld-too-low.merge")
         if self._must_go_out:  # the way out was planned without merges
-            raise IllegalAction("must-go-out", self._must_go_out_sentence())
+            raise self._must_go_out_refusal()
         first = self.melds[team][self._team_meld(team, action.first)]
         second = self.melds[team][self._team_meld(team, action.second)]
         if action.first == action.second:
-            raise IllegalAction("no-such-meld", "Name two different groups to merge.")
+            raise refuse("no-such-meld.merge-same")
         if (
             first.kind is not GROUP_KIND
             or second.kind is not GROUP_KIND
             or first.rank != second.rank
         ):
-            raise IllegalAction("wrong-rank", "Only two groups of the same rank merge.")
+            raise refuse("wrong-rank.merge")
         if first.is_closed(rules) or second.is_closed(rules):
-            raise IllegalAction("meld-closed", "A closed meld cannot be merged.")
+            raise refuse("meld-closed.merge")
         if not rules.wilds_on_canasta and (
             (first.is_canasta(rules) and second.wilds) or (second.is_canasta(rules) and first.wilds)
         ):
-            raise IllegalAction("wild-on-canasta", "Wild cards may not be added to a canasta.")
+            raise refuse("wild-on-canasta")
         if rules.max_meld_size and first.size + second.size > rules.max_meld_size:
-            raise IllegalAction("meld-too-large", "The merged meld would be too large.")
+            raise refuse("meld-too-large.merge")
         check_wild_balance(rules, first.naturals + second.naturals, first.wilds + second.wilds)
 
     def _do_merge(self, action: MergeMelds) -> None:
@@ -1354,33 +1307,29 @@ class HandState:
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
         if is_red_three(action.card):
-            raise IllegalAction("cannot-discard-three", "Red threes cannot be discarded.")
+            raise refuse("cannot-discard-three")
         (card,) = self._take_from_hand(seat, (action.card,))
         left = len(self.hands[seat]) - 1
         pending = 0 < self.t.initial_points < self._minimum(team) and not self.opened[team]
         if left == 0:
             if not rules.going_out_allowed:
-                raise IllegalAction(
-                    "no-going-out",
-                    "Nobody goes out in this game: you may not discard your last card.",
-                )
+                raise refuse("no-going-out.discard")
             if self.t.permission is False:
-                raise IllegalAction("may-not-go-out", "Your partner said no: you may not go out.")
+                raise refuse("may-not-go-out.discard")
             if self.canastas(team) < rules.canastas_to_go_out:
                 need = rules.canastas_to_go_out
-                raise IllegalAction(
-                    "no-canasta-to-go-out",
-                    "Going out needs a canasta."
+                raise (
+                    refuse("no-canasta-to-go-out")
                     if need == 1
-                    else f"Going out needs {need} canastas.",
+                    else refuse("no-canasta-to-go-out.many", count=need)
                 )
             if pending and not (self._could_go_concealed(seat) and self.t.drew == "stock"):
-                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+                raise self._too_low(team)
         else:
             if self._must_go_out:
-                raise IllegalAction("must-go-out", self._must_go_out_sentence())
+                raise self._must_go_out_refusal()
             if pending:
-                raise IllegalAction("initial-meld-too-low", self._minimum_sentence(team))
+                raise self._too_low(team)
         return card
 
     def _do_discard(self, action: Discard) -> None:
@@ -1428,19 +1377,13 @@ class HandState:
         self._require_phase(PLAY_PHASE)
         rules, seat = self.rules, self.turn
         if rules.partner_of(seat) is None:
-            raise IllegalAction("ask-not-allowed", "There is no partner to ask.")
+            raise refuse("ask-not-allowed.no-partner")
         if self.t.drew != "stock" or self.t.laid or self.t.permission is not None:
-            raise IllegalAction(
-                "ask-not-allowed",
-                "Ask only after drawing from the stock and before melding, once a turn.",
-            )
+            raise refuse("ask-not-allowed.when")
         if len(self.hands[seat]) < 2:
-            raise IllegalAction(
-                "ask-not-allowed",
-                "With one card you go out or not by yourself: there is nothing to ask.",
-            )
+            raise refuse("ask-not-allowed.one-card")
         if seat not in self.hidden_hands and not self.can_go_out():
-            raise IllegalAction("ask-not-allowed", "You cannot go out this turn, so do not ask.")
+            raise refuse("ask-not-allowed")
 
     def can_go_out(self) -> bool:
         """Whether the player to move could lay out the hand (discarding at most one card)."""

@@ -180,7 +180,7 @@ class BlindHandProtocol:
         try:
             feed_message(self.blind, seat, type_, fields, self.game)
         except BlindRefused as e:
-            raise HandRefused(e.code, str(e)) from None
+            raise HandRefused(e.code, str(e), e.params, e.variant) from None
         step = Step()
         if self.blind.state is not None and not self._dealt:  # the deal is complete
             self._dealt = True

@@ -244,7 +244,7 @@ class CommitRevealHand:
         try:
             effects = self._play(seat, action)
         except IllegalAction as e:
-            raise HandRefused(e.code, e.message) from None
+            raise HandRefused(e.code, e.message, e.params, e.variant) from None
         return self._effects_step(effects)
 
     def finish(self) -> tuple[Any, Entry]:

@@ -13,7 +13,7 @@ of ``docs/blind-deal.md``, where the host never holds a hidden card.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -22,11 +22,21 @@ from ..log import StoredRecord
 
 
 class HandRefused(ValueError):
-    """A seat's message is refused by the hand; ``code`` is stable and nothing changed."""
+    """A seat's message is refused by the hand; ``code`` is stable and nothing changed.
+    ``params`` and ``variant`` are the engine's (see :class:`~canasta_net.errors.IllegalAction`):
+    None where the refusal is not the engine's."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        params: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.params = params
+        self.variant = variant
 
 
 class HandFault(ValueError):

@@ -14,6 +14,7 @@ from itertools import combinations, product
 
 from ..cards import ACE, make_face
 from ..errors import IllegalAction
+from ..reasons import refuse
 from .melds import HIGH_ACE, MeldKind, Shape, canonical_faces, face_at, shape_of
 from .rules import Contract, MayIRules
 
@@ -25,26 +26,27 @@ def check_contract(
 ) -> list[Shape]:
     """The shapes of a lay-down that meets ``contract`` exactly, or IllegalAction."""
     if len(groups) != contract.melds:
-        raise IllegalAction(
-            "contract-not-met",
-            f"The contract of this deal is {contract}: lay exactly {contract.melds} melds.",
+        raise refuse(
+            "contract-not-met.count",
+            sets=contract.sets,
+            sequences=contract.sequences,
+            melds=contract.melds,
         )
     shapes = [shape_of(rules, g) for g in groups]
     sets = [s for s in shapes if s.kind is MeldKind.SET]
     sequences = [s for s in shapes if s.kind is MeldKind.SEQUENCE]
     if len(sets) != contract.sets or len(sequences) != contract.sequences:
-        raise IllegalAction(
+        raise refuse(
             "contract-not-met",
-            f"The contract of this deal is {contract}, not {Contract(len(sets), len(sequences))}.",
+            sets=contract.sets,
+            sequences=contract.sequences,
+            laid_sets=len(sets),
+            laid_sequences=len(sequences),
         )
     if len({s.rank for s in sets}) != len(sets):
-        raise IllegalAction(
-            "contract-duplicate-rank", "The sets of a contract must be of different ranks."
-        )
+        raise refuse("contract-duplicate-rank")
     if len({s.suit for s in sequences}) != len(sequences):
-        raise IllegalAction(
-            "contract-duplicate-suit", "The sequences of a contract must be in different suits."
-        )
+        raise refuse("contract-duplicate-suit")
     return shapes
 
 

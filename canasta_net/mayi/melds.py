@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..cards import ACE, RANK_NAMES, SUIT_NAMES, make_face, rank_of, suit_of
-from ..errors import IllegalAction
+from ..reasons import refuse
 from .rules import MayIRules
 
 HIGH_ACE = 13
@@ -67,39 +67,25 @@ def run_positions(ranks: Sequence[int]) -> tuple[int, int] | None:
 def shape_of(rules: MayIRules, faces: Sequence[int]) -> Shape:
     """The shape of a new meld, or IllegalAction saying why these cards are not one."""
     if not faces:
-        raise IllegalAction("not-a-meld", "A meld needs cards.")
+        raise refuse("not-a-meld.empty")
     ranks = [rank_of(f) for f in faces]
     suits = [suit_of(f) for f in faces]
     if len(set(ranks)) == 1:
         if len(faces) < rules.min_set:
-            raise IllegalAction(
-                "set-too-small", f"A set needs at least {rules.min_set} cards of one rank."
-            )
+            raise refuse("set-too-small", minimum=rules.min_set)
         if len(faces) > rules.max_set:
-            raise IllegalAction("set-too-large", f"A set holds at most {rules.max_set} cards.")
+            raise refuse("set-too-large", limit=rules.max_set)
         return Shape(MeldKind.SET, rank=ranks[0])
     if len(set(suits)) == 1:
         run = run_positions(ranks)
         if run is None:
-            raise IllegalAction(
-                "not-a-sequence",
-                "A sequence is consecutive cards of one suit, each rank once, without wrapping "
-                "around the ace.",
-            )
+            raise refuse("not-a-sequence.may-i")
         if len(faces) < rules.min_sequence:
-            raise IllegalAction(
-                "sequence-too-short",
-                f"A sequence needs at least {rules.min_sequence} consecutive cards of one suit.",
-            )
+            raise refuse("sequence-too-short", minimum=rules.min_sequence)
         if len(faces) > rules.max_sequence:
-            raise IllegalAction(
-                "sequence-too-long", f"A sequence holds at most {rules.max_sequence} cards."
-            )
+            raise refuse("sequence-too-long", limit=rules.max_sequence)
         return Shape(MeldKind.SEQUENCE, suit=suits[0], low=run[0], high=run[1])
-    raise IllegalAction(
-        "not-a-meld",
-        "A meld is a set (one rank) or a sequence (one suit): these cards are neither.",
-    )
+    raise refuse("not-a-meld")
 
 
 def canonical_faces(shape: Shape, faces: Sequence[int]) -> tuple[int, ...]:
@@ -140,27 +126,21 @@ class TableMeld:
         s = self.shape
         if s.kind is MeldKind.SET:
             if rank_of(face) != s.rank:
-                raise IllegalAction(
-                    "does-not-fit", f"Only {RANK_NAMES[s.rank]}s can be added to that set."
-                )
+                raise refuse("does-not-fit.set", rank=RANK_NAMES[s.rank])
             if self.size >= rules.max_set:
-                raise IllegalAction("meld-full", f"A set holds at most {rules.max_set} cards.")
+                raise refuse("meld-full", limit=rules.max_set)
             return False
         if suit_of(face) != s.suit:
-            raise IllegalAction(
-                "does-not-fit", f"Only {SUIT_NAMES[s.suit]} cards can extend that sequence."
-            )
+            raise refuse("does-not-fit.suit", suit=SUIT_NAMES[s.suit])
         if self.size >= rules.max_sequence:
-            raise IllegalAction(
-                "meld-full", f"A sequence holds at most {rules.max_sequence} cards."
-            )
+            raise refuse("meld-full.sequence", limit=rules.max_sequence)
         rank = rank_of(face)
         positions = (0, HIGH_ACE) if rank == ACE else (rank,)
         if s.low - 1 in positions:
             return True
         if s.high + 1 in positions:
             return False
-        raise IllegalAction("does-not-fit", "The card must extend the sequence at one of its ends.")
+        raise refuse("does-not-fit")
 
     def fits(self, rules: MayIRules, face: int) -> bool:
         """Whether :meth:`placement` would accept ``face`` (without raising: listing is hot)."""

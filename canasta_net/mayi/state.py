@@ -23,6 +23,7 @@ from enum import StrEnum
 
 from ..cards import Deck, face_text, pick_cards
 from ..errors import IllegalAction
+from ..reasons import refuse
 from .actions import (
     AddToMeld,
     Allow,
@@ -202,7 +203,7 @@ class DealState:
         elif isinstance(action, Deny):
             self._do_deny(action)
         else:  # pragma: no cover - exhaustive
-            raise IllegalAction("wrong-phase", f"unknown action {action!r}")
+            raise refuse("wrong-phase.unknown-action", action=repr(action))
 
     def check(self, action: MayIAction, seat: int | None = None) -> None:
         """Raise IllegalAction if ``action`` is not legal now; change nothing."""
@@ -235,30 +236,24 @@ class DealState:
 
     def _check_actor(self, action: MayIAction, seat: int | None) -> None:
         if self.phase is Phase.OVER:
-            raise IllegalAction("deal-over", "The deal is over.")
+            raise refuse("deal-over")
         is_buy = isinstance(action, MayI | Pass | Allow | Deny)
         if is_buy and self.phase not in WINDOW_PHASES:
-            raise IllegalAction("no-buy-window", "No discard is being offered for sale now.")
+            raise refuse("no-buy-window")
         if seat is None or seat == self.to_move:
             return
         if isinstance(action, MayI) and 0 <= seat < self.players:
             if seat == self.discarder:
-                raise IllegalAction("own-discard", "You may not buy your own discard.")
+                raise refuse("own-discard")
             if seat == self.turn:
-                raise IllegalAction(
-                    "own-turn", "You drew from the stock instead of taking that discard."
-                )
+                raise refuse("own-turn")
             if not self.can_buy(seat):
-                raise IllegalAction(
-                    "buy-limit", f"You have bought {self.buys[seat]} discards this deal already."
-                )
-        raise IllegalAction("not-your-turn", f"It is seat {self.to_move}'s turn, not {seat}'s.")
+                raise refuse("buy-limit")
+        raise refuse("not-your-turn", to_move=self.to_move, seat=seat)
 
     def _require(self, phase: Phase) -> None:
         if self.phase is not phase:
-            raise IllegalAction(
-                "wrong-phase", f"That is not possible now: this is the {self.phase.value} step."
-            )
+            raise refuse("wrong-phase", phase=self.phase.value)
 
     def _take_from_hand(self, seat: int, faces: Sequence[int]) -> list[int]:
         """The card ids in ``seat``'s hand for ``faces`` (lowest id first), or raise."""
@@ -267,11 +262,9 @@ class DealState:
     def _top_is(self, card: int) -> None:
         top = self.pile_top
         if top is None:
-            raise IllegalAction("pile-empty", "The discard pile is empty.")
+            raise refuse("pile-empty")
         if top != card:
-            raise IllegalAction(
-                "not-top-discard", f"The top discard is {face_text(top)}, not {face_text(card)}."
-            )
+            raise refuse("not-top-discard", top=face_text(top), card=face_text(card))
 
     # ------------------------------------------------------------------ drawing
     def _draw_card(self) -> int:
@@ -320,7 +313,7 @@ class DealState:
         self._top_is(action.card)
         seat = self.to_move
         if not self.can_buy(seat):  # pragma: no cover - such seats are never offered
-            raise IllegalAction("buy-limit", "You have bought as many discards as a deal allows.")
+            raise refuse("buy-limit")
 
     def _do_may_i(self, action: MayI) -> None:
         self._plan_may_i(action)
@@ -373,19 +366,13 @@ class DealState:
             return
         face = self.deck.face[left[0]]
         if not any(m.fits(self.rules, face) for seat in melds for m in seat):
-            raise IllegalAction(
-                "must-meld-last-card",
-                f"In this deal the last card must be melded: {face_text(face)} would be left "
-                "with nowhere to go.",
-            )
+            raise refuse("must-meld-last-card.stranded", card=face_text(face))
 
     def _plan_meld(self, action: Meld) -> tuple[list[list[int]], list[TableMeld]]:
         self._require(Phase.PLAY)
         seat = self.turn
         if self.down[seat]:
-            raise IllegalAction(
-                "already-down", "Your contract is down: add cards to melds on the table instead."
-            )
+            raise refuse("already-down")
         used = self._take_from_hand(seat, action.cards)
         shapes = check_contract(self.rules, self.contract, action.groups)
         groups, new, k = [], [], 0
@@ -417,13 +404,11 @@ class DealState:
         self._require(Phase.PLAY)
         seat = self.turn
         if not self.down[seat]:
-            raise IllegalAction(
-                "contract-first", f"Lay your contract ({self.contract}) before adding to melds."
-            )
+            raise refuse("contract-first")
         if not (
             0 <= action.owner < self.players and 0 <= action.meld < len(self.melds[action.owner])
         ):
-            raise IllegalAction("no-such-meld", f"There is no meld {action.owner}.{action.meld}.")
+            raise refuse("no-such-meld.may-i", owner=action.owner, meld=action.meld)
         (card,) = self._take_from_hand(seat, (action.card,))
         meld = self.melds[action.owner][action.meld].with_card(self.rules, card, action.card)
         left = [c for c in self.hands[seat] if c != card]
@@ -447,9 +432,7 @@ class DealState:
         seat = self.turn
         (card,) = self._take_from_hand(seat, (action.card,))
         if len(self.hands[seat]) == 1 and not self.contract.discard_out:
-            raise IllegalAction(
-                "must-meld-last-card", "In this deal the last card must be melded, not discarded."
-            )
+            raise refuse("must-meld-last-card")
         return card
 
     def _unshow(self, seat: int, cards: Iterable[int]) -> None:

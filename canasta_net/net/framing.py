@@ -14,6 +14,7 @@ from typing import Any
 from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
 
+from ..reasons import wire_args
 from . import wire
 
 
@@ -63,5 +64,18 @@ class FrameProtocol(Int32StringReceiver):
     def send(self, message: Mapping[str, Any]) -> None:
         self.sendString(wire.encode(message))
 
-    def send_error(self, code: str, text: str) -> None:
-        self.send({"t": "error", "code": code, "message": text})
+    def send_error(
+        self,
+        code: str,
+        text: str,
+        params: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None:
+        """An ``error``; ``params`` (and ``variant``) where the engine refused a move, so that
+        the seat's client words the refusal in its reader's language."""
+        error: dict[str, Any] = {"t": "error", "code": code, "message": text}
+        if params is not None:
+            error["args"] = wire_args(params)
+            if variant:
+                error["variant"] = variant
+        self.send(error)

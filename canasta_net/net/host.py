@@ -1091,6 +1091,8 @@ class TableService:
                     why=str(e),
                 )
                 conn.refuse(e.code, str(e))
+            elif isinstance(e, TableError):
+                conn.send_error(e.code, str(e), e.params, e.variant)
             else:
                 conn.send_error(e.code, str(e))
             slot_seat = conn.seat

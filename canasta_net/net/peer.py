@@ -29,6 +29,7 @@ from ..log import Header, StoredRecord
 from ..log import records as R
 from ..log.replay import Replayer
 from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
+from ..reasons import reason_sentence
 from ..safe_text import safe_text
 from ..table.seat import Decision, SeatAgent, SeatProblem
 from ..table.signer import SeatSigner
@@ -68,7 +69,14 @@ class SessionObserver(Protocol):
 
     def record(self, record: StoredRecord) -> None: ...
 
-    def refused(self, code: str, message: str, tried: str | None = None) -> None: ...
+    def refused(
+        self,
+        code: str,
+        message: str,
+        tried: str | None = None,
+        args: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None: ...
 
     def seat_summary(
         self, seats: list[dict[str, Any]], watchers: list[str] | None = None
@@ -390,9 +398,26 @@ class PeerSession:
             send({"t": "pong"})  # the host checks that a seated peer is still there
         elif t == "error":
             refusal = safe_text(f"refused ({message['code']}): {message['message']}")
-            self.player.event(refusal)
+            tr = reader_translator(self.player)
+            worded = reason_sentence(
+                message["code"], message.get("args"), message.get("variant"), tr.gettext
+            )
+            said = worded if worded is not None else message["message"]
+            self.player.event(
+                safe_text(
+                    tr.gettext("refused ({code}): {reason}").format(
+                        code=message["code"], reason=said
+                    )
+                )
+            )
             if self.observer is not None:
-                self.observer.refused(message["code"], message["message"])
+                # the parameters (a newer host's) let the client word it in its own language
+                self.observer.refused(
+                    message["code"],
+                    message["message"],
+                    args=message.get("args"),
+                    variant=message.get("variant"),
+                )
             if self._refused_for_good(message["code"]):
                 self._leave(f"the host {refusal}")
         elif t == "bye":
@@ -599,9 +624,16 @@ class PeerSession:
             try:
                 answer = agent.act(reply.hand, text)
             except (ValueError, IllegalAction) as e:
-                self.player.event(f"refused: {e}")
+                tr = reader_translator(self.player)
+                said = str(e)
+                if isinstance(e, IllegalAction):
+                    said = reason_sentence(e.code, e.params, e.variant, tr.gettext) or said
+                self.player.event(tr.gettext("refused: {reason}").format(reason=said))
                 if self.observer is not None:
-                    self.observer.refused(getattr(e, "code", "bad-action"), str(e), text)
+                    if isinstance(e, IllegalAction):
+                        self.observer.refused(e.code, str(e), text, e.params, e.variant)
+                    else:
+                        self.observer.refused(getattr(e, "code", "bad-action"), str(e), text)
                 self._turn(message, send)  # ask again
                 return
             send(answer)

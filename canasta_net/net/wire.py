@@ -17,6 +17,7 @@ from typing import Any, Final
 import msgpack
 
 from ..log.records import MAX_ACT_SIZE
+from ..reasons import MAX_ARG_TEXT, MAX_ARGS
 from ..schema import Anything, Bool, Bytes, Int, List, Map, MapOf, Nullable, SchemaError, Text
 from ..schema import validate as validate_schema
 
@@ -121,7 +122,15 @@ SCHEMAS: Final[dict[str, Map]] = {
         {"legal": List(_TEXT), "msg": Bytes(MAX_CHECKPOINT_MSG)},
     ),
     "seats": Map({"seats": SEAT_LIST}, {"watchers": WATCHER_LIST}),
-    "error": Map({"code": Text(MAX_CODE), "message": _TEXT}),
+    # ``args``/``variant``: an engine refusal's parameters, for the seat's client to word it
+    # in its reader's language (canasta_net/reasons.py); an older host sends neither
+    "error": Map(
+        {"code": Text(MAX_CODE), "message": _TEXT},
+        {
+            "args": MapOf(Text(MAX_CODE), Text(MAX_ARG_TEXT), MAX_ARGS),
+            "variant": Text(MAX_CODE),
+        },
+    ),
     "ping": Map({}),  # are you there? (version 2: a seat answers ``pong``)
     # both ways: the host ends the connection, or a seat's player leaves the table
     "bye": Map({"reason": _TEXT}),

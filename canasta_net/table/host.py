@@ -60,10 +60,20 @@ class TablePhase(StrEnum):
 class TableError(ValueError):
     """A seat's message was refused; ``code`` is stable and the table is unchanged."""
 
-    def __init__(self, code: str, message: str, seat: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        seat: int | None = None,
+        params: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.seat = seat
+        # the engine's parameters of a refused move (None: not the engine's refusal)
+        self.params = params
+        self.variant = variant
 
 
 @dataclass(frozen=True)
@@ -323,7 +333,7 @@ class HostTable:
         try:
             step = hand.take(seat, type_, fields, seed)
         except HandRefused as e:
-            raise TableError(e.code, str(e), seat) from None
+            raise TableError(e.code, str(e), seat, e.params, e.variant) from None
         self.next_aseq[seat] += 1
         body: dict[str, Any] = {"act": act, "asig": asig, **step.fields}
         out = [self._append(type_, body, self._private(step.private))]

@@ -16,7 +16,7 @@ view and the host's prompt.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from ..games import Game
 from ..i18n import N_, Translator, translator
 from ..log import StoredRecord
 from ..log import records as R
+from ..reasons import reason_sentence
 
 # Version of the snapshot's layout (``docs/ui-model.md``).
 MODEL_VERSION = 1
@@ -69,14 +70,25 @@ _PERMISSION_VERBS = frozenset({"allow", "deny"})
 
 @dataclass(frozen=True)
 class Refusal:
-    """A move this seat tried that the engine (at the seat or at the host) refused."""
+    """A move this seat tried that the engine (at the seat or at the host) refused.
+
+    ``message`` is the sentence that came with it (the engine's English); ``args`` and
+    ``variant``, where the engine's parameters came too, let :meth:`to_dict` word it in the
+    reader's language (``canasta_net/reasons.py``)."""
 
     tried: str
     code: str
     message: str
+    args: Mapping[str, str | int] | None = None
+    variant: str | None = None
 
-    def to_dict(self) -> dict[str, str]:
-        return {"tried": self.tried, "code": self.code, "message": self.message}
+    def sentence(self, translate: Callable[[str], str] = str) -> str:
+        """The refusal in the reader's language, or the sentence that came with it."""
+        worded = reason_sentence(self.code, self.args, self.variant, translate)
+        return self.message if worded is None else worded
+
+    def to_dict(self, translate: Callable[[str], str] = str) -> dict[str, str]:
+        return {"tried": self.tried, "code": self.code, "message": self.sentence(translate)}
 
 
 def _multiset_new(before: list[str], after: list[str]) -> list[str]:
@@ -339,9 +351,17 @@ class TableModel:
         self.legal = []
         self.changed()
 
-    def refused(self, code: str, message: str, tried: str | None = None) -> None:
-        """The engine (at the seat or the host) refused the seat's last move."""
-        self.refusal = Refusal(tried or self.tried or "", code, message)
+    def refused(
+        self,
+        code: str,
+        message: str,
+        tried: str | None = None,
+        args: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None:
+        """The engine (at the seat or the host) refused the seat's last move; with its
+        parameters (``args``, ``variant``) the snapshot words it in this reader's language."""
+        self.refusal = Refusal(tried or self.tried or "", code, message, args, variant)
         self.changed()
 
     def event(self, text: str) -> None:
@@ -427,7 +447,7 @@ class TableModel:
             "legal": list(self.legal),
             "actions": actions_by_verb(self.legal),
             "tried": self.tried,
-            "refusal": None if self.refusal is None else self.refusal.to_dict(),
+            "refusal": None if self.refusal is None else self.refusal.to_dict(self.tr),
             "last_move": self.last_move,
             "hand_end": self._translated_sheet(),
             "ready_asked": self.ready_asked,

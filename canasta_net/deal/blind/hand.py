@@ -17,7 +17,7 @@ with every card known and names the seat that broke a rule.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
@@ -71,11 +71,20 @@ class HandPhase(StrEnum):
 
 
 class BlindRefused(ValueError):
-    """A message the hand refuses; ``code`` is stable and nothing changed."""
+    """A message the hand refuses; ``code`` is stable and nothing changed (``params`` and
+    ``variant``: the engine's, where the engine refused the action)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        params: Mapping[str, str | int] | None = None,
+        variant: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.params = params
+        self.variant = variant
 
 
 class Violation(Exception):
@@ -734,7 +743,7 @@ class BlindHand:
             try:
                 trial.apply(action, seat)
             except IllegalAction as e:
-                raise BlindRefused(e.code, e.message) from None
+                raise BlindRefused(e.code, e.message, e.params, e.variant) from None
             finally:
                 trial.prefer_cards = ()
             after = list(trial.hands[seat])
@@ -774,7 +783,7 @@ class BlindHand:
             try:
                 state.check(action, seat)
             except IllegalAction as e:
-                raise BlindRefused(e.code, e.message) from None
+                raise BlindRefused(e.code, e.message, e.params, e.variant) from None
             self.events.append(Event(seat, action=action))
             self._start_draw(seat, self.rules.draw_count)
             return
