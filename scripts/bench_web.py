@@ -195,8 +195,9 @@ def main() -> None:
         return
     parts = result["parts_ms"]
     print(
-        f"{result['clicks']} clicks ({result['variant']}, bots at {args.delay:g} s): p50 {result['p50_ms']} ms, "
-        f"p95 {result['p95_ms']} ms, mean {result['mean_ms']} ms, max {result['max_ms']} ms "
+        f"{result['clicks']} clicks ({result['variant']}, bots at {args.delay:g} s): "
+        f"p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, mean {result['mean_ms']} ms, "
+        f"max {result['max_ms']} ms "
         f"(goal: p95 under {result['goal_p95_ms']} ms); the POST's answer p50 "
         f"{result['post_p50_ms']} ms, the redraw p50 {result['render_p50_ms']} ms, "
         f"p95 {result['render_p95_ms']} ms"
