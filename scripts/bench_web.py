@@ -3,10 +3,10 @@ loopback.
 
 ``canasta play --ui web`` runs against bots; the system Chromium (driven by Playwright) plays its
 seat by clicking the page's buttons (Draw, Meld, Discard). For each click, the page itself times
-from the click event to the first frame after the render that changed the hand: the POST, the
-seat's session, the host's check and log over its TCP connection, the view back, the
-server-sent snapshot, the page's redraw. Figures are the page's own clock (``performance.now``),
-so Playwright's driving costs nothing in them.
+from the click event to the end of the first frame after the render that changed the hand (its
+layout and paint done): the POST, the seat's session, the host's check and log over its TCP
+connection, the view back, the server-sent snapshot, the page's redraw. Figures are the page's
+own clock (``performance.now``), so Playwright's driving costs nothing in them.
 
 What is timed is the person's own move. The bots play at a person's pace (``--delay``, the
 play command's default 0.3 s): with ``--delay 0`` their moves after a discard run on the same
@@ -18,9 +18,10 @@ Each click is split where the page can see it: ``post`` (the click to the POST's
 seat has signed and sent the move), ``snapshot`` (the click to the arrival of the snapshot that
 changed the hand: the host's check and durable log, the record and view back, the seat's
 checks, the push), ``redraw`` (the page's render of it) and ``frame`` (from the render to the
-next frame).
+next frame's end: waiting for it, the browser's style, layout and paint).
 
-    PYTHONPATH=. python scripts/bench_web.py [--clicks 60] [--variant classic-2p] [--json]
+    PYTHONPATH=. python scripts/bench_web.py [--clicks 60] [--variant classic-2p] [--delay 0.3]
+        [--json]
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ window.EventSource = function (url) {
 """
 
 # Installed in the page once it runs: a capture-phase click listener starts the clock, an
-# observer of the body's data-hand (set at the end of each render) stops it a frame later.
+# observer of the body's data-hand (set at the end of each render) stops it once the next frame
+# is laid out and painted.
 PROBE = """
 () => {
   const bench = { samples: [], renders: [], posts: [], parts: [], t0: null, hand: null };
@@ -88,14 +90,20 @@ PROBE = """
     // the snapshot drawn: the last to arrive before this render
     const arrived = window.__arrivals.filter((t) => t <= rendered).pop();
     const posted = bench.posted;
+    // the frame's own style, layout and paint run after its animation callbacks, in the same
+    // task: a message posted from one arrives once they are done
     requestAnimationFrame(() => {
-      const now = performance.now();
-      bench.samples.push(now - t0);
-      bench.parts.push({
-        post: posted !== undefined && posted >= t0 ? posted - t0 : null,
-        snapshot: arrived !== undefined && arrived >= t0 ? arrived - t0 : null,
-        frame: now - rendered,
-      });
+      const painted = new MessageChannel();
+      painted.port1.onmessage = () => {
+        const now = performance.now();
+        bench.samples.push(now - t0);
+        bench.parts.push({
+          post: posted !== undefined && posted >= t0 ? posted - t0 : null,
+          snapshot: arrived !== undefined && arrived >= t0 ? arrived - t0 : null,
+          frame: now - rendered,
+        });
+      };
+      painted.port2.postMessage(null);
     });
   }).observe(document.body, { attributes: true, attributeFilter: ["data-hand"] });
 }
