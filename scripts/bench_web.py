@@ -12,7 +12,7 @@ What is timed is the person's own move. The bots play at a person's pace (``--de
 play command's default 0.3 s): with ``--delay 0`` their moves after a discard run on the same
 two processes (the seat and host, the browser) while the person's discard is still on its way,
 which measures the bots' pace as much as the page (indicative, one loaded 2-core machine: p95
-75-86 ms at 0 s against 59-63 ms at 0.25 s).
+60 to 90 ms at 0.3 s, 80 to 105 ms at 0 s).
 
 Each click is split where the page can see it: ``post`` (the click to the POST's answer: the
 seat has signed and sent the move), ``snapshot`` (the click to the arrival of the snapshot that
