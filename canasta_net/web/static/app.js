@@ -882,9 +882,10 @@
   // The list of what happened changes after every move, at its end (the snapshot keeps the
   // latest lines: the oldest drop off its start). Only the lines that came and went are touched,
   // and nothing here reads the layout: reading it after the other parts' changes made the browser
-  // lay the whole page out there and then (twice: before and after), which was most of a
-  // render's time. Whether the person was reading older lines is read before the render
-  // changes anything (``atBottom``); the scroll to the end waits for the frame's own layout.
+  // lay the whole page out there and then, inside the render (most of its script time), and
+  // again for each snapshot of a burst, where the frame lays it out once. Whether the person was
+  // reading older lines is read before the render changes anything (``atBottom``); the scroll
+  // to the end waits for the frame's own layout.
   function eventsScrolledDown() {
     const list = $("events");
     return list.scrollHeight - list.scrollTop - list.clientHeight < 30;
