@@ -111,6 +111,21 @@ def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_p
         result = page.locator("#match-result").inner_text()
         assert "Audit: valid" in result and str(play.log) in result
         assert page.locator("#match-result a").get_attribute("href") == "/replay"
+        # the list of what happened, changed line by line over the hand (its oldest lines
+        # dropped), shows what a page drawing the same snapshot afresh shows, scrolled to its end
+        fresh, _, _ = new_page(chromium_browser)
+        fresh.goto(play.url)
+        fresh.wait_for_selector("#match-result .verdict", timeout=30000)
+        fresh.wait_for_function("v => document.body.dataset.version === v", arg=version(page))
+        shown = "nodes => nodes.map(n => n.textContent)"
+        lines = page.eval_on_selector_all("#events li", shown)
+        assert len(lines) > 8 and lines == fresh.eval_on_selector_all("#events li", shown)
+        page.wait_for_function(
+            "() => { const l = document.getElementById('events');"
+            " return l.scrollHeight - l.scrollTop - l.clientHeight < 30; }",
+            timeout=5000,
+        )
+        fresh.close()
         assert outside == [] and errors == []
         page.locator("#sheet-leave").click()  # the table is over: the process ends
         page.wait_for_selector("body[data-closed]")

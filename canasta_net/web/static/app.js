@@ -113,6 +113,7 @@
     dismissedSheet: null, // the hand whose score sheet the person closed
     readyFor: null, // the hand after whose sheet the person said "next hand"
     defaultButton: null,
+    eventLines: [], // the lines the list of what happened shows
   };
 
   // ------------------------------------------------------------------ small helpers
@@ -326,6 +327,10 @@
     if (!snap || page.closed) return;
     const started = performance.now();
     const state = snap.state || {};
+    const events = snap.events || [];
+    const eventsKey = [events.length, events[0], events[events.length - 1]];
+    // read before anything changes the page, while its layout is the last frame's (cheap)
+    const eventsAtBottom = drawnKeys.events !== JSON.stringify(eventsKey) && eventsScrolledDown();
     const selection = Array.from(page.selected).join(",");
     // each part is redrawn only when what it shows changed (a snapshot comes after every move)
     once("header", [catalog.lang, snap.game, snap.variant, snap.table, snap.hand_no, state.contract,
@@ -338,8 +343,7 @@
     once("sides", [snap.game, snap.sides, state.melds, snap.legal, selection],
       isMayI(snap) ? renderMayISeats : renderSides, snap);
     renderMe(snap);
-    const events = snap.events || [];
-    once("events", [events.length, events[0], events[events.length - 1]], renderEvents, snap);
+    once("events", eventsKey, function () { renderEvents(snap, eventsAtBottom); }, snap);
     once("watchers", [catalog.lang, snap.watchers, snap.finished, snap.match_end,
       snap.host_fingerprint, snap.watch_command], renderWatchers, snap);
     once("legal", [snap.legal], renderLegal, snap);
@@ -875,13 +879,42 @@
     box.appendChild(el("span", "message", shown.message));
   }
 
-  function renderEvents(snap) {
+  // The list of what happened changes after every move, at its end (the snapshot keeps the
+  // latest lines: the oldest drop off its start). Only the lines that came and went are touched,
+  // and nothing here reads the layout: reading it after the other parts' changes made the browser
+  // lay the whole page out there and then, inside the render (most of its script time), and
+  // again for each snapshot of a burst, where the frame lays it out once. Whether the person was
+  // reading older lines is read before the render changes anything (``atBottom``); the scroll
+  // to the end waits for the frame's own layout.
+  function eventsScrolledDown() {
+    const list = $("events");
+    return list.scrollHeight - list.scrollTop - list.clientHeight < 30;
+  }
+  function renderEvents(snap, atBottom) {
     const list = $("events");
     const lines = snap.events || [];
-    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 30;
-    clear(list);
-    lines.forEach(function (line) { list.appendChild(el("li", null, line)); });
-    if (atBottom || lines.length < 8) list.scrollTop = list.scrollHeight;
+    const drawn = page.eventLines;
+    let dropped = 0;
+    while (dropped < drawn.length && !continues(drawn, dropped, lines)) dropped++;
+    if (dropped === drawn.length) {
+      clear(list); // nothing in common (a new language, another page's stream): draw anew
+    } else {
+      for (let i = 0; i < dropped; i++) list.removeChild(list.firstChild);
+    }
+    const kept = drawn.length - dropped;
+    for (let i = kept; i < lines.length; i++) list.appendChild(el("li", null, lines[i]));
+    page.eventLines = lines.slice();
+    if (atBottom || lines.length < 8) {
+      requestAnimationFrame(function () { list.scrollTop = list.scrollHeight; }); // laid out by then
+    }
+  }
+  // whether the lines drawn from index ``from`` on are the first lines of ``lines``
+  function continues(drawn, from, lines) {
+    if (drawn.length - from > lines.length) return false;
+    for (let i = from; i < drawn.length; i++) {
+      if (drawn[i] !== lines[i - from]) return false;
+    }
+    return true;
   }
 
   function renderWatchers(snap) {
