@@ -61,6 +61,7 @@ from .locate import FORMS, locate
 from .render import render_annotation, render_step
 from .stepper import HELP, Stepper
 from .timeline import Timeline, load_timeline
+from .verdict_words import worded_copy_line, worded_summary
 from .views import ALL, PUBLIC, SEAT, Perspective
 from .whatif import play_line, split_line
 from .wording import count, hand_name, hand_noun
@@ -313,8 +314,12 @@ def _audit_text(report: AuditReport) -> str:
         summary = _("Invalid at record {record} [{code}]: {reason}").format(
             record=failure.record, code=failure.code, reason=failure.worded_reason(names, _)
         )
+    elif failure is None and log is not None and not english:
+        summary = worded_summary(report, current())
     lines = [f"{report.file}: {verdict}. {summary}"]
-    if log is not None and report.failure is None:
+    if log is not None and report.failure is None and not english:
+        lines.append(worded_copy_line(report, current()))
+    elif log is not None and report.failure is None:
         copy = report.copy.get("kind")
         held = report.copy.get("payload_seats") or ["?"]
         whose = {
