@@ -1,0 +1,52 @@
+"""``canasta-replay show`` and ``export --format text`` in the reader's language (``--lang``)."""
+
+from __future__ import annotations
+
+import io
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_net.canasta.rules import preset
+from canasta_net.i18n import set_language
+from canasta_net.table.local import recorded_match
+from replay.cli import main
+from tests.test_i18n_clients import english_words
+
+LANGS = ["ru", "bg", "pl"]
+
+
+@cache
+def host_log(hands: int | None = 1) -> bytes:
+    buffer = io.BytesIO()
+    recorded_match(preset("classic"), buffer, seed=11).play(max_hands=hands)
+    return buffer.getvalue()
+
+
+def run(*args: str) -> Any:
+    try:
+        return CliRunner().invoke(main, list(args))
+    finally:
+        set_language("en")
+
+
+def words_left(text: str, path: str) -> list[str]:
+    """The English words of ``text`` but the file's name and the variant's code."""
+    return english_words(text.replace(path, "").replace("classic", ""))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_show_reads_in_each_language(tmp_path: Path, lang: str) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    for at in ("0", "5", "20", "40", "end"):
+        for view in ("--all", "--public", "--seat=1"):
+            english = run("show", view, "--at", at, str(path))
+            worded = run("--lang", lang, "show", view, "--at", at, str(path))
+            assert worded.exit_code == english.exit_code == 0, worded.output
+            assert len(worded.stdout.splitlines()) == len(english.stdout.splitlines())
+            assert not words_left(worded.stdout, str(path)), (at, view, worded.stdout)
+            assert english_words(english.stdout)  # the check can fail
