@@ -564,7 +564,8 @@ def export(
     if not no_annotations:
         _, annotation_set = _annotations(timeline, file, annotations_path)
     _warn_if_invalid(timeline)
-    data = build_export(timeline, perspective, annotation_set)
+    # the JSON export is the same in every language; the text and the page are the reader's
+    data = build_export(timeline, perspective, annotation_set, None if fmt == "json" else current())
     if fmt == "json":
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     elif fmt == "html":

@@ -50,3 +50,20 @@ def test_show_reads_in_each_language(tmp_path: Path, lang: str) -> None:
             assert len(worded.stdout.splitlines()) == len(english.stdout.splitlines())
             assert not words_left(worded.stdout, str(path)), (at, view, worded.stdout)
             assert english_words(english.stdout)  # the check can fail
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_text_export_reads_in_each_language_and_the_json_stays_english(
+    tmp_path: Path, lang: str
+) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    for view in ("--all", "--seat=2"):
+        english = run("export", view, str(path))
+        worded = run("--lang", lang, "export", view, str(path))
+        assert worded.exit_code == english.exit_code == 0, worded.output
+        assert len(worded.stdout.splitlines()) == len(english.stdout.splitlines())
+        assert not words_left(worded.stdout, str(path)), worded.stdout
+        assert english_words(english.stdout)
+    as_json = run("--lang", lang, "export", "--format", "json", str(path))
+    assert as_json.stdout == run("export", "--format", "json", str(path)).stdout
