@@ -22,7 +22,7 @@ from canasta_net import __version__
 from canasta_net.i18n import N_, current
 from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_lines, safe_text
-from canasta_net.ui.cli import LocalizedGroup
+from canasta_net.ui.cli import _HELP_VALUES, LocalizedGroup
 from canasta_net.ui.cli import _lang_option as lang_option
 
 from .activity import activity_lines
@@ -57,7 +57,7 @@ from .errors import ReplayToolError, UnreadableLog
 from .export_html import render_html
 from .export_json import build_export, visible_annotations
 from .export_text import render_text
-from .locate import FORMS, locate
+from .locate import locate
 from .render import render_annotation, render_step
 from .stepper import HELP, Stepper
 from .timeline import Timeline, load_timeline
@@ -65,6 +65,9 @@ from .verdict_words import worded_copy_line, worded_summary
 from .views import ALL, PUBLIC, SEAT, Perspective
 from .whatif import play_line, split_line
 from .wording import count, hand_name, hand_noun
+
+# the default put into the --simulations help after translating it (``localize_command``)
+_HELP_VALUES["simulations"] = str(DEFAULT_SIMULATIONS)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -366,7 +369,15 @@ def _seat(log: dict[str, Any], seat: int) -> str:
 )
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_perspective_options
-@click.option("--at", "at", help=f"Show the table at this position: {FORMS}.")
+@click.option(
+    "--at",
+    "at",
+    # FORMS, written out so that the catalogue has the whole sentence (a test checks they agree)
+    help=N_(
+        "Show the table at this position: a record number, hand:H, hand:H/turn:T (hands and "
+        "turns count from 1), or end."
+    ),
+)
 @_annotations_option
 def show(
     file: Path,
@@ -416,7 +427,14 @@ show.help = (show.help or "") + "\n\n\b\n" + HELP
     ),
 )
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--at", "at", help=f"The record to annotate: {FORMS}.")
+@click.option(
+    "--at",
+    "at",
+    help=N_(
+        "The record to annotate: a record number, hand:H, hand:H/turn:T (hands and turns count "
+        "from 1), or end."
+    ),
+)
 @click.option("--comment", default="", help=N_("The comment."))
 @click.option("--glyph", help=N_("!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6)."))
 @click.option(
@@ -605,7 +623,7 @@ def export(
 @click.option(
     "--simulations",
     type=int,
-    help=f"Sampled deals a decision (default {DEFAULT_SIMULATIONS}; reproducible with --seed).",
+    help=N_("Sampled deals a decision (default {simulations}; reproducible with --seed)."),
 )
 @click.option(
     "--budget",

@@ -67,3 +67,16 @@ def test_the_text_export_reads_in_each_language_and_the_json_stays_english(
         assert english_words(english.stdout)
     as_json = run("--lang", lang, "export", "--format", "json", str(path))
     assert as_json.stdout == run("export", "--format", "json", str(path)).stdout
+
+
+def test_the_position_helps_name_the_locators_forms_and_read_in_each_language() -> None:
+    from replay.analysis import DEFAULT_SIMULATIONS
+    from replay.locate import FORMS
+
+    for command in ("show", "annotate"):
+        english = " ".join(run(command, "--help").stdout.split())
+        assert f": {FORMS}." in english
+        worded = " ".join(run("--lang", "ru", command, "--help").stdout.split())
+        assert "hand:H/turn:T" in worded and FORMS not in worded
+    worded = " ".join(run("--lang", "pl", "analyze", "--help").stdout.split())
+    assert f"domyślnie {DEFAULT_SIMULATIONS};" in worded
