@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from headless import MISSING, chromium, dump_dom
 
 from canasta_net.canasta.rules import preset
 from canasta_net.i18n import set_language
@@ -80,3 +82,22 @@ def test_the_position_helps_name_the_locators_forms_and_read_in_each_language() 
         assert "hand:H/turn:T" in worded and FORMS not in worded
     worded = " ".join(run("--lang", "pl", "analyze", "--help").stdout.split())
     assert f"domyślnie {DEFAULT_SIMULATIONS};" in worded
+
+
+@pytest.mark.skipif(chromium() is None, reason=MISSING)
+def test_the_html_page_reads_in_russian_in_headless_chromium(tmp_path: Path) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    out = tmp_path / "game.html"
+    result = run(
+        "--lang", "ru", "export", "--format", "html", "--seat", "2", str(path), "-o", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert '"i18n":{"lang":"ru"' in page and page.count("</script>") == 2
+    dom = dump_dom(f"{out.as_uri()}#record=40", tmp_path / "profile").stdout
+    body = dom[dom.index("<body") :]
+    text = re.sub(r"<[^>]*>", " ", body[: body.index('<script type="application/json"')])
+    assert "Запись 40 из" in text and "Колода:" in text
+    found = english_words(text.replace("canasta-net", "").replace("classic", ""))
+    assert not found, found
