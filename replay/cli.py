@@ -84,7 +84,7 @@ def main() -> None:
 
 
 def _fail(error: ReplayToolError) -> NoReturn:
-    click.echo(f"Error: {error}", err=True)
+    click.echo(current().gettext("Error: {message}").format(message=error), err=True)
     sys.exit(error.exit_code)
 
 
@@ -93,7 +93,13 @@ def _load(path: Path) -> Timeline:
         with open(path, "rb") as log_file:
             return load_timeline(log_file)
     except OSError as e:
-        _fail(UnreadableLog(f"The file {path} cannot be read: {e.strerror or e}."))
+        _fail(
+            UnreadableLog(
+                current()
+                .gettext("The file {path} cannot be read: {reason}.")
+                .format(path=path, reason=e.strerror or e)
+            )
+        )
     except ReplayToolError as e:
         _fail(e)
 

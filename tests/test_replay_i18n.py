@@ -101,3 +101,18 @@ def test_the_html_page_reads_in_russian_in_headless_chromium(tmp_path: Path) -> 
     assert "Запись 40 из" in text and "Колода:" in text
     found = english_words(text.replace("canasta-net", "").replace("classic", ""))
     assert not found, found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_position_that_names_no_record_is_refused_in_each_language(
+    tmp_path: Path, lang: str
+) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    for at in ("999", "hand:9", "hand:0", "hand:1/turn:0", "hand:1/turn:99", "nowhere"):
+        english = run("show", "--at", at, str(path))
+        worded = run("--lang", lang, "show", "--at", at, str(path))
+        assert worded.exit_code == english.exit_code == 2
+        # the locator's own syntax (hand:H/turn:T, end) is the same in every language
+        said = re.sub(r"\b(hand|deal):\S*|\bend\b", "", worded.stderr)
+        assert english_words(english.stderr) and not english_words(said), worded.stderr
