@@ -23,13 +23,13 @@ from canasta_net.games import CANASTA
 from canasta_net.i18n import N_
 from canasta_net.identity import fingerprint
 from canasta_net.log import Header, LogSource
-from canasta_net.log import records as R
 from canasta_net.log.records import shown_number
 from canasta_net.log.replay import Claim, HandReplay, Replayer
 
 from .activity import ActivityCounter
 from .checking import LogCheck
 from .findings import STAGE_FORMAT, UNSUPPORTED_CODES, Failure, io_failure
+from .verdict_words import STOP_WORDS
 from .wording import capital, count, hand_name, hand_noun, result_text, seat_name, side_names
 
 AUDIT_FORMAT: Final = "canasta-replay/audit/1"
@@ -48,11 +48,6 @@ FINISHED: Final = "finished"
 STOPPED: Final = "stopped"
 CUT: Final = "cut"
 
-STOP_WORDS: Final = {
-    R.STOP_MAX_HANDS: "the table's limit of hands was reached",
-    R.STOP_PLAYERS_LEFT: "every person at the table left",
-    R.STOP_HOST_QUIT: "the host quit",
-}
 
 INSECURE_WARNING: Final = N_(
     "The deal used deterministic test seeds (the header says insecure): anyone can reproduce "
@@ -83,6 +78,10 @@ class AuditReport:
     activity: dict[str, Any] | None = None
     failure: Failure | None = None
     seconds: float = 0.0
+    #: facts kept for wording the summary in a reader's language (``verdict_words.py``), not in
+    #: the JSON form: ``sides`` (each side's seats), ``turn`` (where a log stops in play),
+    #: ``by_checkpoint`` (the result proven by the last checkpoint)
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -195,6 +194,11 @@ def _report(check: LogCheck, file: str) -> AuditReport:
             )
         return report
     assert replayer is not None and header is not None
+    game = replayer.game
+    report.details["sides"] = [
+        [s for s in range(len(header.seats)) if game.team_of(s) == side]
+        for side in range(game.teams)
+    ]
     report.claims = [_claim_dict(header, claim) for claim in replayer.claims]
     if replayer.stop is not None:
         report.ending = STOPPED
@@ -204,6 +208,7 @@ def _report(check: LogCheck, file: str) -> AuditReport:
         report.summary = "Valid: " + _result_text(replayer)
     elif _checkpoint_proves_the_end(replayer):
         report.ending = FINISHED
+        report.details["by_checkpoint"] = True
         report.summary = (
             f"Valid: {_result_text(replayer)[:-1]}, as "
             f"{hand_name(replayer.game, replayer.hand_no - 1)}'s checkpoint, signed by every "
@@ -213,6 +218,7 @@ def _report(check: LogCheck, file: str) -> AuditReport:
         report.ending = CUT
         report.verdict = INCOMPLETE
         report.incomplete = _where_it_stops(replayer)
+        report.details["turn"] = report.incomplete.pop("turn", None)
         report.summary = "Incomplete (valid as far as it goes): " + report.incomplete["reason"]
     if check.truncated is not None:
         report.summary += (
@@ -363,6 +369,7 @@ def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
     current = replayer.current
     pending = replayer.pending
     hand_stage, progress = replayer.hand.stage()
+    turn_no: int | None = None
     if replayer.forfeit is not None:
         stage, reason = "forfeit", "a seat forfeited but the log has no match-end record."
     elif hand_stage == "not-started":
@@ -388,7 +395,8 @@ def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
     elif hand_stage == "playing":
         stage = "playing"
         state = replayer.hand.state if current is None or current.state is None else current.state
-        turn = "" if state is None else f", at turn {shown_number(state.turn_no)}"
+        turn_no = None if state is None else shown_number(state.turn_no)
+        turn = "" if turn_no is None else f", at turn {turn_no}"
         reason = f"the log stops during {this_hand}{turn}."
     elif not replayer.seeds_published:
         stage = "hand-over"
@@ -396,4 +404,10 @@ def _where_it_stops(replayer: Replayer) -> dict[str, Any]:
     else:
         stage = "checkpointing"
         reason = f"the log stops before {this_hand}'s checkpoint was signed."
-    return {"hand": hand, "stage": stage, "unverified_records": pending, "reason": reason}
+    return {
+        "hand": hand,
+        "stage": stage,
+        "unverified_records": pending,
+        "reason": reason,
+        "turn": turn_no,
+    }

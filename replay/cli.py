@@ -22,7 +22,7 @@ from canasta_net import __version__
 from canasta_net.i18n import N_, current
 from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_lines, safe_text
-from canasta_net.ui.cli import LocalizedGroup
+from canasta_net.ui.cli import _HELP_VALUES, LocalizedGroup
 from canasta_net.ui.cli import _lang_option as lang_option
 
 from .activity import activity_lines
@@ -57,13 +57,17 @@ from .errors import ReplayToolError, UnreadableLog
 from .export_html import render_html
 from .export_json import build_export, visible_annotations
 from .export_text import render_text
-from .locate import FORMS, locate
+from .locate import locate
 from .render import render_annotation, render_step
 from .stepper import HELP, Stepper
 from .timeline import Timeline, load_timeline
+from .verdict_words import worded_copy_line, worded_summary
 from .views import ALL, PUBLIC, SEAT, Perspective
 from .whatif import play_line, split_line
 from .wording import count, hand_name, hand_noun
+
+# the default put into the --simulations help after translating it (``localize_command``)
+_HELP_VALUES["simulations"] = str(DEFAULT_SIMULATIONS)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -80,7 +84,7 @@ def main() -> None:
 
 
 def _fail(error: ReplayToolError) -> NoReturn:
-    click.echo(f"Error: {error}", err=True)
+    click.echo(current().gettext("Error: {message}").format(message=error), err=True)
     sys.exit(error.exit_code)
 
 
@@ -89,7 +93,13 @@ def _load(path: Path) -> Timeline:
         with open(path, "rb") as log_file:
             return load_timeline(log_file)
     except OSError as e:
-        _fail(UnreadableLog(f"The file {path} cannot be read: {e.strerror or e}."))
+        _fail(
+            UnreadableLog(
+                current()
+                .gettext("The file {path} cannot be read: {reason}.")
+                .format(path=path, reason=e.strerror or e)
+            )
+        )
     except ReplayToolError as e:
         _fail(e)
 
@@ -313,8 +323,12 @@ def _audit_text(report: AuditReport) -> str:
         summary = _("Invalid at record {record} [{code}]: {reason}").format(
             record=failure.record, code=failure.code, reason=failure.worded_reason(names, _)
         )
+    elif failure is None and log is not None and not english:
+        summary = worded_summary(report, current())
     lines = [f"{report.file}: {verdict}. {summary}"]
-    if log is not None and report.failure is None:
+    if log is not None and report.failure is None and not english:
+        lines.append(worded_copy_line(report, current()))
+    elif log is not None and report.failure is None:
         copy = report.copy.get("kind")
         held = report.copy.get("payload_seats") or ["?"]
         whose = {
@@ -361,7 +375,15 @@ def _seat(log: dict[str, Any], seat: int) -> str:
 )
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_perspective_options
-@click.option("--at", "at", help=f"Show the table at this position: {FORMS}.")
+@click.option(
+    "--at",
+    "at",
+    # FORMS, written out so that the catalogue has the whole sentence (a test checks they agree)
+    help=N_(
+        "Show the table at this position: a record number, hand:H, hand:H/turn:T (hands and "
+        "turns count from 1), or end."
+    ),
+)
 @_annotations_option
 def show(
     file: Path,
@@ -411,7 +433,14 @@ show.help = (show.help or "") + "\n\n\b\n" + HELP
     ),
 )
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--at", "at", help=f"The record to annotate: {FORMS}.")
+@click.option(
+    "--at",
+    "at",
+    help=N_(
+        "The record to annotate: a record number, hand:H, hand:H/turn:T (hands and turns count "
+        "from 1), or end."
+    ),
+)
 @click.option("--comment", default="", help=N_("The comment."))
 @click.option("--glyph", help=N_("!, ?, !!, ??, !? or ?! (or its NAG, $1 to $6)."))
 @click.option(
@@ -559,7 +588,8 @@ def export(
     if not no_annotations:
         _, annotation_set = _annotations(timeline, file, annotations_path)
     _warn_if_invalid(timeline)
-    data = build_export(timeline, perspective, annotation_set)
+    # the JSON export is the same in every language; the text and the page are the reader's
+    data = build_export(timeline, perspective, annotation_set, None if fmt == "json" else current())
     if fmt == "json":
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     elif fmt == "html":
@@ -599,7 +629,7 @@ def export(
 @click.option(
     "--simulations",
     type=int,
-    help=f"Sampled deals a decision (default {DEFAULT_SIMULATIONS}; reproducible with --seed).",
+    help=N_("Sampled deals a decision (default {simulations}; reproducible with --seed)."),
 )
 @click.option(
     "--budget",

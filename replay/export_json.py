@@ -12,32 +12,39 @@ from __future__ import annotations
 from typing import Any, Final
 
 from canasta_net import __version__
+from canasta_net.i18n import Translator, translator
 from canasta_net.identity import fingerprint
 
 from .annotations import Annotation, AnnotationSet
 from .describe import describe_step
 from .timeline import Timeline
 from .views import ALL, Perspective, table_view
-from .wording import result_text, side_names, team_seats
+from .wording import Words, team_seats
 
 EXPORT_FORMAT: Final = "canasta-replay/export/1"
 
 
-def validity(timeline: Timeline) -> dict[str, Any]:
-    """Whether the log checked out, as far as it goes, in the audit's words."""
+def validity(timeline: Timeline, tr: Translator | None = None) -> dict[str, Any]:
+    """Whether the log checked out, as far as it goes, in the audit's words (in the language of
+    ``tr``; English by default, the JSON export's)."""
+    _ = (tr or translator("en")).gettext
     failure = timeline.failure
     if failure is not None:
+        names = [seat.name for seat in timeline.header.seats]
+        reason = failure.reason if tr is None else failure.worded_reason(names, _)
         return {
             "verdict": "invalid",
-            "summary": f"The log fails at record {failure.record} [{failure.code}]: "
-            f"{failure.reason} Only the records before it are shown.",
+            "summary": _(
+                "The log fails at record {record} [{code}]: {reason} Only the records before it "
+                "are shown."
+            ).format(record=failure.record, code=failure.code, reason=reason),
             "failure": failure.to_dict(),
         }
     if timeline.over:
-        return {"verdict": "valid", "summary": "Every record checks out.", "failure": None}
+        return {"verdict": "valid", "summary": _("Every record checks out."), "failure": None}
     return {
         "verdict": "incomplete",
-        "summary": "Every record checks out, but the log stops before the end of the match.",
+        "summary": _("Every record checks out, but the log stops before the end of the match."),
         "failure": None,
     }
 
@@ -61,9 +68,16 @@ def visible_annotations(
 
 
 def build_export(
-    timeline: Timeline, perspective: Perspective, annotations: AnnotationSet | None = None
+    timeline: Timeline,
+    perspective: Perspective,
+    annotations: AnnotationSet | None = None,
+    tr: Translator | None = None,
 ) -> dict[str, Any]:
+    """The export's data; its texts (``text``, the teams' names, the result, the validity) in
+    the language of ``tr``: English by default, as the JSON export always is, the reader's for
+    the text and HTML forms built from it."""
     header, game = timeline.header, timeline.game
+    words = Words(tr)
     shown, withheld = visible_annotations(timeline, annotations, perspective)
     steps = []
     for step in timeline.steps:
@@ -77,14 +91,14 @@ def build_export(
                 "action_turn": step.action_turn,
                 "seat": step.author,
                 "action": step.action,
-                "text": describe_step(timeline, step, perspective),
+                "text": describe_step(timeline, step, perspective, tr),
                 "totals": list(step.totals),
                 "pending": step.pending,
                 "view": None if step.state is None else table_view(game, step.state, perspective),
             }
         )
     result = timeline.result
-    names = side_names(game, header)
+    names = [words.side(game, header, side) for side in range(game.teams)]
     return {
         "format": EXPORT_FORMAT,
         "generator": f"canasta-replay {__version__}",
@@ -109,7 +123,7 @@ def build_export(
             },
         },
         "perspective": perspective.to_dict(),
-        "validity": validity(timeline),
+        "validity": validity(timeline, tr),
         "seats": [
             {
                 "seat": n,
@@ -145,7 +159,7 @@ def build_export(
             "winner": result.winner,
             "totals": list(result.scores),
             "hands": result.hands,
-            "text": result_text(game, header, result, forfeit=timeline.forfeit is not None),
+            "text": words.result(game, header, result, forfeit=timeline.forfeit is not None),
         },
         "annotations": [{**a.to_dict(), "hand": timeline.steps[a.record].hand} for a in shown],
         "withheld_annotations": withheld,

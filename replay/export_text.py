@@ -10,35 +10,42 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
+from canasta_net.games import MAY_I
+from canasta_net.i18n import N_, Translator, current
 from canasta_net.log import records as R
 from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_text
-
-from .wording import count, hand_noun
 
 # Protocol records that a hand history leaves out (the audit covers them).
 _QUIET = frozenset({R.COMMIT, R.REVEAL, R.COMMITMENTS, R.SEEDS})
 
 _SCORE_PARTS = (
-    ("melds", "melds", 1),
-    ("canasta_bonus", "canastas", 1),
-    ("red_threes", "red threes", 1),
-    ("going_out", "going out", 1),
-    ("cards_in_hand", "in hand", -1),
+    ("melds", N_("melds"), 1),
+    ("canasta_bonus", N_("canastas"), 1),
+    ("red_threes", N_("red threes"), 1),
+    ("going_out", N_("going out"), 1),
+    ("cards_in_hand", N_("in hand"), -1),
 )
 
 
-def render_text(export: dict[str, Any]) -> str:
-    """The game as plain text; each line is safe for a terminal (``safe_text``): the names,
-    chats and reasons in it came from the players, and a text file ends up in ``cat``."""
+def render_text(export: dict[str, Any], tr: Translator | None = None) -> str:
+    """The game as plain text, in the language of ``tr`` (by default the process's person's:
+    ``--lang``; the export's own texts are in the language it was built in). Each line is safe
+    for a terminal (``safe_text``): the names, chats and reasons in it came from the players,
+    and a text file ends up in ``cat``."""
+    tr = current() if tr is None else tr
+    _ = tr.gettext
     lines: list[str] = []
-    noun = hand_noun(str(export["log"].get("game")))
+    may_i = export["log"].get("game") == MAY_I
     lowest_wins = bool(export["log"].get("lowest_wins"))
-    _preamble(export, lines)
+    _preamble(export, lines, tr)
     notes = _annotations_by_record(export["annotations"])
-    seat_names = {s["seat"]: f"seat {s['seat']} ({s['name']})" for s in export["seats"]}
+    seat_names = {
+        s["seat"]: _("seat {seat} ({name})").format(seat=s["seat"], name=s["name"])
+        for s in export["seats"]
+    }
     hands = {h["hand"]: h for h in export["hands"]}
     for step in export["steps"]:
         kind = step["kind"]
@@ -46,14 +53,14 @@ def render_text(export: dict[str, Any]) -> str:
             hand = hands.get(step["hand"], {})
             minimums = "/".join(str(m) for m in hand.get("minimums") or [])
             view = step["view"]
-            what = f" · minimums {minimums}" if minimums else ""
+            what = " · " + _("minimums {minimums}").format(minimums=minimums) if minimums else ""
             if view is not None and view.get("contract"):
-                what += f" · contract {view['contract']}"
+                what += " · " + _("contract {contract}").format(contract=view["contract"])
+            number = shown_number(step["hand"])
+            title = _("Deal {n}") if may_i else _("Hand {n}")
+            dealer = _("dealer {seat}").format(seat=seat_names.get(hand.get("dealer"), "?"))
             lines.append("")
-            lines.append(
-                f"== {noun.capitalize()} {shown_number(step['hand'])} · dealer "
-                f"{seat_names.get(hand.get('dealer'), '?')}{what} =="
-            )
+            lines.append(f"== {title.format(n=number)} · {dealer}{what} ==")
             lines.append(f"[{step['record']:>5}] {step['text']}")
             if view is not None and "hands" in view:
                 for seat, cards in enumerate(view["hands"]):
@@ -65,79 +72,116 @@ def render_text(export: dict[str, Any]) -> str:
             hand = hands.get(step["hand"], {})
             for team, score in enumerate(hand.get("scores") or []):
                 lines.append(
-                    f"        {export['teams'][team]['name']}: {_score_parts(score, lowest_wins)}"
+                    f"        {export['teams'][team]['name']}: "
+                    f"{_score_parts(score, lowest_wins, tr)}"
                 )
         else:
             acted = step["action_turn"]
-            turn = f"turn {shown_number(acted):>3} " if acted is not None else ""
+            turn = ""
+            if acted is not None:
+                turn = _("turn {n}").format(n=f"{shown_number(acted):>3}") + " "
             lines.append(f"[{step['record']:>5}] {turn}{step['text']}")
         for note in notes.get(step["record"], []):
-            lines.extend(_annotation_lines(note))
+            lines.extend(_annotation_lines(note, tr))
     lines.append("")
-    lines.extend(score_sheet(export))
+    lines.extend(score_sheet(export, tr))
     if export["result"] is not None:
         lines.append("")
-        lines.append(f"Result: {export['result']['text']}.")
+        lines.append(_("Result: {text}.").format(text=export["result"]["text"]))
     return "\n".join(safe_text(line) for line in lines) + "\n"
 
 
-def _preamble(export: dict[str, Any], lines: list[str]) -> None:
+def _preamble(export: dict[str, Any], lines: list[str], tr: Translator) -> None:
+    _ = tr.gettext
     log = export["log"]
     created = datetime.fromtimestamp(log["created"], UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines.append(
-        f"canasta-net game: {log['variant']}, table {log['table'][:16]}, {log['records']} records"
+        _("canasta-net game: {variant}, table {table}, {records} records").format(
+            variant=log["variant"], table=log["table"][:16], records=log["records"]
+        )
     )
     if log.get("lowest_wins"):
-        lines.append("Every seat plays for itself; penalty points add up, the lowest total wins.")
-    lines.append(
-        f"Written by {log['software']} · created {created}"
-        + (
-            " · insecure test seeds (the deal proves nothing about fairness)"
-            if log["insecure"]
-            else ""
+        lines.append(
+            _("Every seat plays for itself; penalty points add up, the lowest total wins.")
         )
+    written = _("Written by {software} · created {created}").format(
+        software=log["software"], created=created
     )
+    if log["insecure"]:
+        written += " · " + _("insecure test seeds (the deal proves nothing about fairness)")
+    lines.append(written)
     seats = []
     for seat in export["seats"]:
-        roles = ["bot"] if seat["bot"] else []
+        roles = [_("bot")] if seat["bot"] else []
         if seat["seat"] == log["host"]:
-            roles.append("host")
+            roles.append(_("host"))
         seats.append(
-            f"seat {seat['seat']} {seat['name']}" + (f" ({', '.join(roles)})" if roles else "")
+            _("seat {seat} {name}").format(seat=seat["seat"], name=seat["name"])
+            + (f" ({', '.join(roles)})" if roles else "")
         )
-    lines.append("Seats: " + " · ".join(seats))
+    lines.append(_("Seats: {seats}").format(seats=" · ".join(seats)))
     if not log.get("lowest_wins"):
-        lines.append("Teams: " + " · ".join(t["name"] for t in export["teams"]))
-    perspective = export["perspective"]
-    seen = {
-        "seat": f"seat {perspective['seat']}'s view",
-        "public": "the public view (a spectator's)",
-        "all": "every card face up",
-    }[perspective["kind"]]
-    lines.append(f"Seen as: {seen}")
-    lines.append(f"Validity: {export['validity']['verdict']}. {export['validity']['summary']}")
-    if export["withheld_annotations"]:
         lines.append(
-            f"{export['withheld_annotations']} annotations on a hand whose cards are not public "
-            "yet are withheld from this view."
+            _("Teams: {teams}").format(teams=" · ".join(t["name"] for t in export["teams"]))
+        )
+    perspective = export["perspective"]
+    if perspective["kind"] == "seat":
+        seen = _("seat {seat}'s view").format(seat=perspective["seat"])
+    elif perspective["kind"] == "public":
+        seen = _("the public view (a spectator's)")
+    else:
+        seen = _("every card face up")
+    lines.append(_("Seen as: {view}").format(view=seen))
+    verdict = export["validity"]["verdict"]
+    lines.append(
+        _("Validity: {verdict}. {summary}").format(
+            verdict=_(VALIDITY_WORDS.get(verdict, verdict)), summary=export["validity"]["summary"]
+        )
+    )
+    if export["withheld_annotations"]:
+        withheld = export["withheld_annotations"]
+        lines.append(
+            tr.ngettext(
+                "{n} annotations on a hand whose cards are not public yet are withheld from this "
+                "view.",
+                "{n} annotations on a hand whose cards are not public yet are withheld from this "
+                "view.",
+                withheld,
+            ).format(n=withheld)
         )
 
 
-def _score_parts(score: dict[str, int], lowest_wins: bool = False) -> str:
+# The export's verdicts for a reader (English: the codes themselves).
+VALIDITY_WORDS: Final = {
+    "valid": N_("valid"),
+    "incomplete": N_("incomplete"),
+    "invalid": N_("invalid"),
+}
+
+
+def _score_parts(score: dict[str, int], lowest_wins: bool, tr: Translator) -> str:
     if lowest_wins or not all(key in score for key, _, _ in _SCORE_PARTS):
         # May I?: the penalty points of the cards left in hand
-        return count(score["total"], "penalty point")
-    parts = [f"{label} {sign * score[key]:+d}" for key, label, sign in _SCORE_PARTS]
+        n = score["total"]
+        return tr.ngettext("{n} penalty point", "{n} penalty points", n).format(n=n)
+    parts = [f"{tr.gettext(label)} {sign * score[key]:+d}" for key, label, sign in _SCORE_PARTS]
     return ", ".join(parts) + f" = {score['total']:+d}"
 
 
-def score_sheet(export: dict[str, Any]) -> list[str]:
+def score_sheet(export: dict[str, Any], tr: Translator | None = None) -> list[str]:
     """One row per finished hand: each side's score for the hand and its running total."""
+    tr = current() if tr is None else tr
+    _ = tr.gettext
     teams = export["teams"]
     lowest_wins = bool(export["log"].get("lowest_wins"))
-    noun = hand_noun(str(export["log"].get("game")))
+    may_i = export["log"].get("game") == MAY_I
+    noun = _("deal") if may_i else _("hand")
     width = max(20, *(len(t["name"]) for t in teams))
-    title = "Score sheet (penalty points: the lowest total wins)" if lowest_wins else "Score sheet"
+    title = (
+        _("Score sheet (penalty points: the lowest total wins)")
+        if lowest_wins
+        else _("Score sheet")
+    )
     lines = [title, f"{noun:>5} | " + " | ".join(f"{t['name']:>{width}}" for t in teams)]
     lines.append("------+-" + "-+-".join("-" * width for _ in teams))
     sign = "" if lowest_wins else "+"
@@ -161,12 +205,14 @@ def _annotations_by_record(
     return by_record
 
 
-def _annotation_lines(note: dict[str, Any]) -> list[str]:
+def _annotation_lines(note: dict[str, Any], tr: Translator) -> list[str]:
+    _ = tr.gettext
     glyph = f"{note['glyph']} " if note["glyph"] else ""
     lines = [f"        {{{glyph}{note['author']}: {note['comment']}}}".replace(": }", "}")]
     if note["cards"]:
-        lines.append(f"          cards: {' '.join(note['cards'])}")
+        lines.append("          " + _("cards: {cards}").format(cards=" ".join(note["cards"])))
     if note["line"] is not None:
-        lines.append(f"          what-if: {'; '.join(note['line']['actions'])}")
+        line = "; ".join(note["line"]["actions"])
+        lines.append("          " + _("what-if: {line}").format(line=line))
         lines.append(f"            -> {note['line']['outcome'].get('summary', '')}")
     return lines

@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import re
 
+from canasta_net.i18n import N_, current
 from canasta_net.log.records import shown_number
 
 from .errors import LocatorError
 from .timeline import Timeline
-from .wording import capital, hand_noun
+from .wording import Words, capital, hand_noun
 
 _HAND = re.compile(r"^(?:hand|deal):(\d+)(?:/turn:(\d+))?$")
-FORMS = "a record number, hand:H, hand:H/turn:T (hands and turns count from 1), or end"
+FORMS = N_("a record number, hand:H, hand:H/turn:T (hands and turns count from 1), or end")
 
 
 def locate(timeline: Timeline, text: str) -> int:
-    """The record number ``text`` names in ``timeline``, or raise :class:`LocatorError`."""
+    """The record number ``text`` names in ``timeline``, or raise :class:`LocatorError` (its
+    sentence in the process's person's language, ``--lang``)."""
+    tr = current()
+    _, w = tr.gettext, Words(tr)
     spec = text.strip().lower().replace(" ", "")
     if spec in ("end", "last"):
         return timeline.last_record
@@ -30,33 +34,53 @@ def locate(timeline: Timeline, text: str) -> int:
         record = int(spec)
         if record > timeline.last_record:
             raise LocatorError(
-                f"There is no record {record}: the checked part of this log has records 0 to "
-                f"{timeline.last_record}."
+                _(
+                    "There is no record {record}: the checked part of this log has records 0 to "
+                    "{last}."
+                ).format(record=record, last=timeline.last_record)
             )
         return record
     match = _HAND.match(spec)
     if match is None:
-        raise LocatorError(f"{text!r} is not a position: write {FORMS}.")
+        raise LocatorError(
+            _("{text} is not a position: write {forms}.").format(text=repr(text), forms=_(FORMS))
+        )
     noun = hand_noun(timeline.game)
+    may_i = noun == "deal"
     shown_hand = int(match.group(1))
     if shown_hand == 0:
-        raise LocatorError(f"{capital(noun)}s count from 1: the first is {noun}:1.")
+        raise LocatorError(
+            _("Deals count from 1: the first is deal:1.")
+            if may_i
+            else _("Hands count from 1: the first is hand:1.")
+        )
     hand_no = shown_hand - 1  # the log's number
+    this_hand = capital(w.hand(timeline.game, hand_no))
     info = timeline.hand(hand_no)
     if info is None or info.deal_record is None:
-        dealt = [shown_number(h.hand) for h in timeline.hands if h.deal_record is not None]
+        dealt = [h.hand for h in timeline.hands if h.deal_record is not None]
         if len(dealt) > 1:
-            known = f"{noun}s {dealt[0]} to {dealt[-1]}"
+            known = (
+                _("deals {first} to {last}") if may_i else _("hands {first} to {last}")
+            ).format(first=shown_number(dealt[0]), last=shown_number(dealt[-1]))
+        elif dealt:
+            known = _("only {hand}").format(hand=w.hand(timeline.game, dealt[0]))
         else:
-            known = f"only {noun} {dealt[0]}" if dealt else f"no {noun}"
+            known = _("no deal") if may_i else _("no hand")
         raise LocatorError(
-            f"{capital(noun)} {shown_hand} was never dealt in this log (it has {known})."
+            _("{hand} was never dealt in this log (it has {known}).").format(
+                hand=this_hand, known=known
+            )
         )
     if match.group(2) is None:
         return info.deal_record
     shown_turn = int(match.group(2))
     if shown_turn == 0:
-        raise LocatorError(f"Turns count from 1: the first is {noun}:{shown_hand}/turn:1.")
+        raise LocatorError(
+            _("Turns count from 1: the first is {position}.").format(
+                position=f"{noun}:{shown_hand}/turn:1"
+            )
+        )
     turn = shown_turn - 1  # the engine's turn_no
     steps = timeline.steps
     end = info.end_record if info.end_record is not None else timeline.last_record
@@ -64,14 +88,22 @@ def locate(timeline: Timeline, text: str) -> int:
     for step in steps[info.deal_record : end + 1]:
         if step.pending:
             raise LocatorError(
-                f"{capital(noun)} {shown_hand} cannot be replayed from this copy of the log (its "
-                "seeds were never published), so its turns cannot be found."
+                _(
+                    "{hand} cannot be replayed from this copy of the log (its seeds were never "
+                    "published), so its turns cannot be found."
+                ).format(hand=this_hand)
             )
         if step.turn is not None:
             if step.turn == turn:
                 return step.record
             last_turn = step.turn
-    turns = "none" if last_turn is None else f"1 to {shown_number(last_turn)}"
+    turns = (
+        _("none")
+        if last_turn is None
+        else _("{first} to {last}").format(first=1, last=shown_number(last_turn))
+    )
     raise LocatorError(
-        f"{capital(noun)} {shown_hand} has no turn {shown_turn} (its turns are {turns})."
+        _("{hand} has no turn {turn} (its turns are {turns}).").format(
+            hand=this_hand, turn=shown_turn, turns=turns
+        )
     )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
+from canasta_net.i18n import N_, Translator, current
 from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_text
 
@@ -12,17 +13,9 @@ from .annotations import Annotation, describe_outcome
 from .describe import describe_step
 from .timeline import Step, Timeline
 from .views import Perspective, table_view
-from .wording import (
-    count,
-    hand_name,
-    hand_noun,
-    join_cards,
-    seat_name,
-    seats_play_alone,
-    side_name,
-    team_name,
-    team_seats,
-)
+from .wording import Words, hand_noun, join_cards, seats_play_alone, team_seats
+
+CANASTA_WORDS: Final = {"natural": N_("(natural canasta)"), "mixed": N_("(mixed canasta)")}
 
 
 def render_step(
@@ -30,153 +23,220 @@ def render_step(
     step: Step,
     perspective: Perspective,
     annotations: Sequence[Annotation] = (),
+    tr: Translator | None = None,
 ) -> str:
-    """The header line, what the record did, the table after it, and its annotations.
+    """The header line, what the record did, the table after it, and its annotations, in the
+    language of ``tr`` (by default the process's person's: ``--lang``).
 
     Names, chats, reasons and comments in it came from others: each line is made safe for a
     terminal (``safe_text``)."""
+    tr = current() if tr is None else tr
+    w = Words(tr)
+    _ = tr.gettext
     header, game = timeline.header, timeline.game
-    noun = hand_noun(game)
-    where = [f"Record {step.record} of {timeline.last_record} ({step.kind})"]
-    if step.hand is not None:
-        where.append(
-            hand_name(game, step.hand)
-            + (f", turn {shown_number(step.turn)}" if step.turn is not None else "")
+    may_i = hand_noun(game) == "deal"
+    where = [
+        _("Record {record} of {last} ({kind})").format(
+            record=step.record, last=timeline.last_record, kind=step.kind
         )
-    where.append(perspective.describe(header))
-    lines = [" · ".join(where), describe_step(timeline, step, perspective), ""]
+    ]
+    if step.hand is not None:
+        if step.turn is not None:
+            where.append(
+                _("{hand}, turn {turn}").format(
+                    hand=w.hand(game, step.hand), turn=shown_number(step.turn)
+                )
+            )
+        else:
+            where.append(w.hand(game, step.hand))
+    where.append(perspective.describe(header, tr))
+    lines = [" · ".join(where), describe_step(timeline, step, perspective, tr), ""]
     if step.state is not None:
-        lines.extend(render_view(timeline, table_view(game, step.state, perspective)))
+        lines.extend(render_view(timeline, table_view(game, step.state, perspective), tr))
     elif step.pending:
         lines.append(
-            f"This copy of the log cannot show this {noun}: it is replayed once the {noun}'s "
-            "seeds are published, and this log stops before that."
+            _(
+                "This copy of the log cannot show this deal: it is replayed once the deal's "
+                "seeds are published, and this log stops before that."
+            )
+            if may_i
+            else _(
+                "This copy of the log cannot show this hand: it is replayed once the hand's "
+                "seeds are published, and this log stops before that."
+            )
         )
     else:
-        lines.append(f"No {noun} is on the table.")
-    lines.append(
-        ("Totals (penalty points, the lowest wins): " if game.lowest_wins else "Totals: ")
-        + " · ".join(f"{side_name(game, header, t)} {s}" for t, s in enumerate(step.totals))
-    )
+        lines.append(_("No deal is on the table.") if may_i else _("No hand is on the table."))
+    totals = " · ".join(f"{w.side(game, header, t)} {s}" for t, s in enumerate(step.totals))
+    if game.lowest_wins:
+        lines.append(_("Totals (penalty points, the lowest wins): {totals}").format(totals=totals))
+    else:
+        lines.append(_("Totals: {totals}").format(totals=totals))
     mine = [a for a in annotations if a.record == step.record]
     if mine:
         lines.append("")
-        lines.append("Annotations:")
+        lines.append(_("Annotations:"))
         for annotation in mine:
-            lines.extend(render_annotation(annotation))
+            lines.extend(render_annotation(annotation, tr))
     return "\n".join(safe_text(line) for line in lines)
 
 
-def render_annotation(annotation: Annotation) -> list[str]:
+def render_annotation(annotation: Annotation, tr: Translator | None = None) -> list[str]:
+    _ = (current() if tr is None else tr).gettext
     glyph = f"{annotation.glyph} " if annotation.glyph else ""
     lines = [f"  [{annotation.id}] {glyph}{annotation.author}: {annotation.comment}".rstrip()]
     if annotation.cards:
-        lines.append(f"      cards: {' '.join(annotation.cards)}")
+        lines.append("      " + _("cards: {cards}").format(cards=" ".join(annotation.cards)))
     if annotation.line is not None:
-        lines.append(f"      what-if: {'; '.join(annotation.line.actions)}")
+        line = "; ".join(annotation.line.actions)
+        lines.append("      " + _("what-if: {line}").format(line=line))
         lines.append(f"        -> {describe_outcome(annotation.line.outcome)}")
     return [safe_text(line) for line in lines]
 
 
-def render_view(timeline: Timeline, view: dict[str, Any]) -> list[str]:
+def render_view(
+    timeline: Timeline, view: dict[str, Any], tr: Translator | None = None
+) -> list[str]:
     """The table of a view dictionary (see ``views.table_view``) as lines of text."""
+    w = Words(current() if tr is None else tr)
+    _ = w.tr.gettext
     if seats_play_alone(timeline.game):
-        return _render_seats_view(timeline, view)
+        return _render_seats_view(timeline, view, w)
     header, rules = timeline.header, timeline.rules
     lines = []
     to_move = view.get("to_move")
     status = (
-        f"{seat_name(header, to_move)} to move, phase {view['phase']}"
+        _("{seat} to move, phase {phase}").format(
+            seat=w.seat(header, to_move), phase=w.phase(view["phase"])
+        )
         if to_move is not None
-        else "the hand is over"
+        else _("the hand is over")
     )
-    lines.append(f"Dealer {seat_name(header, view['dealer'])} · {status}")
-    pile = f"pile {count(view['pile_size'], 'card')}"
+    lines.append(
+        _("Dealer {seat} · {status}").format(seat=w.seat(header, view["dealer"]), status=status)
+    )
+    pile = _("pile {cards}").format(cards=w.cards(view["pile_size"]))
     if view.get("pile_top"):
-        pile += f", top {view['pile_top']}"
+        pile += _(", top {card}").format(card=view["pile_top"])
     if view.get("pile_frozen"):
-        pile += " (frozen)"
-    lines.append(f"Stock {count(view['stock_size'], 'card')} · {pile}")
+        pile += " " + _("(frozen)")
+    lines.append(_("Stock {cards} · {pile}").format(cards=w.cards(view["stock_size"]), pile=pile))
     if "pile" in view:
-        lines.append(f"  pile, bottom to top: {join_cards(view['pile'])}")
-        lines.append(f"  stock, next card last: {join_cards(view['stock'])}")
+        lines.append(
+            "  " + _("pile, bottom to top: {cards}").format(cards=join_cards(view["pile"]))
+        )
+        lines.append(
+            "  " + _("stock, next card last: {cards}").format(cards=join_cards(view["stock"]))
+        )
     for team in range(rules.teams):
-        opened = "opened" if view["opened"][team] else "not opened"
+        opened = _("opened") if view["opened"][team] else _("not opened")
         reds = [c for s in team_seats(rules, team) for c in view["red_threes"][s]]
         lines.append(
-            f"{team_name(rules, team)}: {opened} (minimum {view['minimums'][team]})"
-            + (f" · red threes {' '.join(reds)}" if reds else "")
+            _("{team}: {opened} (minimum {minimum})").format(
+                team=w.team(rules, team), opened=opened, minimum=view["minimums"][team]
+            )
+            + (" · " + _("red threes {cards}").format(cards=" ".join(reds)) if reds else "")
         )
         for number, meld in enumerate(view["melds"][team]):
-            canasta = f"  ({meld['canasta']} canasta)" if meld["canasta"] else ""
+            word = CANASTA_WORDS.get(meld["canasta"]) if meld["canasta"] else None
+            canasta = ""
+            if word is not None:
+                canasta = "  " + _(word)
+            elif meld["canasta"]:
+                canasta = f"  ({meld['canasta']} canasta)"
             lines.append(f"  {number}: {meld['label']:4} {' '.join(meld['cards'])}{canasta}")
-    lines.extend(_seat_lines(timeline, view, lambda seat: ""))
+    lines.extend(_seat_lines(timeline, view, lambda seat: "", w))
     return lines
 
 
-def _seat_lines(timeline: Timeline, view: dict[str, Any], facts: Callable[[int], str]) -> list[str]:
+def _seat_lines(
+    timeline: Timeline, view: dict[str, Any], facts: Callable[[int], str], w: Words
+) -> list[str]:
     """One line per seat: who is to move, the hand's size, ``facts``, the cards if shown."""
+    _ = w.tr.gettext
     header = timeline.header
     to_move = view.get("to_move")
-    lines = ["Seats:"]
+    lines = [_("Seats:")]
     for seat, size in enumerate(view["hand_sizes"]):
         marker = ">" if seat == to_move else " "
         cards = ""
         if "hands" in view:
             cards = f": {join_cards(view['hands'][seat])}"
         elif view.get("seat") == seat:
-            cards = f": {join_cards(view['hand'])}  (you)"
-        lines.append(
-            f"{marker} {seat_name(header, seat)}: {count(size, 'card')}{facts(seat)}{cards}"
-        )
+            cards = f": {join_cards(view['hand'])}  " + _("(you)")
+        lines.append(f"{marker} {w.seat(header, seat)}: {w.cards(size)}{facts(seat)}{cards}")
     return lines
 
 
-def _render_seats_view(timeline: Timeline, view: dict[str, Any]) -> list[str]:
+def _render_seats_view(timeline: Timeline, view: dict[str, Any], w: Words) -> list[str]:
     """The table of a game where every seat plays for itself and melds its own contract (May I?):
     the deal's contract, the stock and the whole (public) discard pile, the buy window, and each
     seat's melds, whether it is down and how many discards it has bought."""
+    _, ngettext = w.tr.gettext, w.tr.ngettext
     header = timeline.header
     to_move = view.get("to_move")
     status = (
-        f"{seat_name(header, to_move)} to move, phase {view['phase']}"
+        _("{seat} to move, phase {phase}").format(
+            seat=w.seat(header, to_move), phase=w.phase(view["phase"])
+        )
         if to_move is not None
-        else "the deal is over"
+        else _("the deal is over")
     )
-    last = "the last card may be discarded" if view["discard_out"] else "the last card is melded"
+    last = (
+        _("the last card may be discarded") if view["discard_out"] else _("the last card is melded")
+    )
     lines = [
-        f"Deal {shown_number(view['deal'])} · contract {view['contract']} ({last}) · "
-        f"dealer {seat_name(header, view['dealer'])} · {status}"
+        _("Deal {n} · contract {contract} ({last}) · dealer {seat} · {status}").format(
+            n=shown_number(view["deal"]),
+            contract=view["contract"],
+            last=last,
+            seat=w.seat(header, view["dealer"]),
+            status=status,
+        )
     ]
-    turned = f" (pile turned over {count(view['turnovers'], 'time')})" if view["turnovers"] else ""
-    pile = f"pile {count(len(view['pile']), 'card')}"
+    turned = ""
+    if view["turnovers"]:
+        turned = " " + ngettext(
+            "(pile turned over {n} time)", "(pile turned over {n} times)", view["turnovers"]
+        ).format(n=view["turnovers"])
+    pile = _("pile {cards}").format(cards=w.cards(len(view["pile"])))
     if view.get("pile_top"):
-        pile += f", top {view['pile_top']}"
-    lines.append(f"Stock {count(view['stock_size'], 'card')}{turned} · {pile}")
-    lines.append(f"  pile, bottom to top: {join_cards(view['pile'])}")
+        pile += _(", top {card}").format(card=view["pile_top"])
+    lines.append(
+        _("Stock {cards}").format(cards=w.cards(view["stock_size"])) + f"{turned} · {pile}"
+    )
+    lines.append("  " + _("pile, bottom to top: {cards}").format(cards=join_cards(view["pile"])))
     if "stock" in view:
-        lines.append(f"  stock, next card last: {join_cards(view['stock'])}")
+        lines.append(
+            "  " + _("stock, next card last: {cards}").format(cards=join_cards(view["stock"]))
+        )
     window = view["window"]
     if view["phase"] == "buy-offer":
-        waiting = ", ".join(seat_name(header, s) for s in window["offer"])
-        lines.append(f"Buy window: {view['pile_top']} is for sale; to be asked: {waiting}")
-    elif view["phase"] == "buy-permission" and window["asker"] is not None:
-        waiting = ", ".join(seat_name(header, s) for s in window["permission"])
+        waiting = ", ".join(w.seat(header, s) for s in window["offer"])
         lines.append(
-            f"Buy window: {seat_name(header, window['asker'])} asks to buy {view['pile_top']}; "
-            f"to allow or deny: {waiting}"
+            _("Buy window: {card} is for sale; to be asked: {seats}").format(
+                card=view["pile_top"], seats=waiting
+            )
+        )
+    elif view["phase"] == "buy-permission" and window["asker"] is not None:
+        waiting = ", ".join(w.seat(header, s) for s in window["permission"])
+        lines.append(
+            _("Buy window: {seat} asks to buy {card}; to allow or deny: {seats}").format(
+                seat=w.seat(header, window["asker"]), card=view["pile_top"], seats=waiting
+            )
         )
     for seat, melds in enumerate(view["melds"]):
         if not melds:
             continue
-        lines.append(f"{seat_name(header, seat)}'s melds:")
+        lines.append(_("{seat}'s melds:").format(seat=w.seat(header, seat)))
         for number, meld in enumerate(melds):
             lines.append(f"  {seat}.{number}: {meld['label']:16} {' '.join(meld['cards'])}")
     limit = view["buy_limit"]
 
     def facts(seat: int) -> str:
-        down = "down" if view["down"][seat] else "not down"
-        return f" · {down} · {view['buys'][seat]} of {limit} buys"
+        down = _("down") if view["down"][seat] else _("not down")
+        buys = _("{n} of {limit} buys").format(n=view["buys"][seat], limit=limit)
+        return f" · {down} · {buys}"
 
-    lines.extend(_seat_lines(timeline, view, facts))
+    lines.extend(_seat_lines(timeline, view, facts, w))
     return lines

@@ -14,9 +14,10 @@ from typing import Any, Final, Literal
 
 from canasta_net.cards import face_text
 from canasta_net.games import Game
+from canasta_net.i18n import Translator
 from canasta_net.log import Header
 
-from .wording import seat_name
+from .wording import Words
 
 SEAT: Final = "seat"
 PUBLIC: Final = "public"
@@ -38,13 +39,15 @@ class Perspective:
         """Whether this perspective may see ``seat``'s hidden cards (its hand, its draws)."""
         return self.kind == ALL or (self.kind == SEAT and self.seat == seat)
 
-    def describe(self, header: Header) -> str:
+    def describe(self, header: Header, tr: Translator | None = None) -> str:
+        """Whose view this is, in the language of ``tr`` (English by default)."""
+        w = Words(tr)
         if self.kind == SEAT:
             assert self.seat is not None
-            return f"{seat_name(header, self.seat)}'s view"
+            return w.tr.gettext("{seat}'s view").format(seat=w.seat(header, self.seat))
         if self.kind == PUBLIC:
-            return "the public view (a spectator's)"
-        return "every card face up"
+            return w.tr.gettext("the public view (a spectator's)")
+        return w.tr.gettext("every card face up")
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "seat": self.seat}

@@ -10,9 +10,10 @@ game it is showing except to draw the table (``render.py``, ``html_page.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from canasta_net.games import MAY_I, Game
+from canasta_net.i18n import N_, Translator, translator
 from canasta_net.log import Header
 from canasta_net.log.records import shown_number
 
@@ -116,3 +117,100 @@ def short_hex(data: bytes, length: int = 12) -> str:
 def count(n: int, noun: str) -> str:
     """``1 card``, ``2 cards``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+class Words:
+    """The helpers above in one reader's language (``tr``; English gives the same text).
+
+    The tools' texts for people (``show``, ``export --format text/html``) are worded through one
+    of these; the JSON export's texts through the English one, so that it stays the same in
+    every language."""
+
+    def __init__(self, tr: Translator | None = None) -> None:
+        self.tr = translator("en") if tr is None else tr
+        self._ = self.tr.gettext
+
+    def seat(self, header: Header, seat: int) -> str:
+        if 0 <= seat < len(header.seats):
+            return self._("seat {seat} ({name})").format(seat=seat, name=header.seats[seat].name)
+        return self._("seat {seat}").format(seat=seat)
+
+    def team(self, rules: Any, team: int) -> str:
+        seats = team_seats(rules, team)
+        return self.tr.ngettext(
+            "team {team} (seat {seats})", "team {team} (seats {seats})", len(seats)
+        ).format(team=team, seats="+".join(map(str, seats)))
+
+    def side(self, game: Game, header: Header, side: int) -> str:
+        return self.seat(header, side) if seats_play_alone(game) else self.team(game.rules, side)
+
+    def hand(self, game: Game | str, hand: int | None) -> str:
+        may_i = hand_noun(game) == "deal"
+        if hand is None:
+            return self._("the deal") if may_i else self._("the hand")
+        n = shown_number(hand)
+        return (self._("deal {n}") if may_i else self._("hand {n}")).format(n=n)
+
+    def hands(self, game: Game | str, n: int) -> str:
+        """``2 hands`` (``2 deals``), as counted after a preposition (``after 2 hands``)."""
+        if hand_noun(game) == "deal":
+            return self.tr.ngettext("{n} deal", "{n} deals", n).format(n=n)
+        return self.tr.ngettext("{n} hand", "{n} hands", n).format(n=n)
+
+    def cards(self, n: int) -> str:
+        return self.tr.ngettext("{n} card", "{n} cards", n).format(n=n)
+
+    def points(self, game: Game, points: int) -> str:
+        if game.lowest_wins:
+            return self.tr.ngettext("{n} penalty point", "{n} penalty points", points).format(
+                n=points
+            )
+        return f"{points:+d}"
+
+    def totals(self, game: Game, header: Header, scores: Sequence[int]) -> str:
+        return ", ".join(f"{self.side(game, header, t)} {s}" for t, s in enumerate(scores))
+
+    def result(self, game: Game, header: Header, result: Any, *, forfeit: bool = False) -> str:
+        """:func:`result_text` in the reader's language."""
+        _ = self._
+        scores = self.totals(game, header, result.scores)
+        rounds = self.hands(game, result.hands)
+        winner = result.winner
+        if not game.lowest_wins:
+            text = (
+                _("draw after {rounds}: {scores}")
+                if winner is None
+                else _("{winner} wins after {rounds}: {scores}")
+            )
+        elif forfeit:
+            text = (
+                _("the match ended without a winner after {rounds}: {scores}")
+                if winner is None
+                else _("{winner} wins after {rounds}: {scores}")
+            )
+        elif winner is None:
+            best = min(result.scores)
+            tied = [self.side(game, header, t) for t, s in enumerate(result.scores) if s == best]
+            text = _("draw after {rounds}: {tied} share the lowest total ({scores})").replace(
+                "{tied}", " and ".join(tied) if self.tr.lang == "en" else ", ".join(tied)
+            )
+        else:
+            text = _("{winner} wins with the lowest total after {rounds}: {scores}")
+        name = "" if winner is None else self.side(game, header, winner)
+        return text.format(rounds=rounds, scores=scores, winner=name)
+
+    def phase(self, phase: str) -> str:
+        word = PHASE_WORDS.get(phase)
+        return phase if word is None else self._(word)
+
+
+# The phases a table view names (``view["phase"]``), for a reader (English: the code itself).
+PHASE_WORDS: Final = {
+    "draw": N_("draw"),
+    "play": N_("play"),
+    "pile-pending": N_("pile-pending"),
+    "asked": N_("asked"),
+    "over": N_("over"),
+    "buy-offer": N_("buy-offer"),
+    "buy-permission": N_("buy-permission"),
+}

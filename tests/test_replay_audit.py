@@ -462,3 +462,26 @@ def test_the_help_reads_in_the_readers_language() -> None:
     assert "Проверява отново цели игри" in result.stdout
     assert "Отпечатва отчетите в JSON." in result.stdout
     assert "Re-check whole games" in run("audit", "--help").stdout
+
+
+@pytest.mark.parametrize("lang", ["ru", "bg", "pl"])
+@pytest.mark.parametrize("hands", [None, 1], ids=["valid", "incomplete"])
+def test_the_verdict_of_a_good_log_reads_in_each_language(
+    tmp_path: Path, lang: str, hands: int | None
+) -> None:
+    path = write(tmp_path, "good.cnlog", host_log(hands))
+    english = run("audit", path)
+    try:
+        worded = run("--lang", lang, "audit", path)
+    finally:
+        set_language("en")
+    assert worded.exit_code == english.exit_code == 0
+    lines = worded.stdout.splitlines()
+    assert len(lines) == len(english.stdout.splitlines())
+    for line in lines:
+        text = line.replace(path, "").replace("classic", "")  # the header's variant code
+        assert not ENGLISH_WORDS.search(text), line
+        assert not re.search(r"\b(wins|after|hands?|closed|copy|stops)\b", text), line
+        if lang != "pl":
+            words = re.findall(r"[A-Za-z]{3,}", re.sub(r"bot-\d", "", text))
+            assert set(words) <= {"insecure"}, line

@@ -1,0 +1,118 @@
+"""``canasta-replay show`` and ``export --format text`` in the reader's language (``--lang``)."""
+
+from __future__ import annotations
+
+import io
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from headless import MISSING, chromium, dump_dom
+
+from canasta_net.canasta.rules import preset
+from canasta_net.i18n import set_language
+from canasta_net.table.local import recorded_match
+from replay.cli import main
+from tests.test_i18n_clients import english_words
+
+LANGS = ["ru", "bg", "pl"]
+
+
+@cache
+def host_log(hands: int | None = 1) -> bytes:
+    buffer = io.BytesIO()
+    recorded_match(preset("classic"), buffer, seed=11).play(max_hands=hands)
+    return buffer.getvalue()
+
+
+def run(*args: str) -> Any:
+    try:
+        return CliRunner().invoke(main, list(args))
+    finally:
+        set_language("en")
+
+
+def words_left(text: str, path: str) -> list[str]:
+    """The English words of ``text`` but the file's name and the variant's code."""
+    return english_words(text.replace(path, "").replace("classic", ""))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_show_reads_in_each_language(tmp_path: Path, lang: str) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    for at in ("0", "5", "20", "40", "end"):
+        for view in ("--all", "--public", "--seat=1"):
+            english = run("show", view, "--at", at, str(path))
+            worded = run("--lang", lang, "show", view, "--at", at, str(path))
+            assert worded.exit_code == english.exit_code == 0, worded.output
+            assert len(worded.stdout.splitlines()) == len(english.stdout.splitlines())
+            assert not words_left(worded.stdout, str(path)), (at, view, worded.stdout)
+            assert english_words(english.stdout)  # the check can fail
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_text_export_reads_in_each_language_and_the_json_stays_english(
+    tmp_path: Path, lang: str
+) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    for view in ("--all", "--seat=2"):
+        english = run("export", view, str(path))
+        worded = run("--lang", lang, "export", view, str(path))
+        assert worded.exit_code == english.exit_code == 0, worded.output
+        assert len(worded.stdout.splitlines()) == len(english.stdout.splitlines())
+        assert not words_left(worded.stdout, str(path)), worded.stdout
+        assert english_words(english.stdout)
+    as_json = run("--lang", lang, "export", "--format", "json", str(path))
+    assert as_json.stdout == run("export", "--format", "json", str(path)).stdout
+
+
+def test_the_position_helps_name_the_locators_forms_and_read_in_each_language() -> None:
+    from replay.analysis import DEFAULT_SIMULATIONS
+    from replay.locate import FORMS
+
+    for command in ("show", "annotate"):
+        english = " ".join(run(command, "--help").stdout.split())
+        assert f": {FORMS}." in english
+        worded = " ".join(run("--lang", "ru", command, "--help").stdout.split())
+        assert "hand:H/turn:T" in worded and FORMS not in worded
+    worded = " ".join(run("--lang", "pl", "analyze", "--help").stdout.split())
+    assert f"domyślnie {DEFAULT_SIMULATIONS};" in worded
+
+
+@pytest.mark.skipif(chromium() is None, reason=MISSING)
+def test_the_html_page_reads_in_russian_in_headless_chromium(tmp_path: Path) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    out = tmp_path / "game.html"
+    result = run(
+        "--lang", "ru", "export", "--format", "html", "--seat", "2", str(path), "-o", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert '"i18n":{"lang":"ru"' in page and page.count("</script>") == 2
+    dom = dump_dom(f"{out.as_uri()}#record=40", tmp_path / "profile").stdout
+    body = dom[dom.index("<body") :]
+    text = re.sub(r"<[^>]*>", " ", body[: body.index('<script type="application/json"')])
+    assert "Запись 40 из" in text and "Колода:" in text
+    found = english_words(text.replace("canasta-net", "").replace("classic", ""))
+    assert not found, found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_position_that_names_no_record_is_refused_in_each_language(
+    tmp_path: Path, lang: str
+) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    for at in ("999", "hand:9", "hand:0", "hand:1/turn:0", "hand:1/turn:99", "nowhere"):
+        english = run("show", "--at", at, str(path))
+        worded = run("--lang", lang, "show", "--at", at, str(path))
+        assert worded.exit_code == english.exit_code == 2
+        # the locator's own syntax (hand:H/turn:T, end) is the same in every language
+        said = re.sub(r"\b(hand|deal):\S*|\bend\b", "", worded.stderr)
+        assert english_words(english.stderr) and not english_words(said), worded.stderr
