@@ -193,6 +193,7 @@ def _locate(timeline: Timeline, text: str) -> int:
         "any\nfile is not a log this program can read (the highest wins)."
     ),
 )
+@lang_option
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the reports as JSON."))
 @click.option(
@@ -373,6 +374,7 @@ def _seat(log: dict[str, Any], seat: int) -> str:
         "its commands)."
     ),
 )
+@lang_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_perspective_options
 @click.option(
@@ -432,6 +434,7 @@ show.help = (show.help or "") + "\n\n\b\n" + HELP
         "to it by hashes."
     ),
 )
+@lang_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--at",
@@ -519,6 +522,7 @@ def _user_name() -> str:
     name="annotations",
     help=N_("List a game's annotations (after checking that they belong to this log)."),
 )
+@lang_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the annotation file's JSON."))
 @_annotations_option
@@ -554,6 +558,7 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
         "exports only what seat S could see."
     ),
 )
+@lang_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--format",
@@ -621,6 +626,7 @@ def export(
         "continues where it stopped."
     ),
 )
+@lang_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--seat", type=int, help=N_("Analyse this seat's decisions only."))
 @click.option(

@@ -116,3 +116,16 @@ def test_a_position_that_names_no_record_is_refused_in_each_language(
         # the locator's own syntax (hand:H/turn:T, end) is the same in every language
         said = re.sub(r"\b(hand|deal):\S*|\bend\b", "", worded.stderr)
         assert english_words(english.stderr) and not english_words(said), worded.stderr
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_lang_may_follow_the_command_as_with_canasta(tmp_path: Path, lang: str) -> None:
+    """`canasta play --lang ru` works, so `canasta-replay audit FILE --lang ru` must too."""
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    before = run("--lang", lang, "audit", str(path))
+    after = run("audit", str(path), "--lang", lang)
+    assert after.exit_code == before.exit_code == 0, after.output
+    assert after.stdout == before.stdout and not words_left(after.stdout, str(path))
+    refused = run("audit", str(path), "--lang", "xx")
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
