@@ -236,3 +236,17 @@ def test_click_still_says_the_sentences_the_catalogue_translates() -> None:
     source = "".join(p.read_text() for p in Path(spec.origin).parent.glob("*.py"))
     for text in CLICK_TEXTS:
         assert f'_("{text}")' in source or f"_('{text}')" in source, text
+
+
+def test_help_in_one_language_then_another_in_the_same_process() -> None:
+    """click keeps the --help option it made: the second language must not get the first's."""
+    runner = CliRunner()
+    try:
+        first = runner.invoke(cli.main, ["play", "--help"]).output
+        second = runner.invoke(cli.main, ["--lang", "ru", "play", "--help"]).output
+        third = runner.invoke(cli.main, ["play", "--help", "--lang", "en"]).output
+    finally:
+        i18n.set_language("en")
+    assert "Show this message and exit." in first and "Show this message and exit." in third
+    assert "Показать эту справку и выйти." in second
+    assert "Show this message and exit." not in second

@@ -114,6 +114,10 @@ def localize_command(command: click.Command) -> None:
 
     translated(command, "help")
     translated(command, "short_help")
+    if getattr(command, "_help_option", None) is not None:
+        # click (8.1.8+) keeps the --help option it made, its text in the language of that
+        # time: let it make the option again, in this language
+        command._help_option = None
     for param in command.params:
         if isinstance(param, click.Option):
             translated(param, "help")
