@@ -22,6 +22,7 @@ from web_driver import (
     browser,
     guard_network,
     legal_moves,
+    line_from,
     play_a_move,
     playwright_missing,
     select_cards,
@@ -146,7 +147,7 @@ def scripted_pages() -> Iterator[tuple[subprocess.Popen[str], str, str, str]]:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert proc.stdout is not None
-    lines = [proc.stdout.readline() for _ in range(3)]
+    lines = [line_from(proc) for _ in range(3)]
     links = [URL_LINE.match(line.strip()) for line in lines]
     try:
         found = [link.group(1) for link in links if link is not None]
@@ -171,7 +172,7 @@ def test_a_partners_ask_is_answered_in_the_page(
     prompt.locator('button[data-action="answer yes"]').click()
     page.wait_for_function("() => !document.getElementById('prompt').dataset.kind")
     assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "ACT answer yes"
+    assert line_from(proc).strip() == "ACT answer yes"
     assert outside == [] and errors == []
 
 
@@ -205,7 +206,7 @@ def test_a_joiner_picks_a_table_and_accepts_its_fingerprint_in_the_page(
     page.locator("#trust-accept").click()
     page.wait_for_selector("#lobby[hidden]", state="attached")
     assert proc.stdout is not None
-    said = [proc.stdout.readline().strip() for _ in range(2)]
+    said = [line_from(proc).strip() for _ in range(2)]
     assert said[-2:] == ["PICK 0", "TRUST True"], said
     assert outside == [] and errors == []
 

@@ -11,7 +11,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from web_driver import ROOT, URL_LINE, browser, guard_network, playwright_missing, wait_for_turn
+from web_driver import (
+    ROOT,
+    URL_LINE,
+    browser,
+    guard_network,
+    line_from,
+    playwright_missing,
+    wait_for_turn,
+)
 
 pytestmark = pytest.mark.skipif(playwright_missing() is not None, reason=str(playwright_missing()))
 
@@ -27,9 +35,9 @@ def scripted_page() -> Iterator[tuple[subprocess.Popen[str], str]]:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert proc.stdout is not None
-    line = proc.stdout.readline()
-    proc.stdout.readline()  # the watcher's link
-    proc.stdout.readline()  # the joiner's lobby's link
+    line = line_from(proc)
+    line_from(proc)  # the watcher's link
+    line_from(proc)  # the joiner's lobby's link
     link = URL_LINE.match(line.strip())
     try:
         if link is None:
@@ -66,6 +74,6 @@ def test_the_page_switched_to_russian_asks_in_russian_and_sends_canonical_moves(
         assert page.locator("#quit").inner_text() == "Покинуть стол…"
         assert "сброс" in page.locator("#pile").inner_text()
         yes.click()
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "ACT answer yes"
+        page.wait_for_function("() => !document.getElementById('prompt').dataset.kind")
+        assert line_from(proc).strip() == "ACT answer yes"
         assert outside == [] and errors == []

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,20 @@ ROOT = Path(__file__).resolve().parent.parent
 
 URL_LINE = re.compile(r"^(http://127\.0\.0\.1:\d+/\?token=\S+)\s*$")
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+def line_from(proc: subprocess.Popen[str], timeout: float = 20.0) -> str:
+    """The next line the process prints, or an AssertionError after ``timeout`` seconds (never a
+    test that hangs: the reading thread ends when the fixture kills the process)."""
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    box: list[str] = []
+    reader = threading.Thread(target=lambda: box.append(stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not box:
+        raise AssertionError(f"the process printed no line within {timeout:g} s")
+    return box[0]
 
 
 def playwright_missing() -> str | None:
