@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
+from .. import shown
 from ..cards import (
     JOKER,
     RANK_NAMES,
@@ -966,22 +967,12 @@ class HandState:
         self._after_lay(seat, team)
 
     def _unshow(self, seat: int, cards: Iterable[int]) -> None:
-        """``seat`` played ``cards`` from its hand: each face played is no longer sure to be
-        among the shown ones still held (the card may be the shown one)."""
-        held = self.shown[seat]
-        if held:
-            face, left = self.deck.face, list(held)
-            for c in cards:
-                if face[c] in left:
-                    left.remove(face[c])
-            if len(left) != len(held):
-                self._set_shown(seat, tuple(left))
+        """``seat`` played ``cards`` from its hand (``canasta_net.shown.after_play``)."""
+        face = self.deck.face
+        self.shown = shown.after_play(self.shown, seat, (face[c] for c in cards))
 
     def _set_shown(self, seat: int, faces: tuple[int, ...]) -> None:
-        # tuples, replaced on change, so that ``copy()`` shares them
-        shown = list(self.shown)
-        shown[seat] = faces
-        self.shown = tuple(shown)
+        self.shown = shown.with_faces(self.shown, seat, faces)
 
     def _pick_up_pile(self, seat: int) -> None:
         face = self.deck.face

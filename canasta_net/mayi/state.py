@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .. import shown
 from ..cards import Deck, face_text, pick_cards
 from ..errors import IllegalAction
 from ..reasons import refuse
@@ -436,22 +437,12 @@ class DealState:
         return card
 
     def _unshow(self, seat: int, cards: Iterable[int]) -> None:
-        """``seat`` played ``cards``: each face played is no longer sure to be among the shown
-        ones it holds (the card may be the shown one)."""
-        held = self.shown[seat]
-        if held:
-            face, left = self.deck.face, list(held)
-            for c in cards:
-                if face[c] in left:
-                    left.remove(face[c])
-            if len(left) != len(held):
-                self._set_shown(seat, tuple(left))
+        """``seat`` played ``cards`` from its hand (``canasta_net.shown.after_play``)."""
+        face = self.deck.face
+        self.shown = shown.after_play(self.shown, seat, (face[c] for c in cards))
 
     def _set_shown(self, seat: int, faces: tuple[int, ...]) -> None:
-        # tuples, replaced on change, so that ``copy()`` shares them
-        shown = list(self.shown)
-        shown[seat] = faces
-        self.shown = tuple(shown)
+        self.shown = shown.with_faces(self.shown, seat, faces)
 
     def _do_discard(self, action: Discard) -> None:
         card = self._plan_discard(action)

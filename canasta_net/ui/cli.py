@@ -696,6 +696,20 @@ def _check_deal(deal: str, rules: Any) -> None:
         raise click.UsageError(f"--deal {deal}: {e}") from None
 
 
+_deal_option = click.option(
+    "--deal",
+    type=click.Choice(["commit-reveal", "blind", "blind-v2"]),
+    default="commit-reveal",
+    show_default=True,
+    help=N_(
+        "How hands are dealt: commit-reveal (fair; the host sees the deck), blind "
+        "(nobody, host included, sees another seat's cards; docs/blind-deal.md) or blind-v2 "
+        "(blind, every stage and key proved, so a cheating seat or host is caught at once; "
+        "docs/blind-proofs.md)."
+    ),
+)
+
+
 def _check_bot_kind(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
@@ -735,18 +749,7 @@ _bot_kind_option = click.option(
 @_bot_kind_option
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--name", default="you", show_default=True, help=N_("Your name at the table."))
-@click.option(
-    "--deal",
-    type=click.Choice(["commit-reveal", "blind", "blind-v2"]),
-    default="commit-reveal",
-    show_default=True,
-    help=N_(
-        "How hands are dealt: commit-reveal (fair; the host sees the deck), blind "
-        "(nobody, host included, sees another seat's cards; docs/blind-deal.md) or blind-v2 "
-        "(blind, every stage and key proved, so a cheating seat or host is caught at once; "
-        "docs/blind-proofs.md)."
-    ),
-)
+@_deal_option
 @click.option(
     "--delay",
     default=None,
@@ -889,18 +892,7 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
 @click.option("--insecure-seed", type=int, default=None, hidden=True)
 # a shorter match than the preset's (tests); the log's rules keep it
 @click.option("--target", type=click.IntRange(1), default=None, hidden=True)
-@click.option(
-    "--deal",
-    type=click.Choice(["commit-reveal", "blind", "blind-v2"]),
-    default="commit-reveal",
-    show_default=True,
-    help=N_(
-        "How hands are dealt: commit-reveal (fair; the host sees the deck), blind "
-        "(nobody, host included, sees another seat's cards; docs/blind-deal.md) or blind-v2 "
-        "(blind, every stage and key proved, so a cheating seat or host is caught at once; "
-        "docs/blind-proofs.md)."
-    ),
-)
+@_deal_option
 @_identity_option
 @_ui_options
 @_lang_option
