@@ -306,3 +306,35 @@ def test_seeded_self_play_is_deterministic(variant: str) -> None:
     second = simulate(preset(variant), 4, seed=7)
     assert (first.actions, first.end_reasons) == (second.actions, second.end_reasons)
     assert first.errors == first.stalls == 0
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_seat_views_drawn_from_kept_melds_match_fresh_drawing(name: str) -> None:
+    """``seat_view`` keeps each meld's drawing on the meld (a host draws a view after every
+    record): every view of a random hand equals the view of a deep copy drawn from nothing, and
+    a view's meld may be changed by its reader without changing the next view."""
+    import copy
+
+    from canasta_net.canasta.position import seat_view
+
+    rules = preset(name)
+    rng = random.Random(f"views-{name}")
+    order = list(range(rules.deck_size))
+    rng.shuffle(order)
+    state = HandState(rules, order, dealer=0)
+    steps = 0
+    while not state.is_over and steps < 400:
+        view = seat_view(state, 0)
+        fresh = copy.deepcopy(state)
+        for team in fresh.melds:
+            for meld in team:
+                meld.drawn = None
+        assert view == seat_view(fresh, 0)
+        for team in view["melds"]:
+            for meld_view in team:
+                meld_view["cards"].append("XX")
+                meld_view["label"] = "scribbled"
+        assert seat_view(state, 0) == seat_view(fresh, 0)
+        state.apply(rng.choice(state.legal_actions()))
+        steps += 1
+    assert any(state.melds), "the hand laid no meld: the test saw nothing kept"

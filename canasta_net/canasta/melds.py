@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 from ..cards import (
     ACE,
@@ -85,6 +85,11 @@ class TableMeld:
     suit: int = -1  # a sequence's suit
     low: int = 0  # a sequence's run positions, inclusive
     high: int = 0
+    # how ``position.seat_view`` last drew this meld, and from what (its faces, kind, rank and
+    # run); not part of the meld's value, and not copied by ``clone``
+    drawn: tuple[tuple[Any, ...], dict[str, Any]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @property
     def size(self) -> int:

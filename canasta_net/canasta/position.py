@@ -294,22 +294,7 @@ def _view(state: HandState, seat: int | None) -> dict[str, Any]:
         # card in it, by the team not having opened, or by the rules for everyone)
         "pile_frozen_for": [state.frozen_for(t) for t in range(len(state.melds))],
         "pile_always_frozen": rules.pile_always_frozen,
-        "melds": [
-            [
-                {
-                    "cards": [face_text(f) for f in sorted_faces(m.faces)],
-                    "label": m.label(),
-                    "canasta": None
-                    if not m.is_canasta(rules)
-                    else ("natural" if m.is_natural() else "mixed"),
-                    # what the meld counts at the hand's end: its cards, and its canasta bonus
-                    "points": sum(rules.card_value(f) for f in m.faces),
-                    "bonus": canasta_bonus(rules, m),
-                }
-                for m in team
-            ]
-            for team in state.melds
-        ],
+        "melds": [[_meld_view(rules, m) for m in team] for team in state.melds],
         "red_threes": [_texts(state, r) for r in state.red_threes],
         "opened": list(state.opened),
         "minimums": list(state.minimums),
@@ -324,6 +309,31 @@ def _view(state: HandState, seat: int | None) -> dict[str, Any]:
         if state.end is None
         else {"reason": state.end.reason.value, "went_out": state.end.went_out},
     }
+
+
+def _meld_view(rules: RuleSet, meld: TableMeld) -> dict[str, Any]:
+    """One meld as a view shows it. A host draws every seat's view after every record, and most
+    melds have not changed since the last one: the drawing is kept on the meld (``drawn``) and
+    redrawn when anything it shows changes; each view gets its own dict and card list."""
+    key = (tuple(meld.faces), meld.kind, meld.rank, meld.suit, meld.low, meld.high)
+    drawn = meld.drawn
+    if drawn is None or drawn[0] != key:
+        drawn = meld.drawn = (
+            key,
+            {
+                "cards": [face_text(f) for f in sorted_faces(meld.faces)],
+                "label": meld.label(),
+                "canasta": None
+                if not meld.is_canasta(rules)
+                else ("natural" if meld.is_natural() else "mixed"),
+                # what the meld counts at the hand's end: its cards, and its canasta bonus
+                "points": sum(rules.card_value(f) for f in meld.faces),
+                "bonus": canasta_bonus(rules, meld),
+            },
+        )
+    view = dict(drawn[1])
+    view["cards"] = list(view["cards"])
+    return view
 
 
 def position_from_view(view: Mapping[str, Any], rules: RuleSet, rng: Any) -> dict[str, Any]:

@@ -828,7 +828,9 @@ class TableService:
             for slot in self.slots
             if slot.conn is not None
         ]
-        watchers = (list(self.watchers), self._view_message(None, summary))
+        # the public view is drawn only for a table somebody watches (half the views otherwise)
+        watching = list(self.watchers)
+        watchers = (watching, self._view_message(None, summary) if watching else None)
         self._when_durable(functools.partial(self._send_records, infos, targets, watchers))
 
     def _send_records(
@@ -981,7 +983,7 @@ class TableService:
                 reply = agent.act(reply.hand, bot_move(slot.local.bot, reply, self.config.game))
             if reply is None:
                 raise TableError("out-of-step", f"seat {slot.seat}'s view of the hand differs")
-            infos = table.take_message(slot.seat, reply)
+            infos = table.take_message(slot.seat, reply, signed_here=True)
         except (TableError, SeatProblem) as e:  # a bug, not a player's doing: say so loudly
             log.failure("a local seat could not answer: {error}", error=e)
             return
@@ -1007,7 +1009,9 @@ class TableService:
                 self._schedule_pump()  # the table moved on meanwhile: ask again
                 return
             try:
-                infos = table.take_message(slot.seat, agent.act(decision.hand, str(action)))
+                infos = table.take_message(
+                    slot.seat, agent.act(decision.hand, str(action)), signed_here=True
+                )
             except (TableError, SeatProblem) as e:
                 log.failure("a local seat could not answer: {error}", error=e)
                 return

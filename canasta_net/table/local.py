@@ -66,7 +66,7 @@ class LocalMatch:
             if isinstance(reply, Decision):
                 text = bot_move(self.bots[agent.seat], reply, host.game)
                 reply = agent.act(reply.hand, text)
-            self._broadcast(host.take_message(agent.seat, reply))
+            self._broadcast(host.take_message(agent.seat, reply, signed_here=True))
             return
         raise RuntimeError(f"the table ({host.phase.value}) waits for no seat that can answer")
 
