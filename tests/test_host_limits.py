@@ -5,9 +5,20 @@ host's connection events. Without sockets: StringTransport and a Clock (``test_t
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
-from test_table_protocol import Harness, Remote, classic, config, frame, hello, inject, stranger
+from test_table_protocol import (
+    Harness,
+    Remote,
+    classic,
+    config,
+    frame,
+    hello,
+    inject,
+    only_error,
+    stranger,
+)
 from twisted.logger import LogEvent, globalLogPublisher
 
 from canasta_net.net.limits import (
@@ -254,3 +265,40 @@ def test_new_connections_wait_unread_for_their_handshake_and_a_seated_player_get
     assert not paused(alice)  # within a second: its turn came, it is read
     answers = inject(h, alice, alice.session.hello())
     assert [m["t"] for m in answers][:1] == ["welcome"]
+
+
+def test_a_password_is_checked_off_the_reactor_while_seated_players_play_on() -> None:
+    # Before: each check was a scrypt on the reactor's thread (tens of milliseconds); a guesser
+    # held up every seated player's move (seated p99 41 ms in the hostile-peer suite).
+    from twisted.internet.defer import Deferred
+
+    from canasta_net.net.limits import PasswordChecks
+
+    h = Harness(config(classic(100), password="sesame"))
+    alice, bob = h.remote("alice", connect=False), h.remote("bob", connect=False)
+    for peer in (alice, bob):
+        peer.session.password = "sesame"
+        peer.connect()
+    h.run()
+    held: list[tuple[Callable[[], bool], Deferred[bool]]] = []
+
+    def hold(matches: Callable[[], bool]) -> Deferred[bool]:
+        held.append((matches, Deferred()))
+        return held[-1][1]
+
+    h.service.password_checks = PasswordChecks(h.clock, run_in_thread=hold)
+    guessers = [stranger(h, f"guesser {i}") for i in range(PasswordChecks.MAX_WAITING + 1)]
+    answers = [inject(h, g, hello(password=f"guess {i}")) for i, g in enumerate(guessers)]
+    assert answers[:-1] == [[]] * PasswordChecks.MAX_WAITING  # they wait for their checks
+    only_error(answers[-1], "rate-limited")  # one too many waiting: refused at once
+    assert len(held) == 1  # one scrypt at a time
+    # a seated player's message is answered while the checks wait
+    message = alice.session.chat("still here")
+    assert message is not None
+    assert not [m for m in inject(h, alice, message) if m["t"] == "error"]
+    assert h.log_bytes().count(b"still here") == 1
+    # the first check ends: its guesser is refused, and the next check starts
+    matches, answer = held[0]
+    answer.callback(matches())
+    assert aborted(guessers[0]) and not aborted(guessers[1])
+    assert len(held) == 2

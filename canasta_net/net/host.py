@@ -58,6 +58,7 @@ from .limits import (
     RATE_LIMITED,
     HandshakeGate,
     HostLimits,
+    PasswordChecks,
     PasswordGuard,
     TokenBucket,
     UnauthenticatedBudget,
@@ -219,6 +220,7 @@ class TableService:
             self.limits
         )
         self.password_guard = PasswordGuard(self.limits)
+        self.password_checks = PasswordChecks(reactor)
         self.handshakes: HandshakeGate[HostConnection] = HandshakeGate(
             self.limits, reactor.seconds()
         )
@@ -358,15 +360,19 @@ class TableService:
         return sum(1 for s in self.slots if not s.life.taken)
 
     # ------------------------------------------------------------------ connections
-    def hello(self, conn: HostConnection, message: dict[str, Any]) -> None:
+    def hello(
+        self, conn: HostConnection, message: dict[str, Any], *, password_checked: bool = False
+    ) -> None:
         if conn.seat is not None or conn.watching is not None:
             raise TableError("already-seated", "this connection already has a seat")
         version = wire.negotiate(message["min"], message["max"])
         key = conn.peer_key()
         password = self.config.password
         # The host's own seat needs none (TLS proved its key); a resumed host has only the hash.
-        if password is not None and key != self.identity.public_key:
-            self._check_password(conn, key, password, str(message.get("password", "")))
+        if password is not None and key != self.identity.public_key and not password_checked:
+            # the hello goes on once the password is checked, off the reactor's thread
+            self._check_password(conn, key, password, str(message.get("password", "")), message)
+            return
         if message.get("watch") is True:
             self._watch(conn, key, message, version)
             return
@@ -481,18 +487,45 @@ class TableService:
         }
 
     def _check_password(
-        self, conn: HostConnection, key: bytes, password: TablePassword, attempt: str
+        self,
+        conn: HostConnection,
+        key: bytes,
+        password: TablePassword,
+        attempt: str,
+        hello: dict[str, Any],
     ) -> None:
-        """Wrong passwords make the address and the key wait longer and longer, then lock them
-        out (``limits.PasswordGuard``); a refused try is not even checked."""
-        now = self.reactor.seconds()
-        refusal = self.password_guard.check(now, conn.address, key)
+        """Check a joining seat's password, then go on with its ``hello``.
+
+        Wrong passwords make the address and the key wait longer and longer, then lock them out
+        (``limits.PasswordGuard``); a refused try is not even checked. A check is one scrypt
+        (tens of milliseconds, 16 MiB): it runs on the password checker (``PasswordChecks``: a
+        worker thread), never on the reactor's thread, where it would hold up every seated
+        player's move; a connection waits for one check at a time, and few wait at once."""
+        refusal = self.password_guard.check(self.reactor.seconds(), conn.address, key)
         if refusal is not None:
             raise TableError(refusal.code, refusal.text)
-        if not password.matches(attempt):
-            self.password_guard.failed(now, conn.address, key)
-            raise TableError("bad-password", "wrong table password")
-        self.password_guard.succeeded(conn.address, key)
+        checking = self.password_checks.check(conn, functools.partial(password.matches, attempt))
+        if checking is None:
+            raise TableError(RATE_LIMITED, "too many password checks at once: try again soon")
+
+        def checked(right: bool) -> None:
+            if self.closed or conn not in self.connections:
+                return  # gone meanwhile: nothing to answer
+            try:
+                if not right:
+                    self.password_guard.failed(self.reactor.seconds(), conn.address, key)
+                    raise TableError("bad-password", "wrong table password")
+                self.password_guard.succeeded(conn.address, key)
+                self.hello(conn, hello, password_checked=True)
+            except (TableError, wire.WireError) as e:
+                self._refuse(conn, "hello", e)
+
+        def failed(failure: Any) -> None:
+            log.failure("a password check failed", failure)
+            if not self.closed and conn in self.connections:
+                self._refuse(conn, "hello", TableError(RATE_LIMITED, "try again soon"))
+
+        checking.addCallbacks(checked, failed)
 
     def _check_chat_rate(self, seat: int, message: dict[str, Any]) -> None:
         """A seat's chat beyond its bucket is refused: not logged, synced or sent to anyone."""
@@ -1086,25 +1119,29 @@ class TableService:
                 return
             infos = table.take_message(conn.seat, message)
         except (TableError, wire.WireError) as e:
-            if e.code in CLOSING_CODES or (t == "hello" and e.code == RATE_LIMITED):
-                connection_log.info(
-                    "refused {address}: {code}: {why}",
-                    event="refused",
-                    address=conn.address,
-                    code=e.code,
-                    why=str(e),
-                )
-                conn.refuse(e.code, str(e))
-            elif isinstance(e, TableError):
-                conn.send_error(e.code, str(e), e.params, e.variant)
-            else:
-                conn.send_error(e.code, str(e))
-            slot_seat = conn.seat
-            if slot_seat is not None:
-                self.slots[slot_seat].prompted = ()
-                self._schedule_pump()
+            self._refuse(conn, t, e)
             return
         self._publish(infos)
+
+    def _refuse(self, conn: HostConnection, t: str, e: TableError | wire.WireError) -> None:
+        """Answer a refused message of type ``t``: an error, or (a refused hello) a goodbye."""
+        if e.code in CLOSING_CODES or (t == "hello" and e.code == RATE_LIMITED):
+            connection_log.info(
+                "refused {address}: {code}: {why}",
+                event="refused",
+                address=conn.address,
+                code=e.code,
+                why=str(e),
+            )
+            conn.refuse(e.code, str(e))
+        elif isinstance(e, TableError):
+            conn.send_error(e.code, str(e), e.params, e.variant)
+        else:
+            conn.send_error(e.code, str(e))
+        slot_seat = conn.seat
+        if slot_seat is not None:
+            self.slots[slot_seat].prompted = ()
+            self._schedule_pump()
 
 
 class BotTurns:
