@@ -119,16 +119,19 @@ class Wire(StringTransport):
         self._buffer = bytearray()
         self.messages: list[Message] = []
         self.frames: list[bytes] = []
+        self.writes: list[list[str]] = []  # the types of the messages of each write
 
     def write(self, data: bytes) -> None:
         super().write(data)  # type: ignore[no-untyped-call]
         self._buffer += data
+        self.writes.append([])
         for data_frame in split_frames(self._buffer):
             message = wire.decode(data_frame)
             wire.validate(message)  # every frame the host sends is on-schema, nested fields too
             assert message["t"] in wire.HOST_TO_PEER | wire.HOST_TO_WATCHER
             self.messages.append(message)
             self.frames.append(data_frame)
+            self.writes[-1].append(message["t"])
             if self.watch is not None:
                 self.watch(message)
 
@@ -2079,3 +2082,17 @@ def test_a_search_that_fails_is_played_by_the_heuristic(monkeypatch: pytest.Monk
     h.run_to_end()
     assert h.table.phase is TablePhase.OVER and len(pool.asked) >= 5
     check_logs(h, alice, bob)
+
+
+def test_a_seat_gets_each_move_s_records_and_its_view_in_one_write() -> None:
+    # Before: one transport write per message, so over TLS one record and one send each.
+    h = Harness(config(classic(100)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    h.run_to_end()
+    for peer in (alice, bob):
+        assert peer.transport is not None
+        published = [kinds for kinds in peer.transport.writes if "record" in kinds]
+        assert len(published) > 20
+        # the welcome's resync, and every publish: its records, then the seat's fresh view
+        assert all(kinds[-1] in ("view", "bye") or kinds[0] == "welcome" for kinds in published)
+        assert sum(kinds.count("view") for kinds in published) >= len(published) - 2

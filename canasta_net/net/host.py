@@ -829,8 +829,7 @@ class TableService:
 
     @staticmethod
     def _send_all(conn: HostConnection, messages: Sequence[dict[str, Any]]) -> None:
-        for message in messages:
-            conn.send(message)
+        conn.send_many(messages)
 
     def _publish(self, infos: Sequence[RecordInfo]) -> None:
         """Send each seat its copy of the records once they are on disk, then fresh views.
@@ -874,23 +873,29 @@ class TableService:
     ) -> None:
         # the watchers of then who still watch (one who came meanwhile has these in its resync)
         watching = [conn for conn in watchers[0] if conn in self.watchers]
+        # each connection's messages go in one write: one TLS record and one send, not one each
+        outgoing: dict[HostConnection, list[dict[str, Any]]] = {}
         for info in infos:
             if self.events.on_record:
                 self.events.on_record(info)
             for slot, conn, _ in targets:
                 if slot.conn is conn and conn is not None:
                     data = redact_for_seat(info.stored, slot.seat)
-                    conn.send({"t": "record", "seq": info.seq, "data": data})
+                    outgoing.setdefault(conn, []).append(
+                        {"t": "record", "seq": info.seq, "data": data}
+                    )
             if watching:
                 public = {"t": "record", "seq": info.seq, "data": redact_public(info.stored)}
                 for conn in watching:
-                    conn.send(public)
+                    outgoing.setdefault(conn, []).append(public)
         for slot, conn, view in targets:
             if slot.conn is conn and conn is not None and view is not None:
-                conn.send(view)
-        for conn in watching:
-            if watchers[1] is not None:
-                conn.send(watchers[1])
+                outgoing.setdefault(conn, []).append(view)
+        if watchers[1] is not None:
+            for conn in watching:
+                outgoing.setdefault(conn, []).append(watchers[1])
+        for conn, messages in outgoing.items():
+            conn.send_many(messages)
         self._try_reclaims()
         self._schedule_pump()
 
@@ -1374,14 +1379,26 @@ class HostConnection(FrameProtocol):
         self.dataReceived(b"")  # the frames that arrived meanwhile
 
     def sendString(self, string: bytes) -> None:  # Twisted's name
+        if self._over_unsent(len(string) + 4):
+            return
+        super().sendString(string)
+
+    def write_frames(self, frames: Sequence[bytes]) -> None:
+        if self._over_unsent(sum(len(f) + 4 for f in frames)):
+            return
+        super().write_frames(frames)
+
+    def _over_unsent(self, size: int) -> bool:
+        """Count ``size`` more bytes sent while the peer reads nothing; over the limit, the
+        connection is aborted (and nothing more is sent)."""
         if self.output_paused:
-            self.unsent += len(string) + 4
+            self.unsent += size
             if self.unsent > self.limits.max_unsent:
                 self.abort(
                     "slow-reader", f"over {self.limits.max_unsent} bytes sent to it are unread"
                 )
-                return
-        super().sendString(string)
+                return True
+        return False
 
     def connectionMade(self) -> None:  # Twisted's name
         super().connectionMade()
