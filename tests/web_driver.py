@@ -87,7 +87,9 @@ def guard_network(page: Any) -> list[str]:
 class PlayProcess:
     """``canasta play --ui web`` in a subprocess, never opening a browser; its page's link."""
 
-    def __init__(self, tmp: Path, *args: str) -> None:
+    def __init__(self, tmp: Path, *args: str, launcher: list[str] | None = None) -> None:
+        """``launcher``: what runs the ``canasta`` command instead of ``-m canasta_net`` (the
+        benchmark's ``scripts/timed_play.py OUT``)."""
         env = dict(os.environ)
         env.update(
             PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
@@ -99,8 +101,7 @@ class PlayProcess:
         self.log = tmp / "play.cnlog"
         command = [
             sys.executable,
-            "-m",
-            "canasta_net",
+            *(launcher or ["-m", "canasta_net"]),
             "play",
             "--ui",
             "web",
