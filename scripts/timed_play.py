@@ -57,7 +57,7 @@ def install(timeline: Timeline) -> None:
     import canasta_net.web.server as server
     from canasta_net.net.peer import PeerSession
 
-    start_host = getattr(cli, "start_host")  # noqa: B009 (the command module's own name)
+    start_host = getattr(cli, "start_host")
 
     async def timed_start_host(*args: Any, **kwargs: Any) -> Any:
         kwargs["timing"] = timeline
@@ -69,8 +69,8 @@ def install(timeline: Timeline) -> None:
             super().__init__(*args, **kwargs)
 
     # the names the command module calls, replaced where it looks them up
-    setattr(cli, "start_host", timed_start_host)  # noqa: B010
-    setattr(cli, "PeerSession", TimedSession)  # noqa: B010
+    setattr(cli, "start_host", timed_start_host)
+    setattr(cli, "PeerSession", TimedSession)
 
     post = server.PageResource._post
 
