@@ -35,6 +35,7 @@ from canasta_net.web.server import (
     MISSING_TOKEN,
     NOT_JSON,
     POST_WITHOUT_ORIGIN,
+    SENT_PUSH_DELAY,
     PageRequest,
     PageServer,
     RequestFacts,
@@ -161,6 +162,54 @@ def test_a_move_answers_the_open_prompt_and_a_typo_is_refused_with_the_parsers_s
     snap = player.model.snapshot()
     assert snap["tried"] == "draw" and snap["legal"] == []
     assert player.act("draw") == NOT_YOUR_TURN  # answered once only
+
+
+class Stream:
+    """An event stream's request, as the page server writes to it: the snapshots it got."""
+
+    def __init__(self) -> None:
+        self.snapshots: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> None:
+        if data.startswith(b"event: snapshot"):
+            self.snapshots.append(json.loads(data.split(b"\ndata: ", 1)[1]))
+
+
+def test_the_move_sent_snapshot_waits_for_the_tables_answer() -> None:
+    clock = Clock()
+    player = classic_player()
+    server = PageServer(player.model, Actions(player), reactor=clock)
+    stream = Stream()
+    server.streams.append(stream)  # type: ignore[arg-type]
+    pushed = stream.snapshots
+    player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
+    clock.advance(0)
+    assert [s["legal"] for s in pushed] == [["draw"]]
+    # the table answers within the delay: the "sent" snapshot is never pushed
+    assert player.act("draw") is None
+    clock.advance(SENT_PUSH_DELAY / 2)
+    assert len(pushed) == 1
+    player.show({"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
+    clock.advance(0)
+    assert len(pushed) == 2 and [h["card"] for h in pushed[1]["hand"]] == ["4D", "9S"]
+    clock.advance(SENT_PUSH_DELAY)
+    assert len(pushed) == 2
+    # no answer: "sent" after the delay
+    player.choose(["discard 4D"], {"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
+    clock.advance(0)
+    assert player.act("discard 4D") is None
+    clock.advance(SENT_PUSH_DELAY * 0.9)
+    assert pushed[-1]["legal"] == ["discard 4D"]
+    clock.advance(SENT_PUSH_DELAY * 0.2)
+    assert pushed[-1]["tried"] == "discard 4D" and pushed[-1]["legal"] == []
+    # anything else than the move sent goes at once: a refusal, a typo refused, an event line
+    player.model.refused("bad", "no such card")
+    clock.advance(0)
+    assert pushed[-1]["refusal"]["message"] == "no such card"
+    count = len(pushed)
+    assert player.act("discard 4D") is not None  # nothing asked: refused, at once
+    clock.advance(0)
+    assert len(pushed) == count + 1 and pushed[-1]["refusal"]["code"] == "not-your-turn"
 
 
 def test_the_next_hand_waits_for_ready() -> None:

@@ -195,6 +195,7 @@ class TableModel:
         self._reds: list[str] = []  # this seat's red threes as last shown
         self._turn_start_reds: list[str] = []
         self._pile_size = 0
+        self._sent_version = -1  # the version ``acted`` made
 
     # ------------------------------------------------------------------ inputs
     def changed(self) -> None:
@@ -349,7 +350,15 @@ class TableModel:
         """The seat sent ``text`` as its move: nothing more is asked until the next prompt."""
         self.tried = text
         self.legal = []
+        self._sent_version = self.version + 1  # this change's (its listeners ask)
         self.changed()
+
+    @property
+    def move_in_flight(self) -> bool:
+        """The last change is the seat's move sent (``acted``): nothing came since, neither the
+        table's answer nor anything else. A page server holds the snapshot that says only this
+        ("Sent ...") a moment, since the table's answer usually comes first."""
+        return self.tried is not None and self.version == self._sent_version
 
     def refused(
         self,

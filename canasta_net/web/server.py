@@ -11,7 +11,8 @@ that a POST is JSON (an HTML form cannot send that). Everything else gets 403.
 Live updates go as server-sent events (``GET /events``) through ``twisted.web``: no new
 dependency, the browser's ``EventSource`` reconnects by itself, and one-way push is all the page
 needs; its moves go by POST. A push carries the model's whole snapshot (``docs/ui-model.md``),
-at most once per reactor turn however many changes the turn made.
+at most once per reactor turn however many changes the turn made; the snapshot that only says
+a move was sent waits ``SENT_PUSH_DELAY`` for the table's answer.
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ MAX_BODY = 16 * 1024
 HEARTBEAT_SECONDS = 15.0
 # How long the browser waits before reconnecting a lost event stream (milliseconds).
 RECONNECT_MS = 1000
+# A move posted by the page is on its way to the table (the model's ``move_in_flight``): the
+# snapshot that says only that ("Sent ...", no buttons) waits this long, and is not sent at all
+# when the table's answer comes first (on loopback some milliseconds later). Drawing it took the
+# page's main thread and the computer's CPU (the browser's processes, on a machine the host
+# shares) while the answer was on its way; the page greys its own buttons at the click instead.
+SENT_PUSH_DELAY = 0.25
 
 # The page loads only its own files, runs no inline script, and may not be framed.
 CONTENT_SECURITY_POLICY = (
@@ -337,8 +344,12 @@ class PageServer:
 
     # ------------------------------------------------------------------ pushing snapshots
     def _changed(self) -> None:
-        if self._push_call is None or not self._push_call.active():
-            self._push_call = self.reactor.callLater(0, self._push)
+        delay = SENT_PUSH_DELAY if self.model.move_in_flight else 0.0
+        call = self._push_call
+        if call is None or not call.active():
+            self._push_call = self.reactor.callLater(delay, self._push)
+        elif delay == 0.0 and call.getTime() > self.reactor.seconds():
+            call.reset(0)  # news beyond the move sent: at once, with everything since
 
     def _push(self) -> None:
         self._push_call = None
@@ -570,6 +581,7 @@ __all__ = [
     "HEARTBEAT_SECONDS",
     "MAX_BODY",
     "MAX_STREAMS",
+    "SENT_PUSH_DELAY",
     "LobbyActions",
     "PageActions",
     "PageResource",

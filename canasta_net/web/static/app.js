@@ -107,6 +107,7 @@
     staged: [], // May I?: groups (lists of hand indices) staged for the contract
     cursor: 0,
     clearOnHandChange: false, // a move was sent: forget the selection once the hand changes
+    sending: false, // a move was posted and no snapshot came since
     localError: null, // {tried, message}: the server's answer to a POST, when it said no
     closed: false, // the person closed the page after the table
     teams: {}, // seat -> team, as last seen (the seats carry none between hands)
@@ -188,12 +189,18 @@
     }
     return [verb].concat(head, rest.slice().sort(), tail).join(" ");
   }
+  const legalKeys = new WeakMap(); // snapshot -> Map(moveKey -> legal move), made once
   function legalMatch(snap, text) {
-    const key = moveKey(text);
-    for (const legal of snap.legal || []) {
-      if (moveKey(legal) === key) return legal;
+    let keys = legalKeys.get(snap);
+    if (!keys) {
+      keys = new Map();
+      for (const legal of snap.legal || []) {
+        const key = moveKey(legal);
+        if (!keys.has(key)) keys.set(key, legal);
+      }
+      legalKeys.set(snap, keys);
     }
-    return null;
+    return keys.get(moveKey(text)) || null;
   }
 
   // ------------------------------------------------------------------ talking to the peer
@@ -217,16 +224,27 @@
     }
   }
 
+  // The move goes to the seat; until the next snapshot the buttons are greyed (a class, not a
+  // redraw: the server holds its "move sent" snapshot a moment, since the table's answer comes
+  // first on a quick table, and the page's main thread is left free for that answer).
   async function act(text) {
-    if (!page.snap) return;
+    if (!page.snap || page.sending) return;
     page.localError = null;
     page.clearOnHandChange = true;
+    page.sending = true;
     document.body.dataset.sent = text;
+    $("me").classList.add("sending");
     const answer = await post("/act", { action: text });
     if (!answer.ok) {
       page.localError = { tried: text, message: answer.error };
+      endSending();
       render();
     }
+  }
+  function endSending() {
+    if (!page.sending) return;
+    page.sending = false;
+    $("me").classList.remove("sending");
   }
 
   async function simplePost(path, body, what) {
@@ -302,6 +320,7 @@
       page.cursor = Math.min(page.cursor, Math.max(0, newCards.length - 1));
     }
     if (snap.refusal) page.clearOnHandChange = false;
+    endSending();
     // a new question: the page's own last complaint (a POST the server refused) is old news
     const legal = (snap.legal || []).join("\n");
     if (legal && (!old || (old.legal || []).join("\n") !== legal)) page.localError = null;
@@ -340,8 +359,10 @@
     once("pile", [snap.pile, state.window, Boolean(snap.state), Boolean(snap.hand_end)],
       renderPile, snap);
     once("last", [snap.last_move], renderLastMove, snap);
-    once("sides", [snap.game, snap.sides, state.melds, snap.legal, selection],
-      isMayI(snap) ? renderMayISeats : renderSides, snap);
+    // the melds change with the table; the legal moves (new after every move) only through
+    // those that name a meld or add to one
+    once("sides", [snap.game, snap.sides, state.melds, canAddToMelds(snap), meldMoves(snap),
+      selection], isMayI(snap) ? renderMayISeats : renderSides, snap);
     renderMe(snap);
     once("events", eventsKey, function () { renderEvents(snap, eventsAtBottom); }, snap);
     once("watchers", [catalog.lang, snap.watchers, snap.finished, snap.match_end,
@@ -585,10 +606,23 @@
     return "add " + ref + " " + cardsText(sel);
   }
 
+  // whether the melds are clickable (a move may add to one, or take onto one)
+  function canAddToMelds(snap) {
+    const A = snap.actions || {};
+    return isMayI(snap) ? Boolean(A.add)
+      : Boolean(A.add || A["take-top"] || A.merge || A["take-pile"]);
+  }
+  const MELD_VERBS = { add: true, "take-top": true, merge: true };
+  function meldMoves(snap) {
+    return (snap.legal || []).filter(function (text) {
+      const verb = text.split(" ", 1)[0];
+      return MELD_VERBS[verb] || (verb === "take-pile" && text.indexOf(" onto ") >= 0);
+    });
+  }
+
   function renderSides(snap) {
     const box = clear($("sides"));
-    const canAdd = Boolean(snap.actions && (snap.actions.add || snap.actions["take-top"] ||
-      snap.actions.merge || snap.actions["take-pile"]));
+    const canAdd = canAddToMelds(snap);
     (snap.sides || []).forEach(function (side) {
       const panel = el("div", "panel side" + (side.yours ? " yours" : ""));
       panel.dataset.side = String(side.team);
@@ -628,7 +662,7 @@
     // May I?: every seat melds alone, and anyone down may lay off on any meld
     const box = clear($("sides"));
     const state = snap.state || {};
-    const canAdd = Boolean(snap.actions && snap.actions.add);
+    const canAdd = canAddToMelds(snap);
     (state.melds || []).forEach(function (melds, seat) {
       const panel = el("div", "panel side" + (seat === snap.seat ? " yours" : ""));
       panel.dataset.side = String(seat);
@@ -1241,6 +1275,13 @@
 
   function setup() {
     document.addEventListener("keydown", onKey);
+    // A clicked move button is not focused: the snapshot that follows replaces the buttons, and
+    // removing the focused element made the browser restyle and lay out the page there and
+    // then, inside the render (4-14 ms). Keys still reach every button (Tab, then Enter).
+    document.addEventListener("mousedown", function (e) {
+      const button = e.target instanceof Element ? e.target.closest("button") : null;
+      if (button && button.closest("#me, #sides, #legal-list")) e.preventDefault();
+    });
     $("next-hand").addEventListener("click", readyForNextHand);
     $("sheet-close").addEventListener("click", function () {
       const snap = page.snap;
