@@ -57,7 +57,8 @@ def install(timeline: Timeline) -> None:
     import canasta_net.web.server as server
     from canasta_net.net.peer import PeerSession
 
-    start_host = getattr(cli, "start_host")
+    names = vars(cli)  # the command module's own names, replaced where it looks them up
+    start_host = names["start_host"]
 
     async def timed_start_host(*args: Any, **kwargs: Any) -> Any:
         kwargs["timing"] = timeline
@@ -68,9 +69,8 @@ def install(timeline: Timeline) -> None:
             kwargs["timing"] = timeline
             super().__init__(*args, **kwargs)
 
-    # the names the command module calls, replaced where it looks them up
-    setattr(cli, "start_host", timed_start_host)
-    setattr(cli, "PeerSession", TimedSession)
+    names["start_host"] = timed_start_host
+    names["PeerSession"] = TimedSession
 
     post = server.PageResource._post
 
