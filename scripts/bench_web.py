@@ -150,6 +150,7 @@ def measure(
     delay: float = 0.3,
     server_timing: bool = True,
     polling: str | float = POLL_MS,
+    keep_timeline: Path | None = None,
 ) -> dict[str, Any]:
     web_driver.POLLING = polling
     loads = [os.getloadavg()]
@@ -189,6 +190,8 @@ def measure(
             play.stop()
         loads.append(os.getloadavg())
         server = summarize(json.loads(timeline.read_text())) if timeline.exists() else None
+        if keep_timeline is not None and timeline.exists():
+            keep_timeline.write_bytes(timeline.read_bytes())
     samples = samples[:clicks]
     if not samples:
         raise SystemExit("no click was measured")
@@ -254,6 +257,9 @@ def main() -> None:
         help=f"how the driver waits for the page: every N ms (default {POLL_MS:g}) or 'raf'",
     )
     parser.add_argument(
+        "--timeline", type=Path, help="keep the server's timeline (scripts/timed_play.py) here"
+    )
+    parser.add_argument(
         "--no-server-timing",
         action="store_true",
         help="run canasta itself, not through scripts/timed_play.py (no server legs)",
@@ -263,7 +269,9 @@ def main() -> None:
     if missing:
         raise SystemExit(missing)
     polling: str | float = args.polling if args.polling == "raf" else float(args.polling)
-    result = measure(args.clicks, args.variant, args.delay, not args.no_server_timing, polling)
+    result = measure(
+        args.clicks, args.variant, args.delay, not args.no_server_timing, polling, args.timeline
+    )
     if args.json:
         print(json.dumps(result))
         return
