@@ -74,7 +74,7 @@ def install(timeline: Timeline) -> None:
 
     post = server.PageResource._post
 
-    def timed_post(self: Any, request: Any, path: str) -> bytes:
+    def timed_post(self: Any, request: Any, path: str) -> int | bytes:
         start = clock()
         try:
             return post(self, request, path)

@@ -281,6 +281,7 @@ class PageServer:
         self._replay_page: Deferred[str] | None = None
         self._pushed = -1
         self._push_call: IDelayedCall | None = None
+        self._move_answers: list[Request] = []  # accepted moves' POSTs, answered with a push
         self._heartbeat = LoopingCall(self._beat)
         self._heartbeat.clock = reactor
         self.on_streams_changed: Callable[[int], None] | None = None
@@ -309,6 +310,7 @@ class PageServer:
             self._heartbeat.stop()
         if self._push_call is not None and self._push_call.active():
             self._push_call.cancel()
+        self._answer_moves()
         for stream in list(self.streams):
             stream.finish()
         self.streams.clear()
@@ -353,12 +355,33 @@ class PageServer:
 
     def _push(self) -> None:
         self._push_call = None
-        if self.model.version <= self._pushed or not self.streams:
-            return
-        event = snapshot_event(self.model.snapshot())
-        self._pushed = self.model.version
-        for stream in list(self.streams):
-            stream.write(event)
+        if self.model.version > self._pushed and self.streams:
+            event = snapshot_event(self.model.snapshot())
+            self._pushed = self.model.version
+            for stream in list(self.streams):
+                stream.write(event)
+        self._answer_moves()
+
+    def answer_with_next_push(self, request: Request) -> int:
+        """Answer an accepted move's POST with the next snapshot push (at the latest
+        ``SENT_PUSH_DELAY`` later), not at once: the answer says only "ok", and sent at once it
+        woke the browser's processes while the move was on its way to the table, on the same
+        CPUs as the host that checks it."""
+        self._move_answers.append(request)
+        request.notifyFinish().addErrback(self._move_answer_lost, request)
+        if self._push_call is None or not self._push_call.active():
+            self._push_call = self.reactor.callLater(0, self._push)
+        return NOT_DONE_YET
+
+    def _move_answer_lost(self, _: object, request: Request) -> None:
+        if request in self._move_answers:
+            self._move_answers.remove(request)
+
+    def _answer_moves(self) -> None:
+        answers, self._move_answers = self._move_answers, []
+        for request in answers:
+            request.write(answer(request, None))
+            request.finish()
 
     def _beat(self) -> None:
         for stream in list(self.streams):
@@ -533,7 +556,7 @@ class PageResource(Resource):
         making.addCallbacks(send, failed)
         return NOT_DONE_YET
 
-    def _post(self, request: Request, path: str) -> bytes:
+    def _post(self, request: Request, path: str) -> int | bytes:
         body = read_json(request)
         if isinstance(body, str):
             return answer(request, body)
@@ -542,7 +565,10 @@ class PageResource(Resource):
             text = _text_field(body, "action", 1000)
             if text is None:
                 return answer(request, 'Send the move as {"action": TEXT}.')
-            return answer(request, actions.act(text))
+            problem = actions.act(text)
+            if problem is None:
+                return self.page_server.answer_with_next_push(request)
+            return answer(request, problem)
         if path == "/ready":
             return answer(request, actions.ready())
         if path == "/chat":
