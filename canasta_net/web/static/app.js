@@ -352,8 +352,11 @@
     const eventsAtBottom = drawnKeys.events !== JSON.stringify(eventsKey) && eventsScrolledDown();
     const selection = Array.from(page.selected).join(",");
     // each part is redrawn only when what it shows changed (a snapshot comes after every move)
+    // the header names the sides: the seats' names and teams, not their cards (every move)
     once("header", [catalog.lang, snap.game, snap.variant, snap.table, snap.hand_no, state.contract,
-      snap.scores, snap.target, snap.seats], renderHeader, snap);
+      snap.scores, snap.score_names, snap.target, snap.seat, (snap.seats || []).map(function (s) {
+        return [s.name, s.team];
+      })], renderHeader, snap);
     once("seats", [snap.game, snap.seats, snap.last_move, state.down, state.buys, state.buy_limit],
       renderSeats, snap);
     once("pile", [snap.pile, state.window, Boolean(snap.state), Boolean(snap.hand_end)],
@@ -387,6 +390,12 @@
     return (snap.seats || []).filter(function (s) { return page.teams[s.seat] === side; })
       .map(function (s) { return s.name; });
   }
+  // the names a score counts for: the rules' teams, as the snapshot lists them (in the lobby
+  // and between hands too, where the seats carry no team), else the teams seen in the hand
+  function scoreNames(snap, side) {
+    const listed = ((snap.score_names || [])[side] || []).filter(Boolean);
+    return listed.length ? listed : sideNames(snap, side);
+  }
   function yourSide(snap) {
     if (snap.seat === null || snap.seat === undefined) return null;
     if (isMayI(snap)) return snap.seat;
@@ -408,7 +417,7 @@
     const line = clear($("score-line"));
     const mine = yourSide(snap);
     (snap.scores || []).forEach(function (score, side) {
-      const names = sideNames(snap, side);
+      const names = scoreNames(snap, side);
       const chip = el("span", "score" + (side === mine ? " yours" : ""),
         (names.length ? names.join(" & ") : f(isMayI(snap) ? _("seat {seat}") : _("team {team}"),
           { seat: side, team: side })) + ": " + score);
@@ -733,6 +742,7 @@
 
   function renderPrompt(snap, spectator) {
     const box = clear($("prompt"));
+    if (!snap.prompt || snap.prompt.kind === "turn") questionShown = null;
     box.className = "prompt";
     if (spectator) {
       box.appendChild(el("span", "spectator-note",
@@ -744,7 +754,10 @@
     const prompt = snap.prompt;
     if (prompt) {
       box.dataset.kind = prompt.kind;
-      if (prompt.kind !== "turn") box.classList.add("ask");
+      if (prompt.kind !== "turn") {
+        box.classList.add("ask");
+        showNewQuestion(box, prompt.kind + "\n" + prompt.text);
+      }
       box.appendChild(el("span", "prompt-text", prompt.text));
       if (prompt.kind !== "turn") {
         (snap.legal || []).forEach(function (text) {
@@ -774,6 +787,21 @@
       box.appendChild(el("span", "waiting", mover
         ? f(_("Waiting for {name} to move."), { name: mover.name }) : _("Waiting for the table.")));
     }
+  }
+
+  // A question (a partner's "may I go out?", a May I? buy) waits for this person's answer: on a
+  // narrow screen the prompt is below the table, so a new one is scrolled into view (once; the
+  // layout is read in the next frame, not inside the render).
+  let questionShown = null;
+  function showNewQuestion(box, key) {
+    if (questionShown === key) return;
+    questionShown = key;
+    requestAnimationFrame(function () {
+      const where = box.getBoundingClientRect();
+      if (where.top < 0 || where.bottom > window.innerHeight) {
+        box.scrollIntoView({ block: "center" });
+      }
+    });
   }
 
   function renderHand(snap) {
@@ -1101,7 +1129,7 @@
     if (end) {
       let text;
       if (end.kind === "match-end" && end.winner !== null && end.winner !== undefined) {
-        text = f(_("{names} won the match"), { names: sideNames(snap, end.winner).join(" & ") });
+        text = f(_("{names} won the match"), { names: scoreNames(snap, end.winner).join(" & ") });
       } else if (end.kind === "forfeit") {
         text = end.seat !== null && end.seat !== undefined
           ? f(_("The match ended by forfeit: {name} left"), { name: seatName(snap, end.seat) })
@@ -1204,7 +1232,7 @@
     labels.forEach(function (l, i) {
       if (i > 0 && l.y < labels[i - 1].y + 13) l.y = labels[i - 1].y + 13;
       const label = svg("text", { x: l.x, y: l.y }, "s" + (l.side % 6));
-      label.textContent = sideNames(snap, l.side).join(" & ").slice(0, 18) + " " +
+      label.textContent = scoreNames(snap, l.side).join(" & ").slice(0, 18) + " " +
         history[n - 1][l.side];
       root.appendChild(label);
     });
