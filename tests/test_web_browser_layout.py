@@ -152,3 +152,21 @@ def test_the_lobbys_scores_name_the_teams_players(chromium: Any) -> None:
     chips = page.eval_on_selector_all("#score-line .score", "ns => ns.map(n => n.textContent)")
     assert chips[:2] == ["ada & cy: 0", "bo & di: 0"]
     assert not page.errors
+
+
+def test_cards_received_outside_ones_turn_are_named(chromium: Any) -> None:
+    hand = [
+        {"card": c, "group": c[-1], "new": False, "received": c in ("KS", "2H")}
+        for c in ["5C", "9D", "KS", "2H"]
+    ]
+    page = open_page(
+        chromium,
+        snapshot(game="may-i", hand=hand, received=["KS", "2H"], prompt=None, legal=[], actions={}),
+        1280,
+        800,
+    )
+    said = page.eval_on_selector_all("#prompt .arrived", "ns => ns.map(n => n.textContent)")
+    assert said == ["You received K\u2660 2\u2665."]
+    new = page.eval_on_selector_all("#hand .card.new", "ns => ns.map(n => n.dataset.card)")
+    assert new == ["KS", "2H"]
+    assert not page.errors

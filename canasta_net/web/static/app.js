@@ -741,6 +741,23 @@
   }
 
   function renderPrompt(snap, spectator) {
+    const box = $("prompt");
+    renderPromptLine(snap, spectator);
+    if (spectator) return;
+    // cards that came outside this seat's turn, named until its next move
+    if (snap.received && snap.received.length) {
+      box.appendChild(el("span", "arrived", f(_("You received {cards}."), {
+        cards: cardsLabel(snap.received),
+      })));
+    }
+    if (snap.deal_red_threes && snap.deal_red_threes.length) {
+      box.appendChild(el("span", "arrived", f(
+        _("Your red threes from the deal, laid and replaced from the stock: {cards}."),
+        { cards: cardsLabel(snap.deal_red_threes) })));
+    }
+  }
+
+  function renderPromptLine(snap, spectator) {
     const box = clear($("prompt"));
     if (!snap.prompt || snap.prompt.kind === "turn") questionShown = null;
     box.className = "prompt";
@@ -821,6 +838,9 @@
       if (h.new) {
         node.classList.add("new");
         node.title = f(_("{card} (just drawn)"), { card: cardLabel(h.card) });
+      } else if (h.received) {
+        node.classList.add("new");
+        node.title = f(_("{card} (received)"), { card: cardLabel(h.card) });
       }
       if (page.selected.has(i)) node.classList.add("selected");
       if (staged.has(i)) node.classList.add("staged");
