@@ -14,14 +14,24 @@ two processes (the seat and host, the browser) while the person's discard is sti
 which measures the bots' pace as much as the page (indicative, one loaded 2-core machine: p95
 60 to 90 ms at 0.3 s, 80 to 105 ms at 0 s).
 
-Each click is split where the page can see it: ``post`` (the click to the POST's answer: the
-seat has signed and sent the move), ``snapshot`` (the click to the arrival of the snapshot that
-changed the hand: the host's check and durable log, the record and view back, the seat's
-checks, the push), ``redraw`` (the page's render of it) and ``frame`` (from the render to the
-next frame's end: waiting for it, the browser's style, layout and paint).
+Each click is split where the page can see it: ``post`` (the click to the POST's answer; since
+the page server answers an accepted move with the next push, it mostly comes after the render
+and is not counted), ``snapshot`` (the click to the arrival of the snapshot that changed the
+hand), ``deliver`` (its arrival to the end of the page's render), ``frame_wait`` (the render to
+the next frame's start) and ``frame_work`` (that frame's style, layout and paint; ``frame`` is
+both), and the renders the page made while the move was on its way (``renders_between``, their
+script time ``render_between_ms``). The server's side of each move comes from the canasta
+process itself, run through ``scripts/timed_play.py`` (its timing hooks: a few microseconds a
+step; ``--no-server-timing`` runs it plainly): the POST's handling, the way to the host, the
+host's check, durable log and answer, the seat's checks, the push. The load averages before
+and after are printed: the figures are only comparable at a like load.
+
+The driver waits for the page by polling it every 20 ms (``--polling raf``: in every animation
+frame, Playwright's default and this benchmark's method before: it kept the page drawing a frame
+every 16 ms while the move was on its way, which a person's page does not).
 
     PYTHONPATH=. python scripts/bench_web.py [--clicks 60] [--variant classic-2p] [--delay 0.3]
-        [--json]
+        [--polling 20|raf] [--no-server-timing] [--timeline FILE] [--json]
 """
 
 from __future__ import annotations
