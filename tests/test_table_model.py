@@ -15,6 +15,7 @@ from canasta_net.cards import parse_face
 from canasta_net.games import game_for
 from canasta_net.log import iter_records
 from canasta_net.log import records as R
+from canasta_net.log.format import StoredRecord
 from canasta_net.ui.table_model import TableModel, actions_by_verb, prompt_kind, rank_group
 
 Message = dict[str, Any]
@@ -251,6 +252,56 @@ def test_red_threes_laid_this_turn_are_named_and_their_replacements_are_new() ->
     assert snap["red_threes_laid"] == ["3H"] and snap["drawn"] == ["KS"]
     model.show({"state": {**state, "turn": 1, "hand": ["5C", "9D"]}})
     assert model.snapshot()["red_threes_laid"] == []
+
+
+def test_cards_that_come_outside_the_seats_turn_are_named_until_its_next_move() -> None:
+    model = TableModel()
+    model.seat = 1
+    state: dict[str, Any] = {"game": "may-i", "turn": 0, "phase": "play", "hand": ["5C", "9D"]}
+    model.show({"state": state})  # a hand's first view: what it holds was dealt
+    assert model.snapshot()["received"] == []
+    model.show({"state": {**state, "hand": ["5C", "9D", "KS", "2H"]}})  # a buy and its penalty
+    snap = model.snapshot()
+    assert snap["received"] == ["KS", "2H"] and snap["drawn"] == []
+    assert [c["card"] for c in snap["hand"] if c["received"]] == ["KS", "2H"]
+    model.show({"state": {**state, "turn": 1, "phase": "draw", "hand": ["5C", "9D", "KS", "2H"]}})
+    assert model.snapshot()["received"] == ["KS", "2H"]  # still news when the turn comes
+    model.record(moved(1, "draw"))  # the seat's own move: old news now
+    assert model.snapshot()["received"] == []
+
+
+def test_red_threes_laid_at_the_deal_are_named_until_the_seats_first_move() -> None:
+    model = TableModel()
+    model.seat = 0
+    state: dict[str, Any] = {
+        "game": "canasta",
+        "turn": 1,
+        "phase": "draw",
+        "hand": ["5C", "9D"],
+        "red_threes": [["3D"], []],
+    }
+    model.show({"state": state})
+    assert model.snapshot()["deal_red_threes"] == ["3D"]
+    model.record(moved(1, "draw"))  # another seat's move: still this seat's news
+    assert model.snapshot()["deal_red_threes"] == ["3D"]
+    model.record(moved(0, "draw"))
+    assert model.snapshot()["deal_red_threes"] == []
+
+
+def moved(seat: int, action: str) -> StoredRecord:
+    """A verified action record of ``seat``, as the model reads one."""
+    return StoredRecord(
+        index=0,
+        offset=0,
+        size=0,
+        body=b"",
+        fields={"kind": R.ACTION, "seq": 0},
+        host_sig=b"",
+        private={},
+        hash=b"",
+        action={"seat": seat, "action": action},
+        checkpoint=None,
+    )
 
 
 def test_scores_are_named_by_the_rules_teams_even_when_a_lone_hand_joins_two_seats() -> None:

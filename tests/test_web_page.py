@@ -6,6 +6,7 @@ request passes (token, Host, Origin, JSON POSTs), the event stream, the moves po
 from __future__ import annotations
 
 import http.client
+import io
 import json
 import os
 import socket
@@ -18,8 +19,11 @@ import pytest_twisted
 from test_table_protocol import Harness, config
 from twisted.internet import reactor, threads
 from twisted.internet.defer import Deferred
+from twisted.internet.error import ConnectionDone
 from twisted.internet.task import Clock
-from twisted.web.test.requesthelper import DummyChannel
+from twisted.python.failure import Failure
+from twisted.web.server import NOT_DONE_YET
+from twisted.web.test.requesthelper import DummyChannel, DummyRequest
 
 from canasta_net.games import game_for
 from canasta_net.ui import cli
@@ -35,7 +39,9 @@ from canasta_net.web.server import (
     MISSING_TOKEN,
     NOT_JSON,
     POST_WITHOUT_ORIGIN,
+    SENT_PUSH_DELAY,
     PageRequest,
+    PageResource,
     PageServer,
     RequestFacts,
     cookie_name,
@@ -161,6 +167,90 @@ def test_a_move_answers_the_open_prompt_and_a_typo_is_refused_with_the_parsers_s
     snap = player.model.snapshot()
     assert snap["tried"] == "draw" and snap["legal"] == []
     assert player.act("draw") == NOT_YOUR_TURN  # answered once only
+
+
+class Stream:
+    """An event stream's request, as the page server writes to it: the snapshots it got."""
+
+    def __init__(self) -> None:
+        self.snapshots: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> None:
+        if data.startswith(b"event: snapshot"):
+            self.snapshots.append(json.loads(data.split(b"\ndata: ", 1)[1]))
+
+
+def test_the_move_sent_snapshot_waits_for_the_tables_answer() -> None:
+    clock = Clock()
+    player = classic_player()
+    server = PageServer(player.model, Actions(player), reactor=clock)
+    stream = Stream()
+    server.streams.append(stream)  # type: ignore[arg-type]
+    pushed = stream.snapshots
+    player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
+    clock.advance(0)
+    assert [s["legal"] for s in pushed] == [["draw"]]
+    # the table answers within the delay: the "sent" snapshot is never pushed
+    assert player.act("draw") is None
+    clock.advance(SENT_PUSH_DELAY / 2)
+    assert len(pushed) == 1
+    player.show({"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
+    clock.advance(0)
+    assert len(pushed) == 2 and [h["card"] for h in pushed[1]["hand"]] == ["4D", "9S"]
+    clock.advance(SENT_PUSH_DELAY)
+    assert len(pushed) == 2
+    # no answer: "sent" after the delay
+    player.choose(["discard 4D"], {"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
+    clock.advance(0)
+    assert player.act("discard 4D") is None
+    clock.advance(SENT_PUSH_DELAY * 0.9)
+    assert pushed[-1]["legal"] == ["discard 4D"]
+    clock.advance(SENT_PUSH_DELAY * 0.2)
+    assert pushed[-1]["tried"] == "discard 4D" and pushed[-1]["legal"] == []
+    # anything else than the move sent goes at once: a refusal, a typo refused, an event line
+    player.model.refused("bad", "no such card")
+    clock.advance(0)
+    assert pushed[-1]["refusal"]["message"] == "no such card"
+    count = len(pushed)
+    assert player.act("discard 4D") is not None  # nothing asked: refused, at once
+    clock.advance(0)
+    assert len(pushed) == count + 1 and pushed[-1]["refusal"]["code"] == "not-your-turn"
+
+
+def move_post(text: str) -> DummyRequest:
+    request = DummyRequest([b"act"])
+    request.method = b"POST"
+    request.content = io.BytesIO(json.dumps({"action": text}).encode())
+    return request
+
+
+def test_an_accepted_moves_post_is_answered_with_the_next_push() -> None:
+    clock = Clock()
+    player = classic_player()
+    server = PageServer(player.model, Actions(player), reactor=clock)
+    stream = Stream()
+    server.streams.append(stream)  # type: ignore[arg-type]
+    resource = PageResource(server)
+    player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
+    clock.advance(0)
+    request = move_post("draw")
+    assert resource._post(request, "/act") == NOT_DONE_YET
+    clock.advance(0)
+    assert not request.finished  # not while the move is on its way
+    player.show({"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
+    clock.advance(0)
+    assert request.finished and json.loads(b"".join(request.written)) == {"ok": True}
+    assert len(stream.snapshots) == 2
+    # a move refused at once is answered at once, with why
+    refused = resource._post(move_post("draw"), "/act")
+    assert isinstance(refused, bytes) and json.loads(refused)["ok"] is False
+    # a browser that went away before the answer: nothing is written to it
+    gone = move_post("draw")
+    player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
+    resource._post(gone, "/act")
+    gone.processingFailed(Failure(ConnectionDone()))
+    clock.advance(SENT_PUSH_DELAY)
+    assert gone.written == []
 
 
 def test_the_next_hand_waits_for_ready() -> None:

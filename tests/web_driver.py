@@ -87,7 +87,9 @@ def guard_network(page: Any) -> list[str]:
 class PlayProcess:
     """``canasta play --ui web`` in a subprocess, never opening a browser; its page's link."""
 
-    def __init__(self, tmp: Path, *args: str) -> None:
+    def __init__(self, tmp: Path, *args: str, launcher: list[str] | None = None) -> None:
+        """``launcher``: what runs the ``canasta`` command instead of ``-m canasta_net`` (the
+        benchmark's ``scripts/timed_play.py OUT``)."""
         env = dict(os.environ)
         env.update(
             PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
@@ -99,8 +101,7 @@ class PlayProcess:
         self.log = tmp / "play.cnlog"
         command = [
             sys.executable,
-            "-m",
-            "canasta_net",
+            *(launcher or ["-m", "canasta_net"]),
             "play",
             "--ui",
             "web",
@@ -159,10 +160,16 @@ WAIT_JS = """
 """
 
 
+# How the waits below poll the page: Playwright's default runs the check in every animation
+# frame, which keeps the page producing frames (and its main thread busy) the whole time; the
+# benchmark polls on a timer instead, so that the page it times is as idle as a person's.
+POLLING: str | float = "raf"
+
+
 def wait_for_turn(page: Any, timeout_ms: float = 20000) -> str:
     """Wait until the person is asked something, or a score sheet shows: ``sheet`` or the
     prompt's kind (``turn``, ``answer-go-out``...)."""
-    page.wait_for_function(WAIT_JS, timeout=timeout_ms)
+    page.wait_for_function(WAIT_JS, timeout=timeout_ms, polling=POLLING)
     if page.locator("#overlay").is_visible():
         return "sheet"
     return str(page.locator("#prompt").get_attribute("data-kind"))
@@ -227,7 +234,10 @@ def play_a_move(page: Any) -> str:
 def wait_for_change(page: Any, version: str | None, timeout_ms: float = 20000) -> None:
     """Wait until the page drew a snapshot newer than ``version``."""
     page.wait_for_function(
-        "v => document.body.dataset.version !== v", arg=version, timeout=timeout_ms
+        "v => document.body.dataset.version !== v",
+        arg=version,
+        timeout=timeout_ms,
+        polling=POLLING,
     )
 
 

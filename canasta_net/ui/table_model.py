@@ -177,6 +177,10 @@ class TableModel:
         self.tried: str | None = None  # the last move sent, until the next prompt or record
         self.drawn: list[str] = []  # cards new in this seat's hand since its turn began
         self.red_threes_laid: list[str] = []  # this seat's red threes laid since then
+        # cards that came into the hand outside this seat's turn (a May I? buy: the discard and
+        # its penalty card), until this seat's next move
+        self.received: list[str] = []
+        self.deal_red_threes: list[str] = []  # laid at the deal (and replaced), until then too
         self.last_move: dict[str, Any] | None = None
         self.hand_end: dict[str, Any] | None = None
         self.match_end: dict[str, Any] | None = None
@@ -195,6 +199,8 @@ class TableModel:
         self._reds: list[str] = []  # this seat's red threes as last shown
         self._turn_start_reds: list[str] = []
         self._pile_size = 0
+        self._new_deal = True  # the next view is a hand's first: nothing in it was "received"
+        self._sent_version = -1  # the version ``acted`` made
 
     # ------------------------------------------------------------------ inputs
     def changed(self) -> None:
@@ -231,6 +237,13 @@ class TableModel:
             before_draw = state.get("phase") == "draw"
             self._turn_start = hand if before_draw else self._hand
             self._turn_start_reds = reds if before_draw else self._reds
+        if self._new_deal and hand:
+            self._new_deal = False
+            self.deal_red_threes = reds  # a hand's first view: its red threes came with the deal
+        elif not my_turn and self._hand:
+            received = _multiset_new(self._hand, hand)
+            if received:
+                self.received = received
         if self._turn_start is not None:
             self.drawn = _multiset_new(self._turn_start, hand)
             self.red_threes_laid = _multiset_new(self._turn_start_reds, reds)
@@ -265,6 +278,8 @@ class TableModel:
             if seat == self.seat:
                 self.tried = None
                 self.refusal = None
+                self.received = []
+                self.deal_red_threes = []
         elif kind == R.DEAL:
             self.hand_end = None
             self.last_move = None
@@ -272,6 +287,8 @@ class TableModel:
             self.red_threes_laid = []
             self._turn_start = None
             self._hand, self._reds = [], []  # the last hand's cards are not this one's
+            self.received, self.deal_red_threes = [], []
+            self._new_deal = True
         elif kind == R.HAND_END:
             self.hand_end = self._hand_end(fields)
             totals = fields.get("totals")
@@ -349,7 +366,15 @@ class TableModel:
         """The seat sent ``text`` as its move: nothing more is asked until the next prompt."""
         self.tried = text
         self.legal = []
+        self._sent_version = self.version + 1  # this change's (its listeners ask)
         self.changed()
+
+    @property
+    def move_in_flight(self) -> bool:
+        """The last change is the seat's move sent (``acted``): nothing came since, neither the
+        table's answer nor anything else. A page server holds the snapshot that says only this
+        ("Sent ...") a moment, since the table's answer usually comes first."""
+        return self.tried is not None and self.version == self._sent_version
 
     def refused(
         self,
@@ -440,6 +465,8 @@ class TableModel:
             "hand": self._hand_cards(state, kind),
             "drawn": list(self.drawn),
             "red_threes_laid": list(self.red_threes_laid),
+            "received": list(self.received),
+            "deal_red_threes": list(self.deal_red_threes),
             "state": state,
             "sides": self._sides(state) if kind != "may-i" else [],
             "pile": self._pile(state),
@@ -507,13 +534,17 @@ class TableModel:
         if not state:
             return []
         group = suit_group if kind == "may-i" else rank_group
-        fresh = Counter(self.drawn)
+        fresh, came = Counter(self.drawn), Counter(self.received)
         cards = []
         for card in state.get("hand") or []:
-            new = fresh[card] > 0
+            new, received = fresh[card] > 0, came[card] > 0
             if new:
                 fresh[card] -= 1
-            cards.append({"card": card, "group": group(card), "new": new})
+            elif received:
+                came[card] -= 1
+            cards.append(
+                {"card": card, "group": group(card), "new": new, "received": received and not new}
+            )
         return cards
 
     def _sides(self, state: dict[str, Any] | None) -> list[dict[str, Any]]:

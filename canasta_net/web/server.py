@@ -11,7 +11,8 @@ that a POST is JSON (an HTML form cannot send that). Everything else gets 403.
 Live updates go as server-sent events (``GET /events``) through ``twisted.web``: no new
 dependency, the browser's ``EventSource`` reconnects by itself, and one-way push is all the page
 needs; its moves go by POST. A push carries the model's whole snapshot (``docs/ui-model.md``),
-at most once per reactor turn however many changes the turn made.
+at most once per reactor turn however many changes the turn made; the snapshot that only says
+a move was sent waits ``SENT_PUSH_DELAY`` for the table's answer.
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ MAX_BODY = 16 * 1024
 HEARTBEAT_SECONDS = 15.0
 # How long the browser waits before reconnecting a lost event stream (milliseconds).
 RECONNECT_MS = 1000
+# A move posted by the page is on its way to the table (the model's ``move_in_flight``): the
+# snapshot that says only that ("Sent ...", no buttons) waits this long, and is not sent at all
+# when the table's answer comes first (on loopback some milliseconds later). Drawing it took the
+# page's main thread and the computer's CPU (the browser's processes, on a machine the host
+# shares) while the answer was on its way; the page greys its own buttons at the click instead.
+SENT_PUSH_DELAY = 0.25
 
 # The page loads only its own files, runs no inline script, and may not be framed.
 CONTENT_SECURITY_POLICY = (
@@ -274,6 +281,7 @@ class PageServer:
         self._replay_page: Deferred[str] | None = None
         self._pushed = -1
         self._push_call: IDelayedCall | None = None
+        self._move_answers: list[Request] = []  # accepted moves' POSTs, answered with a push
         self._heartbeat = LoopingCall(self._beat)
         self._heartbeat.clock = reactor
         self.on_streams_changed: Callable[[int], None] | None = None
@@ -302,6 +310,7 @@ class PageServer:
             self._heartbeat.stop()
         if self._push_call is not None and self._push_call.active():
             self._push_call.cancel()
+        self._answer_moves()
         for stream in list(self.streams):
             stream.finish()
         self.streams.clear()
@@ -337,17 +346,42 @@ class PageServer:
 
     # ------------------------------------------------------------------ pushing snapshots
     def _changed(self) -> None:
-        if self._push_call is None or not self._push_call.active():
-            self._push_call = self.reactor.callLater(0, self._push)
+        delay = SENT_PUSH_DELAY if self.model.move_in_flight else 0.0
+        call = self._push_call
+        if call is None or not call.active():
+            self._push_call = self.reactor.callLater(delay, self._push)
+        elif delay == 0.0 and call.getTime() > self.reactor.seconds():
+            call.reset(0)  # news beyond the move sent: at once, with everything since
 
     def _push(self) -> None:
         self._push_call = None
-        if self.model.version <= self._pushed or not self.streams:
-            return
-        event = snapshot_event(self.model.snapshot())
-        self._pushed = self.model.version
-        for stream in list(self.streams):
-            stream.write(event)
+        if self.model.version > self._pushed and self.streams:
+            event = snapshot_event(self.model.snapshot())
+            self._pushed = self.model.version
+            for stream in list(self.streams):
+                stream.write(event)
+        self._answer_moves()
+
+    def answer_with_next_push(self, request: Request) -> int:
+        """Answer an accepted move's POST with the next snapshot push (at the latest
+        ``SENT_PUSH_DELAY`` later), not at once: the answer says only "ok", and sent at once it
+        woke the browser's processes while the move was on its way to the table, on the same
+        CPUs as the host that checks it."""
+        self._move_answers.append(request)
+        request.notifyFinish().addErrback(self._move_answer_lost, request)
+        if self._push_call is None or not self._push_call.active():
+            self._push_call = self.reactor.callLater(0, self._push)
+        return NOT_DONE_YET
+
+    def _move_answer_lost(self, _: object, request: Request) -> None:
+        if request in self._move_answers:
+            self._move_answers.remove(request)
+
+    def _answer_moves(self) -> None:
+        answers, self._move_answers = self._move_answers, []
+        for request in answers:
+            request.write(answer(request, None))
+            request.finish()
 
     def _beat(self) -> None:
         for stream in list(self.streams):
@@ -522,7 +556,7 @@ class PageResource(Resource):
         making.addCallbacks(send, failed)
         return NOT_DONE_YET
 
-    def _post(self, request: Request, path: str) -> bytes:
+    def _post(self, request: Request, path: str) -> int | bytes:
         body = read_json(request)
         if isinstance(body, str):
             return answer(request, body)
@@ -531,7 +565,10 @@ class PageResource(Resource):
             text = _text_field(body, "action", 1000)
             if text is None:
                 return answer(request, 'Send the move as {"action": TEXT}.')
-            return answer(request, actions.act(text))
+            problem = actions.act(text)
+            if problem is None:
+                return self.page_server.answer_with_next_push(request)
+            return answer(request, problem)
         if path == "/ready":
             return answer(request, actions.ready())
         if path == "/chat":
@@ -570,6 +607,7 @@ __all__ = [
     "HEARTBEAT_SECONDS",
     "MAX_BODY",
     "MAX_STREAMS",
+    "SENT_PUSH_DELAY",
     "LobbyActions",
     "PageActions",
     "PageResource",

@@ -107,6 +107,7 @@
     staged: [], // May I?: groups (lists of hand indices) staged for the contract
     cursor: 0,
     clearOnHandChange: false, // a move was sent: forget the selection once the hand changes
+    sending: false, // a move was posted and no snapshot came since
     localError: null, // {tried, message}: the server's answer to a POST, when it said no
     closed: false, // the person closed the page after the table
     teams: {}, // seat -> team, as last seen (the seats carry none between hands)
@@ -188,12 +189,18 @@
     }
     return [verb].concat(head, rest.slice().sort(), tail).join(" ");
   }
+  const legalKeys = new WeakMap(); // snapshot -> Map(moveKey -> legal move), made once
   function legalMatch(snap, text) {
-    const key = moveKey(text);
-    for (const legal of snap.legal || []) {
-      if (moveKey(legal) === key) return legal;
+    let keys = legalKeys.get(snap);
+    if (!keys) {
+      keys = new Map();
+      for (const legal of snap.legal || []) {
+        const key = moveKey(legal);
+        if (!keys.has(key)) keys.set(key, legal);
+      }
+      legalKeys.set(snap, keys);
     }
-    return null;
+    return keys.get(moveKey(text)) || null;
   }
 
   // ------------------------------------------------------------------ talking to the peer
@@ -217,16 +224,27 @@
     }
   }
 
+  // The move goes to the seat; until the next snapshot the buttons are greyed (a class, not a
+  // redraw: the server holds its "move sent" snapshot a moment, since the table's answer comes
+  // first on a quick table, and the page's main thread is left free for that answer).
   async function act(text) {
-    if (!page.snap) return;
+    if (!page.snap || page.sending) return;
     page.localError = null;
     page.clearOnHandChange = true;
+    page.sending = true;
     document.body.dataset.sent = text;
+    $("me").classList.add("sending");
     const answer = await post("/act", { action: text });
     if (!answer.ok) {
       page.localError = { tried: text, message: answer.error };
+      endSending();
       render();
     }
+  }
+  function endSending() {
+    if (!page.sending) return;
+    page.sending = false;
+    $("me").classList.remove("sending");
   }
 
   async function simplePost(path, body, what) {
@@ -302,6 +320,7 @@
       page.cursor = Math.min(page.cursor, Math.max(0, newCards.length - 1));
     }
     if (snap.refusal) page.clearOnHandChange = false;
+    endSending();
     // a new question: the page's own last complaint (a POST the server refused) is old news
     const legal = (snap.legal || []).join("\n");
     if (legal && (!old || (old.legal || []).join("\n") !== legal)) page.localError = null;
@@ -333,15 +352,20 @@
     const eventsAtBottom = drawnKeys.events !== JSON.stringify(eventsKey) && eventsScrolledDown();
     const selection = Array.from(page.selected).join(",");
     // each part is redrawn only when what it shows changed (a snapshot comes after every move)
+    // the header names the sides: the seats' names and teams, not their cards (every move)
     once("header", [catalog.lang, snap.game, snap.variant, snap.table, snap.hand_no, state.contract,
-      snap.scores, snap.target, snap.seats], renderHeader, snap);
+      snap.scores, snap.score_names, snap.target, snap.seat, (snap.seats || []).map(function (s) {
+        return [s.name, s.team];
+      })], renderHeader, snap);
     once("seats", [snap.game, snap.seats, snap.last_move, state.down, state.buys, state.buy_limit],
       renderSeats, snap);
     once("pile", [snap.pile, state.window, Boolean(snap.state), Boolean(snap.hand_end)],
       renderPile, snap);
     once("last", [snap.last_move], renderLastMove, snap);
-    once("sides", [snap.game, snap.sides, state.melds, snap.legal, selection],
-      isMayI(snap) ? renderMayISeats : renderSides, snap);
+    // the melds change with the table; the legal moves (new after every move) only through
+    // those that name a meld or add to one
+    once("sides", [snap.game, snap.sides, state.melds, canAddToMelds(snap), meldMoves(snap),
+      selection], isMayI(snap) ? renderMayISeats : renderSides, snap);
     renderMe(snap);
     once("events", eventsKey, function () { renderEvents(snap, eventsAtBottom); }, snap);
     once("watchers", [catalog.lang, snap.watchers, snap.finished, snap.match_end,
@@ -366,6 +390,12 @@
     return (snap.seats || []).filter(function (s) { return page.teams[s.seat] === side; })
       .map(function (s) { return s.name; });
   }
+  // the names a score counts for: the rules' teams, as the snapshot lists them (in the lobby
+  // and between hands too, where the seats carry no team), else the teams seen in the hand
+  function scoreNames(snap, side) {
+    const listed = ((snap.score_names || [])[side] || []).filter(Boolean);
+    return listed.length ? listed : sideNames(snap, side);
+  }
   function yourSide(snap) {
     if (snap.seat === null || snap.seat === undefined) return null;
     if (isMayI(snap)) return snap.seat;
@@ -387,7 +417,7 @@
     const line = clear($("score-line"));
     const mine = yourSide(snap);
     (snap.scores || []).forEach(function (score, side) {
-      const names = sideNames(snap, side);
+      const names = scoreNames(snap, side);
       const chip = el("span", "score" + (side === mine ? " yours" : ""),
         (names.length ? names.join(" & ") : f(isMayI(snap) ? _("seat {seat}") : _("team {team}"),
           { seat: side, team: side })) + ": " + score);
@@ -585,10 +615,23 @@
     return "add " + ref + " " + cardsText(sel);
   }
 
+  // whether the melds are clickable (a move may add to one, or take onto one)
+  function canAddToMelds(snap) {
+    const A = snap.actions || {};
+    return isMayI(snap) ? Boolean(A.add)
+      : Boolean(A.add || A["take-top"] || A.merge || A["take-pile"]);
+  }
+  const MELD_VERBS = { add: true, "take-top": true, merge: true };
+  function meldMoves(snap) {
+    return (snap.legal || []).filter(function (text) {
+      const verb = text.split(" ", 1)[0];
+      return MELD_VERBS[verb] || (verb === "take-pile" && text.indexOf(" onto ") >= 0);
+    });
+  }
+
   function renderSides(snap) {
     const box = clear($("sides"));
-    const canAdd = Boolean(snap.actions && (snap.actions.add || snap.actions["take-top"] ||
-      snap.actions.merge || snap.actions["take-pile"]));
+    const canAdd = canAddToMelds(snap);
     (snap.sides || []).forEach(function (side) {
       const panel = el("div", "panel side" + (side.yours ? " yours" : ""));
       panel.dataset.side = String(side.team);
@@ -628,7 +671,7 @@
     // May I?: every seat melds alone, and anyone down may lay off on any meld
     const box = clear($("sides"));
     const state = snap.state || {};
-    const canAdd = Boolean(snap.actions && snap.actions.add);
+    const canAdd = canAddToMelds(snap);
     (state.melds || []).forEach(function (melds, seat) {
       const panel = el("div", "panel side" + (seat === snap.seat ? " yours" : ""));
       panel.dataset.side = String(seat);
@@ -698,7 +741,25 @@
   }
 
   function renderPrompt(snap, spectator) {
+    const box = $("prompt");
+    renderPromptLine(snap, spectator);
+    if (spectator) return;
+    // cards that came outside this seat's turn, named until its next move
+    if (snap.received && snap.received.length) {
+      box.appendChild(el("span", "arrived", f(_("You received {cards}."), {
+        cards: cardsLabel(snap.received),
+      })));
+    }
+    if (snap.deal_red_threes && snap.deal_red_threes.length) {
+      box.appendChild(el("span", "arrived", f(
+        _("Your red threes from the deal, laid and replaced from the stock: {cards}."),
+        { cards: cardsLabel(snap.deal_red_threes) })));
+    }
+  }
+
+  function renderPromptLine(snap, spectator) {
     const box = clear($("prompt"));
+    if (!snap.prompt || snap.prompt.kind === "turn") questionShown = null;
     box.className = "prompt";
     if (spectator) {
       box.appendChild(el("span", "spectator-note",
@@ -710,7 +771,10 @@
     const prompt = snap.prompt;
     if (prompt) {
       box.dataset.kind = prompt.kind;
-      if (prompt.kind !== "turn") box.classList.add("ask");
+      if (prompt.kind !== "turn") {
+        box.classList.add("ask");
+        showNewQuestion(box, prompt.kind + "\n" + prompt.text);
+      }
       box.appendChild(el("span", "prompt-text", prompt.text));
       if (prompt.kind !== "turn") {
         (snap.legal || []).forEach(function (text) {
@@ -742,6 +806,21 @@
     }
   }
 
+  // A question (a partner's "may I go out?", a May I? buy) waits for this person's answer: on a
+  // narrow screen the prompt is below the table, so a new one is scrolled into view (once; the
+  // layout is read in the next frame, not inside the render).
+  let questionShown = null;
+  function showNewQuestion(box, key) {
+    if (questionShown === key) return;
+    questionShown = key;
+    requestAnimationFrame(function () {
+      const where = box.getBoundingClientRect();
+      if (where.top < 0 || where.bottom > window.innerHeight) {
+        box.scrollIntoView({ block: "center" });
+      }
+    });
+  }
+
   function renderHand(snap) {
     const box = clear($("hand"));
     const staged = stagedIndices();
@@ -759,6 +838,9 @@
       if (h.new) {
         node.classList.add("new");
         node.title = f(_("{card} (just drawn)"), { card: cardLabel(h.card) });
+      } else if (h.received) {
+        node.classList.add("new");
+        node.title = f(_("{card} (received)"), { card: cardLabel(h.card) });
       }
       if (page.selected.has(i)) node.classList.add("selected");
       if (staged.has(i)) node.classList.add("staged");
@@ -1067,7 +1149,7 @@
     if (end) {
       let text;
       if (end.kind === "match-end" && end.winner !== null && end.winner !== undefined) {
-        text = f(_("{names} won the match"), { names: sideNames(snap, end.winner).join(" & ") });
+        text = f(_("{names} won the match"), { names: scoreNames(snap, end.winner).join(" & ") });
       } else if (end.kind === "forfeit") {
         text = end.seat !== null && end.seat !== undefined
           ? f(_("The match ended by forfeit: {name} left"), { name: seatName(snap, end.seat) })
@@ -1170,7 +1252,7 @@
     labels.forEach(function (l, i) {
       if (i > 0 && l.y < labels[i - 1].y + 13) l.y = labels[i - 1].y + 13;
       const label = svg("text", { x: l.x, y: l.y }, "s" + (l.side % 6));
-      label.textContent = sideNames(snap, l.side).join(" & ").slice(0, 18) + " " +
+      label.textContent = scoreNames(snap, l.side).join(" & ").slice(0, 18) + " " +
         history[n - 1][l.side];
       root.appendChild(label);
     });
@@ -1241,6 +1323,13 @@
 
   function setup() {
     document.addEventListener("keydown", onKey);
+    // A clicked move button is not focused: the snapshot that follows replaces the buttons, and
+    // removing the focused element made the browser restyle and lay out the page there and
+    // then, inside the render (4-14 ms). Keys still reach every button (Tab, then Enter).
+    document.addEventListener("mousedown", function (e) {
+      const button = e.target instanceof Element ? e.target.closest("button") : null;
+      if (button && button.closest("#me, #sides, #legal-list")) e.preventDefault();
+    });
     $("next-hand").addEventListener("click", readyForNextHand);
     $("sheet-close").addEventListener("click", function () {
       const snap = page.snap;

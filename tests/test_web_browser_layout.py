@@ -1,0 +1,172 @@
+"""The page's layout in the system Chromium, with snapshots written here (no canasta process): the
+page's files come from the package, its event stream and catalogue from the test (Playwright's
+routes; nothing leaves the browser). A partner's question on a phone-wide screen is scrolled into
+view; the scores name the teams' players in the lobby, where the seats carry no team yet."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_driver import browser, playwright_missing
+
+STATIC = Path(__file__).resolve().parent.parent / "canasta_net" / "web" / "static"
+ORIGIN = "http://127.0.0.1:9"  # never reached: every request is answered by a route
+CATALOGUE = {"lang": "en", "messages": {}, "ranks": {}, "joker": "Jkr", "languages": {}}
+NAMES = ["ada", "bo", "cy", "di"]
+
+pytestmark = pytest.mark.skipif(playwright_missing() is not None, reason=str(playwright_missing()))
+
+
+def snapshot(**changes: Any) -> dict[str, Any]:
+    """A classic four-player table in the middle of a hand: four melds a side, eleven cards in
+    each hand; changed by ``changes``."""
+
+    def melds(ranks: str) -> list[dict[str, Any]]:
+        return [
+            {"index": i, "label": f"{r}s", "cards": [f"{r}C", f"{r}D", f"{r}S", "2H"], "points": 60}
+            for i, r in enumerate(ranks)
+        ]
+
+    snap: dict[str, Any] = {
+        "v": 1,
+        "version": 7,
+        "lang": "en",
+        "role": "player",
+        "game": "canasta",
+        "variant": "classic",
+        "table": "kitchen",
+        "hand_no": 1,
+        "seat": 0,
+        "seats": [
+            {"seat": i, "name": n, "team": i % 2, "you": i == 0, "to_move": i == 2, "cards": 11}
+            for i, n in enumerate(NAMES)
+        ],
+        "scores": [120, 90],
+        "score_names": [["ada", "cy"], ["bo", "di"]],
+        "target": 5000,
+        "history": [],
+        "hand": [
+            {"card": c, "group": c[:-1], "new": False}
+            for c in ["4C", "4D", "6S", "7H", "8C", "8S", "9D", "JC", "QH", "KS", "AD"]
+        ],
+        "state": {"phase": "play", "turn": 2, "melds": None},
+        "sides": [
+            {
+                "team": t,
+                "names": [NAMES[t], NAMES[t + 2]],
+                "yours": t == 0,
+                "meld_points": 240,
+                "canastas": 0,
+                "needs": None,
+                "red_threes": [],
+                "melds": melds("5TJQ" if t else "6789"),
+            }
+            for t in (0, 1)
+        ],
+        "pile": {"top": "9S", "size": 12, "stock": 60, "frozen": False},
+        "prompt": {"kind": "answer-go-out", "text": "cy asks: may I go out?"},
+        "legal": ["answer yes", "answer no"],
+        "actions": {"answer": ["answer yes", "answer no"]},
+        "last_move": {"seat": 2, "name": "cy", "action": "ask-go-out"},
+        "events": [f"line {i}" for i in range(30)],
+        "outcome": {},
+    }
+    snap.update(changes)
+    return snap
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    with browser() as b:
+        yield b
+
+
+def open_page(b: Any, snap: dict[str, Any], width: int, height: int) -> Any:
+    """The page at ``width`` x ``height``, sent ``snap`` as its one snapshot (its console errors
+    listed in ``page.errors``)."""
+    page = b.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def route(r: Any) -> None:
+        path = r.request.url[len(ORIGIN) :].split("?")[0]
+        if path == "/":
+            r.fulfill(path=STATIC / "index.html", content_type="text/html")
+        elif path.startswith("/static/"):
+            r.fulfill(path=STATIC / path[len("/static/") :])
+        elif path == "/i18n.json":
+            r.fulfill(body=json.dumps(CATALOGUE), content_type="application/json")
+        elif path == "/events":
+            event = f"retry: 600000\n\nevent: snapshot\ndata: {json.dumps(snap)}\n\n"
+            r.fulfill(body=event, content_type="text/event-stream")
+        else:
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(ORIGIN + "/?token=t")
+    page.wait_for_selector(f'body[data-version="{snap["version"]}"]')
+    page.errors = errors
+    return page
+
+
+def in_view(page: Any, selector: str) -> bool:
+    return bool(
+        page.evaluate(
+            """s => { const r = document.querySelector(s).getBoundingClientRect();
+                      return r.top >= 0 && r.bottom <= window.innerHeight; }""",
+            selector,
+        )
+    )
+
+
+def test_a_partners_question_on_a_phone_is_scrolled_into_view(chromium: Any) -> None:
+    page = open_page(chromium, snapshot(), 390, 700)
+    page.wait_for_function("() => window.scrollY > 0", timeout=5000)  # the table is above it
+    assert in_view(page, "#prompt") and page.locator('#prompt button[data-action="answer yes"]')
+    # the person scrolls back up to read the table: the same question does not pull them back
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(100)
+    assert page.evaluate("() => window.scrollY") == 0
+    assert not page.errors
+
+
+def test_the_lobbys_scores_name_the_teams_players(chromium: Any) -> None:
+    lobby = snapshot(
+        state=None,
+        seats=[{"seat": i, "name": n, "team": None, "you": i == 0} for i, n in enumerate(NAMES)],
+        scores=[0, 0],
+        hand=[],
+        sides=[],
+        prompt=None,
+        legal=[],
+        actions={},
+        last_move=None,
+        events=[],
+    )
+    page = open_page(chromium, lobby, 1280, 800)
+    chips = page.eval_on_selector_all("#score-line .score", "ns => ns.map(n => n.textContent)")
+    assert chips[:2] == ["ada & cy: 0", "bo & di: 0"]
+    assert not page.errors
+
+
+def test_cards_received_outside_ones_turn_are_named(chromium: Any) -> None:
+    hand = [
+        {"card": c, "group": c[-1], "new": False, "received": c in ("KS", "2H")}
+        for c in ["5C", "9D", "KS", "2H"]
+    ]
+    page = open_page(
+        chromium,
+        snapshot(game="may-i", hand=hand, received=["KS", "2H"], prompt=None, legal=[], actions={}),
+        1280,
+        800,
+    )
+    said = page.eval_on_selector_all("#prompt .arrived", "ns => ns.map(n => n.textContent)")
+    assert said == ["You received K\u2660 2\u2665."]
+    new = page.eval_on_selector_all("#hand .card.new", "ns => ns.map(n => n.dataset.card)")
+    assert new == ["KS", "2H"]
+    assert not page.errors
