@@ -14,6 +14,8 @@ ASCII word" is not "an English word"):
   and commands the translations keep, ``draw``, ``'hint'``). That catches a sentence that never
   went through the catalogue, which the first cannot.
 
+And the engines' English meld names (``set of Ks``, ``4-7 of H``, ``5-9H run``), by their form.
+
 What may stay as it is is taken out first: people's names (given by the test), card codes
 (``KH``, ``10S``, ``JK``), reason codes and canonical moves (``take-discard``, ``max-hands``: a
 hyphenated word is never English prose here), paths.
@@ -52,9 +54,17 @@ KEPT = frozenset(
 
 # A run of at least this many English words is a sentence.
 RUN = 3
-WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+# A word; a rank's plural (``Ks``, ``10s``: "set of Ks") is an English word too.
+WORD = re.compile(r"(?:10|[2-9AJQK])s\b|[^\W\d_][\w'’-]*", re.UNICODE)
+RANK_PLURAL = re.compile(r"(?:10|[2-9AJQK])s")
 ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 CARD_CODE = re.compile(r"(?<![\w-])(?:10|[2-9TJQKA])[CDHS](?![\w-])|(?<![\w-])JK(?![\w-])")
+# The engines' English names of melds (the views' ``label``), too short for a run of words:
+# ``set of Ks``, ``4-7 of H`` (May I?), ``5-9H run``.
+ENGINE_LABELS = re.compile(
+    r"\bset of (?:10|[2-9AJQK])s\b|\b(?:10|[2-9AJQK])-(?:10|[2-9AJQK]) of [CDHS]\b"
+    r"|\b(?:10|[2-9AJQK])-(?:10|[2-9AJQK])[CDHS] run\b"
+)
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 # What a line may hold that is not prose: a path, a URL, a token (hex, base64-ish).
 NOT_PROSE = re.compile(r"\S*[/\\]\S*|\S+\.\S+|\b[0-9a-f]{8,}\b")
@@ -144,6 +154,9 @@ def english_runs(line: str) -> list[str]:
         last_end = match.end()
         if any(c.isalnum() for c in between):
             close()  # a number or a card between: not one run
+        if RANK_PLURAL.fullmatch(word):
+            current.append(word)
+            continue
         if "-" in word or not word.isascii() or word.lower() not in english:
             close()
             continue
@@ -160,7 +173,7 @@ def english_sentences(text: str, names: Iterable[str] = ()) -> list[str]:
     pieces = catalogue_pieces()
     for line in text.splitlines():
         bare = _bare(line, names)
-        hits = [p for p in pieces if p in bare]
+        hits = ENGINE_LABELS.findall(line) + [p for p in pieces if p in bare]
         hits += english_runs(bare)
         if hits:
             found.append(f"{hits[0]!r} in {line.strip()!r}")

@@ -778,7 +778,7 @@ def play(
     watch = bot_count >= rules.players
     identity = _identity(identity_path)
     config = TableConfig.simple(
-        "local table",
+        _("local table"),  # a name, in the language of the person who made it
         rules,
         rules.players - bot_count if not watch else 1,
         host_plays=not watch,
