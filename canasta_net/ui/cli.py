@@ -1459,10 +1459,16 @@ async def _trusted_fingerprint(
     return seen
 
 
+# The question's mark of its answers, and the words that answer yes ('|' between them), in the
+# person's language; y and yes answer yes in every language.
+YES_NO_MARK = N_("[y/N]")
+YES_WORDS = N_("y|yes")
+
+
 def _ask_yes_no(question: str) -> bool:
     """Ask on stderr; read the answer from stdin one byte at a time, so that what follows it
     stays for the game. No answer (end of input, Ctrl-C) is no."""
-    click.echo(f"{question} [y/N]: ", nl=False, err=True)
+    click.echo(f"{question} {_(YES_NO_MARK)}: ", nl=False, err=True)
     # the reactor's SIGINT handler only stops the reactor: here Ctrl-C must end the question
     replaced, previous = False, None
     with contextlib.suppress(ValueError):  # ValueError: not the main thread
@@ -1477,7 +1483,8 @@ def _ask_yes_no(question: str) -> bool:
             signal.signal(signal.SIGINT, previous)
     if not answer.endswith("\n"):
         click.echo("", err=True)  # end the question's line
-    return answer.strip().lower() in ("y", "yes")
+    yes = {"y", "yes", *(word.strip().lower() for word in _(YES_WORDS).split("|"))}
+    return answer.strip().lower() in yes
 
 
 def _read_line() -> str:
