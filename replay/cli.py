@@ -58,13 +58,13 @@ from .export_html import render_html
 from .export_json import build_export, visible_annotations
 from .export_text import render_text
 from .locate import locate
-from .render import render_annotation, render_step
+from .render import render_annotation, render_step, worded_outcome
 from .stepper import HELP, Stepper
 from .timeline import Timeline, load_timeline
 from .verdict_words import worded_copy_line, worded_summary
 from .views import ALL, PUBLIC, SEAT, Perspective
 from .whatif import play_line, split_line
-from .wording import count, hand_name, hand_noun
+from .wording import Words, count, hand_noun
 
 # the default put into the --simulations help after translating it (``localize_command``)
 _HELP_VALUES["simulations"] = str(DEFAULT_SIMULATIONS)
@@ -286,10 +286,21 @@ def _compare(reports: list[AuditReport], copies_only: bool) -> list[Comparison]:
 
 
 def _comparison_text(comparison: Comparison) -> str:
-    table = f"table {comparison.table}" if comparison.table else "the files"
-    lines = [f"Copies of {table}: {comparison.verdict.upper()}. {comparison.summary}"]
-    lines += [f"  Altered copy: {altered['reason']}" for altered in comparison.altered]
-    lines += [f"  Note: {note}" for note in comparison.notes]
+    """The comparison for people: its frame in the reader's language (``--lang``); the reasons
+    and notes as ``compare`` words them (English)."""
+    _ = current().gettext
+    verdict = _(VERDICT_WORDS.get(comparison.verdict, comparison.verdict.upper()))
+    if comparison.table:
+        head = _("Copies of table {table}: {verdict}.").format(
+            table=comparison.table, verdict=verdict
+        )
+    else:
+        head = _("Copies of the files: {verdict}.").format(verdict=verdict)
+    lines = [f"{head} {comparison.summary}"]
+    lines += [
+        "  " + _("Altered copy: {reason}").format(reason=a["reason"]) for a in comparison.altered
+    ]
+    lines += ["  " + _("Note: {note}").format(note=note) for note in comparison.notes]
     return "\n".join(lines)
 
 
@@ -308,6 +319,7 @@ VERDICT_WORDS: Final = {
     "invalid": N_("INVALID"),
     "unreadable": N_("UNREADABLE"),
     "unsupported": N_("UNSUPPORTED"),
+    "refused": N_("REFUSED"),  # copies compared: not comparable
 }
 
 
@@ -409,7 +421,7 @@ def show(
         return
     stepper = Stepper(timeline, perspective, shown)
     click.echo(stepper.render())
-    click.echo("(type ? for help, q to quit)")
+    click.echo(current().gettext("(type ? for help, q to quit)"))
     while True:
         try:
             line = input("replay> ")
@@ -472,19 +484,21 @@ def annotate(
 ) -> None:
     timeline = _load(file)
     where, annotation_set = _annotations(timeline, file, annotations_path, creating=True)
+    _ = current().gettext
     try:
         if remove_id is not None:
             if at is not None or comment or glyph or line or cards:
-                raise click.UsageError("--remove takes no other annotation option.")
+                raise click.UsageError(_("--remove takes no other annotation option."))
             removed = annotation_set.remove(remove_id)
             save_annotations(where, annotation_set)
-            click.echo(f"Removed annotation {removed.id} (record {removed.record}) from {where}.")
+            said = _("Removed annotation {id} (record {record}) from {path}.")
+            click.echo(said.format(id=removed.id, record=removed.record, path=where))
             return
         if at is None:
-            raise click.UsageError("Say which record to annotate with --at (or use --remove).")
+            raise click.UsageError(_("Say which record to annotate with --at (or use --remove)."))
         record = locate(timeline, at)
         if instead and line is None:
-            raise click.UsageError("--instead says how to play a --line: give one.")
+            raise click.UsageError(_("--instead says how to play a --line: give one."))
         what_if = (
             play_line(timeline, record, split_line(line), instead=instead)
             if line is not None
@@ -505,10 +519,14 @@ def annotate(
     except ReplayToolError as e:
         _fail(e)
     except OSError as e:
-        _fail(ReplayToolError(f"The annotation file {where} cannot be written: {e.strerror}."))
-    click.echo(f"Added annotation {annotation.id} to record {record} in {where}.")
+        said = _("The annotation file {path} cannot be written: {problem}.")
+        _fail(ReplayToolError(said.format(path=where, problem=e.strerror)))
+    said = _("Added annotation {id} to record {record} in {path}.")
+    click.echo(said.format(id=annotation.id, record=record, path=where))
     if what_if is not None:
-        click.echo(f"  What-if: {what_if.outcome['summary']}")
+        outcome = worded_outcome(what_if.outcome, timeline, current())
+        what = _("What-if: {outcome}").format(outcome=outcome or what_if.outcome["summary"])
+        click.echo("  " + what)
 
 
 def _user_name() -> str:
@@ -532,20 +550,23 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
     if as_json:
         click.echo(json.dumps(annotation_set.to_dict(), indent=2, ensure_ascii=False))
         return
+    _ = current().gettext
     if not annotation_set.annotations:
-        click.echo(f"No annotations ({where}).")
+        click.echo(_("No annotations ({path}).").format(path=where))
         return
+    w = Words(current())
     previous = None
     for annotation in annotation_set.annotations:
         if annotation.record != previous:
             step = timeline.steps[annotation.record]
-            place = f"record {annotation.record}"
+            place = _("record {record}").format(record=annotation.record)
             if step.hand is not None:
-                place += f", {hand_name(timeline.game, step.hand)}"
-                place += f" turn {shown_number(step.turn)}" if step.turn is not None else ""
+                place += ", " + w.hand(timeline.game, step.hand)
+                if step.turn is not None:
+                    place += " " + _("turn {turn}").format(turn=shown_number(step.turn))
             click.echo(f"{place} ({step.kind}):")
             previous = annotation.record
-        click.echo("\n".join(render_annotation(annotation)))
+        click.echo("\n".join(render_annotation(annotation, current(), timeline)))
 
 
 # --------------------------------------------------------------------------- export

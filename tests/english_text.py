@@ -103,7 +103,7 @@ def translation_words() -> frozenset[str]:
 
 
 @cache
-def english_words() -> frozenset[str]:
+def english_vocabulary() -> frozenset[str]:
     """The words of the English catalogue and :data:`COMMON`, less the translations' words."""
     words = {
         w.lower() for text in _template() for w in ASCII_WORD.findall(PLACEHOLDER.sub(" ", text))
@@ -118,7 +118,7 @@ def _pieces(msgid: str) -> list[str]:
     for piece in re.split(r"\{[^{}]*\}|\n|\s{2,}", msgid):
         piece = piece.strip(" .,:;!?()'\"")
         words = ASCII_WORD.findall(piece)
-        if len(words) >= RUN and sum(w.lower() in english_words() for w in words) >= RUN:
+        if len(words) >= RUN and sum(w.lower() in english_vocabulary() for w in words) >= RUN:
             pieces.append(piece)
     return pieces
 
@@ -141,7 +141,7 @@ def english_runs(line: str) -> list[str]:
     runs: list[str] = []
     current: list[str] = []
     last_end = 0
-    english = english_words()
+    english = english_vocabulary()
 
     def close() -> None:
         if len(current) >= RUN:
@@ -180,4 +180,102 @@ def english_sentences(text: str, names: Iterable[str] = ()) -> list[str]:
     return found
 
 
-__all__ = ["catalogue_pieces", "english_runs", "english_sentences", "english_words"]
+# ---------------------------------------------------------------------- single words
+# A stricter check for a text that has no English word at all (the replay tool's pages):
+# Common English words of the clients' sentences: none may be in a Russian, Bulgarian or Polish
+# client's output, apart from card notation, names, reason codes and the canonical move verbs.
+COMMON_ENGLISH = {
+    "the",
+    "your",
+    "you",
+    "and",
+    "with",
+    "from",
+    "turn",
+    "hand",
+    "pile",
+    "stock",
+    "cards",
+    "card",
+    "meld",
+    "melds",
+    "discard",
+    "draw",
+    "drew",
+    "took",
+    "team",
+    "seat",
+    "score",
+    "scores",
+    "total",
+    "target",
+    "press",
+    "enter",
+    "next",
+    "over",
+    "went",
+    "out",
+    "frozen",
+    "legal",
+    "move",
+    "last",
+    "red",
+    "threes",
+    "canasta",
+    "canastas",
+    "bonuses",
+    "left",
+    "going",
+    "match",
+    "stopped",
+    "won",
+    "asks",
+    "may",
+    "yes",
+    "not",
+    "new",
+    "laid",
+    "needs",
+    "open",
+    "melding",
+    "added",
+    "dealer",
+    "in",
+    "of",
+    "is",
+    "or",
+    "for",
+    "it",
+    "type",
+    "number",
+    "play",
+    "just",
+    "drawn",
+}  # not "a", "to", "bot": Polish words too
+# What may stay as it is: the move verbs and codes, names, cards, "hint"/"help" commands
+ALLOWED_WORDS = {"draw", "meld", "discard", "take-pile", "add", "ask-go-out", "answer", "yes", "no"}
+
+
+def english_words(text: str, names: Iterable[str] = ()) -> list[str]:
+    """The common English words of ``text`` (:data:`COMMON_ENGLISH`), line by line, the
+    people's ``names`` and the cards in a reader's notation taken out first."""
+    found = []
+    for line in text.splitlines():
+        bare = line
+        for name in names:
+            bare = bare.replace(name, "")
+        bare = re.sub(r"(10|[2-9A-Z])[♠♣♥♦]", "", bare)  # cards in the reader's notation
+        for word in re.findall(r"[A-Za-z][A-Za-z'-]*", bare):
+            low = word.lower()
+            if low in COMMON_ENGLISH and low not in ALLOWED_WORDS:
+                found.append(f"{word!r} in {line!r}")
+    return found
+
+
+__all__ = [
+    "catalogue_pieces",
+    "english_runs",
+    "english_sentences",
+    "english_vocabulary",
+    "english_words",
+]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from english_text import english_sentences
+from english_text import english_sentences, english_words
 from test_table_protocol import Harness, Remote, classic, config
 from test_terminal_client import Person, play
 
@@ -93,6 +93,7 @@ def test_a_whole_hand_at_the_terminal_shows_no_english_sentence(variant: str, la
     assert h.service.finished
     assert person.mistakes == [], "not every mistake was typed"
     assert english_sentences(shown, NAMES) == []
+    assert english_words(shown, NAMES) == []  # not even a common English word
     _ = i18n.translator(lang).gettext
     assert _("Your move") in shown and _("match total") in shown
     unreadable = _("'{typed}' cannot be read: 'help' shows how to write '{verb}'.")
