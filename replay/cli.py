@@ -134,13 +134,13 @@ def _perspective_options(function: F) -> F:
 def _perspective(
     timeline: Timeline, seat: int | None, public: bool, face_up: bool, default: str
 ) -> Perspective:
+    _ = current().gettext
     if sum((seat is not None, public, face_up)) > 1:
-        raise click.UsageError("Choose one of --seat, --public and --all.")
+        raise click.UsageError(_("Choose one of --seat, --public and --all."))
     if seat is not None:
         if seat >= len(timeline.header.seats):
-            raise click.BadParameter(
-                f"this table has seats 0 to {len(timeline.header.seats) - 1}", param_hint="--seat"
-            )
+            said = _("this table has seats 0 to {last}").format(last=len(timeline.header.seats) - 1)
+            raise click.BadParameter(said, param_hint="--seat")
         return Perspective(SEAT, seat)
     if public:
         return Perspective(PUBLIC)
@@ -259,12 +259,22 @@ def audit(
         for comparison in comparisons:
             click.echo(_comparison_text(comparison))
     if strict:
+        tr = current()
         for report in reports:
             if report.claims and report.exit_code == 0:
+                n = len(report.claims)
+                said = tr.ngettext(
+                    "{file}: --strict: the log holds {n} claim it cannot prove (first: record "
+                    "{record}, {claim}).",
+                    "{file}: --strict: the log holds {n} claims it cannot prove (first: record "
+                    "{record}, {claim}).",
+                    n,
+                )
+                first = report.claims[0]
                 click.echo(
-                    f"{report.file}: --strict: the log holds "
-                    f"{count(len(report.claims), 'claim')} it cannot prove (first: record "
-                    f"{report.claims[0]['record']}, {report.claims[0]['claim']}).",
+                    said.format(
+                        file=report.file, n=n, record=first["record"], claim=first["claim"]
+                    ),
                     err=True,
                 )
     sys.exit(status)
@@ -683,22 +693,25 @@ def analyze(
     annotations_path: Path | None,
 ) -> None:
     timeline = _load(file)
+    tr = current()
+    _ = tr.gettext
     if seat is not None and all_seats:
-        _fail(ReplayToolError("Choose --seat or --all, not both."))
+        _fail(ReplayToolError(_("Choose --seat or --all, not both.")))
     if seat is not None and not 0 <= seat < len(timeline.header.seats):
-        _fail(
-            ReplayToolError(
-                f"--seat {seat}: this table has seats 0 to {len(timeline.header.seats) - 1}."
-            )
-        )
+        said = _("--seat {seat}: this table has seats 0 to {last}.")
+        _fail(ReplayToolError(said.format(seat=seat, last=len(timeline.header.seats) - 1)))
     if simulations is not None and budget is not None:
-        _fail(ReplayToolError("Give --simulations or --budget, not both."))
+        _fail(ReplayToolError(_("Give --simulations or --budget, not both.")))
     if simulations is not None and not 1 <= simulations <= 10_000:
-        _fail(ReplayToolError(f"--simulations {simulations}: give 1 to 10000 sampled deals."))
+        said = _("--simulations {n}: give 1 to 10000 sampled deals.")
+        _fail(ReplayToolError(said.format(n=simulations)))
     if budget is not None and not 0 < budget <= 600:
-        _fail(ReplayToolError(f"--budget {budget}: give more than 0 and at most 600 seconds."))
+        said = _("--budget {budget}: give more than 0 and at most 600 seconds.")
+        _fail(ReplayToolError(said.format(budget=budget)))
     if jobs < 1:
-        _fail(ReplayToolError(f"--jobs {jobs}: give at least 1 worker process."))
+        _fail(
+            ReplayToolError(_("--jobs {jobs}: give at least 1 worker process.").format(jobs=jobs))
+        )
     _warn_if_invalid(timeline)
     where, annotation_set = _annotations(timeline, file, annotations_path, creating=True)
     kept_at = analysis_path(file)
@@ -716,13 +729,18 @@ def analyze(
         budget=budget or 0.0,
     )
     if not tasks:
-        _fail(
-            ReplayToolError(
-                f"{file} holds no decision to analyse"
-                + (f" for seat {seat}" if seat is not None else "")
-                + " (no move with a choice in a hand this copy of the log replays)."
+        said = (
+            _(
+                "{file} holds no decision to analyse (no move with a choice in a hand this copy "
+                "of the log replays)."
+            )
+            if seat is None
+            else _(
+                "{file} holds no decision to analyse for seat {seat} (no move with a choice in a "
+                "hand this copy of the log replays)."
             )
         )
+        _fail(ReplayToolError(said.format(file=file, seat=seat)))
     pending = [task for task in tasks if task.record not in kept.decisions]
     saver = Saver(kept, kept_at, now)
     stopped = False
@@ -733,7 +751,7 @@ def analyze(
     try:
         if sys.stderr.isatty() and pending and not as_json:
             with click.progressbar(
-                length=len(pending), label="analysing", file=sys.stderr, show_pos=True
+                length=len(pending), label=_("analysing"), file=sys.stderr, show_pos=True
             ) as bar:
 
                 def done_with_bar(task: DecisionTask, result: DecisionResult) -> None:
@@ -754,15 +772,16 @@ def analyze(
         )
         save_annotations(where, annotation_set)
     except OSError as e:
-        _fail(ReplayToolError(f"The analysis cannot be written beside {file}: {e.strerror}."))
+        said = _("The analysis cannot be written beside {file}: {problem}.")
+        _fail(ReplayToolError(said.format(file=file, problem=e.strerror)))
     chosen = [kept.decisions[t.record] for t in tasks if t.record in kept.decisions]
     summaries = seat_summaries(timeline, chosen)
     if stopped:
-        click.echo(
-            f"Stopped: {len(chosen)} of {len(tasks)} decisions analysed, kept in {kept_at}; "
-            "the same command continues.",
-            err=True,
+        said = _(
+            "Stopped: {done} of {all} decisions analysed, kept in {path}; the same command "
+            "continues."
         )
+        click.echo(said.format(done=len(chosen), all=len(tasks), path=kept_at), err=True)
         sys.exit(130)
     if as_json:
         data = {
@@ -776,12 +795,18 @@ def analyze(
         click.echo(json.dumps(data, indent=1, ensure_ascii=False))
         return
     skipped = len(tasks) - len(pending)
-    click.echo(
-        f"Analysed {count(len(pending), 'decision')}"
-        + (f" ({skipped} analysed before, kept)" if skipped else "")
-        + f'; marked moves written as annotations by "{ANALYST}" to {where}.'
-    )
-    for line in summary_lines(timeline, summaries):
+    analysed = tr.ngettext("{n} decision", "{n} decisions", len(pending)).format(n=len(pending))
+    if skipped:
+        said = _(
+            "Analysed {decisions} ({skipped} analysed before, kept); marked moves written as "
+            'annotations by "{analyst}" to {path}.'
+        )
+    else:
+        said = _(
+            'Analysed {decisions}; marked moves written as annotations by "{analyst}" to {path}.'
+        )
+    click.echo(said.format(decisions=analysed, skipped=skipped, analyst=ANALYST, path=where))
+    for line in summary_lines(timeline, summaries, tr):
         click.echo(safe_text(line))
 
 

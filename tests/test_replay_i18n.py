@@ -185,3 +185,24 @@ def test_annotations_what_if_outcomes_and_the_stepper_read_in_each_language(
     assert english_words(text) == []
     assert english_sentences(text, NAMES) == []
     assert text.count("->") == 3 + 1  # the listing's lines, and show's at its record
+
+
+def test_the_analysis_report_and_the_options_refusals_read_in_russian(tmp_path: Path) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    said = [
+        run("--lang", "ru", "analyze", str(path), "--seat", "1", "--simulations", "1").output,
+        run("--lang", "ru", "analyze", str(path), "--seat", "9").output,
+        run("--lang", "ru", "analyze", str(path), "--seat", "1", "--all").output,
+        run("--lang", "ru", "analyze", str(path), "--simulations", "0").output,
+        run("--lang", "ru", "analyze", str(path), "--budget", "0").output,
+        run("--lang", "ru", "analyze", str(path), "--jobs", "0").output,
+        run("--lang", "ru", "show", str(path), "--seat", "9").output,
+        run("--lang", "ru", "show", str(path), "--seat", "1", "--public").output,
+    ]
+    text = re.sub(r"\bbot-\d\b|\S+\.cnlog\S*|\S+\.json", "", "\n".join(said))
+    # the moves quoted are canonical, the options named as typed
+    text = re.sub(r"'[^']*'|--[\w-]+", "", text)
+    assert "Разобрано: " in text and "средняя потеря" in text, text
+    assert english_sentences(text, NAMES) == [], text
+    assert english_words(text) == [], text
