@@ -61,7 +61,7 @@ from .locate import locate
 from .render import render_annotation, render_step, worded_outcome
 from .stepper import HELP, Stepper
 from .timeline import Timeline, load_timeline
-from .verdict_words import worded_copy_line, worded_summary
+from .verdict_words import worded_comparison, worded_copy_line, worded_summary
 from .views import ALL, PUBLIC, SEAT, Perspective
 from .whatif import play_line, split_line
 from .wording import Words, count, hand_noun
@@ -296,8 +296,8 @@ def _compare(reports: list[AuditReport], copies_only: bool) -> list[Comparison]:
 
 
 def _comparison_text(comparison: Comparison) -> str:
-    """The comparison for people: its frame in the reader's language (``--lang``); the reasons
-    and notes as ``compare`` words them (English)."""
+    """The comparison for people in the reader's language (``--lang``), worded from its data
+    (``verdict_words.worded_comparison``); a refusal's reason as ``compare`` words it."""
     _ = current().gettext
     verdict = _(VERDICT_WORDS.get(comparison.verdict, comparison.verdict.upper()))
     if comparison.table:
@@ -306,11 +306,15 @@ def _comparison_text(comparison: Comparison) -> str:
         )
     else:
         head = _("Copies of the files: {verdict}.").format(verdict=verdict)
-    lines = [f"{head} {comparison.summary}"]
-    lines += [
-        "  " + _("Altered copy: {reason}").format(reason=a["reason"]) for a in comparison.altered
-    ]
-    lines += ["  " + _("Note: {note}").format(note=note) for note in comparison.notes]
+    worded = worded_comparison(comparison, current())
+    summary, reasons, notes = worded or (
+        comparison.summary,
+        [a["reason"] for a in comparison.altered],
+        comparison.notes,
+    )
+    lines = [f"{head} {summary}"]
+    lines += ["  " + _("Altered copy: {reason}").format(reason=reason) for reason in reasons]
+    lines += ["  " + _("Note: {note}").format(note=note) for note in notes]
     return "\n".join(lines)
 
 
