@@ -32,7 +32,12 @@ _RANK_ALIASES: Final = {"T": "10", "1": "A"}
 
 
 class CardParseError(ValueError):
-    """A card code could not be read; the message says which and what is expected."""
+    """A card code could not be read; the message says which and what is expected (English),
+    ``text`` is the code as it came (for a client that words it in its reader's language)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"{text!r} is not a card (try KH, 10S, TS or JK)")
+        self.text = text
 
 
 def rank_of(face: int) -> int:
@@ -142,7 +147,7 @@ def parse_face(text: str, lang: str | None = None) -> int:
             return make_face(RANK_NAMES.index(rank_text), SUIT_NAMES.index(suit_text))
     notation = NOTATIONS.get(lang) if lang is not None else None
     if notation is None:
-        raise CardParseError(f"{text!r} is not a card (try KH, 10S, TS or JK)")
+        raise CardParseError(text)
     if t in notation.jokers:
         return JOKER
     for suit_len in (2, 1):
@@ -159,7 +164,7 @@ def parse_face(text: str, lang: str | None = None) -> int:
         rank_part = _RANK_ALIASES.get(rank_part, rank_part)
         if rank_part in RANK_NAMES and len(suit_part) == 1 and suit_part in SUIT_NAMES:
             return make_face(RANK_NAMES.index(rank_part), SUIT_NAMES.index(suit_part))
-    raise CardParseError(f"{text!r} is not a card (try KH, 10S, TS or JK)")
+    raise CardParseError(text)
 
 
 def parse_faces(text: str | Iterable[str], lang: str | None = None) -> tuple[int, ...]:

@@ -33,7 +33,18 @@ class IllegalAction(ValueError):
 
 
 class ActionParseError(ValueError):
-    """The text of an action could not be read."""
+    """The text of an action could not be read; ``str(error)`` says why (English).
+
+    ``key`` names the cause and ``params`` its parameters (text), so that a client words it in
+    its reader's language (``reasons.parse_error_sentence``): ``empty``, ``not-a-card``
+    (``card``), ``unknown-action`` (``verb``, ``verbs``), ``unreadable`` (``text``, ``verb``),
+    ``empty-group``.
+    """
+
+    def __init__(self, message: str, key: str = "unreadable", **params: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.params = params
 
 
 class PositionError(ValueError):

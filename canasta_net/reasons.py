@@ -183,6 +183,19 @@ PHASE_WORDS: Final[dict[str, str]] = {
     "buy-permission": N_("a buy waiting for permission"),
 }
 
+# The sentences of a typed move that cannot be read (``ActionParseError.key``): the client says
+# them before anything goes to the table. ``{typed}`` is the text as the person typed it.
+PARSE_TEMPLATES: Final[dict[str, str]] = {
+    "empty": N_("Type a move ('help' lists them)."),
+    "not-a-card": N_("'{card}' is not a card: write one as {examples}."),
+    "unknown-action": N_("'{verb}' is not a move of this game; its moves: {verbs}."),
+    "unreadable": N_("'{typed}' cannot be read: 'help' shows how to write '{verb}'."),
+    "empty-group": N_("Separate the melds with '|', and leave none of them empty."),
+}
+UNREADABLE: Final = N_("That move cannot be read.")
+# The cards a "not a card" sentence gives as examples, shown as the reader writes them.
+EXAMPLE_CARDS: Final = ("KH", "10S", "JK")
+
 # Bounds of the parameters a host may send (the wire's ``error.args``).
 MAX_ARGS: Final = 8
 MAX_ARG_TEXT: Final = 64
@@ -233,6 +246,32 @@ def reason_sentence(
         return _fill(translate(template), args, translate)
     except (KeyError, IndexError, ValueError):  # a translation that names other placeholders
         return _fill(template, args, str)
+
+
+def parse_error_sentence(
+    error: ValueError,
+    translate: Callable[[str], str] = str,
+    lang: str | None = None,
+    typed: str = "",
+) -> str:
+    """Why a typed move cannot be read (an ``ActionParseError`` of either game's parser, or any
+    ValueError it let through), worded by ``translate``; its card examples as ``lang`` writes
+    cards, ``typed`` (what the person typed) quoted where the sentence quotes the move."""
+    from .cards import card_label  # here: the cards module (through the engine) imports this one
+
+    key = getattr(error, "key", None)
+    params = dict(getattr(error, "params", None) or {})
+    template = PARSE_TEMPLATES.get(key) if isinstance(key, str) else None
+    if template is None:
+        return translate(UNREADABLE)
+    params.setdefault("typed", typed or params.get("text", ""))
+    params["examples"] = ", ".join(card_label(c, lang) for c in EXAMPLE_CARDS)
+    if not template_fields(template) <= set(params):
+        return translate(UNREADABLE)
+    try:
+        return translate(template).format_map(params)
+    except (KeyError, IndexError, ValueError):  # a translation that names other placeholders
+        return template.format_map(params)
 
 
 def wire_args(args: Mapping[str, ReasonArg]) -> dict[str, str]:

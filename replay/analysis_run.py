@@ -21,6 +21,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Final
 
+from canasta_net.i18n import Translator
 from canasta_net.log.records import shown_number
 
 from .analysis import (
@@ -36,7 +37,7 @@ from .annotations import Annotation, AnnotationSet, make_annotation
 from .errors import AnnotationError, ReplayToolError, WhatIfError
 from .timeline import Timeline
 from .whatif import play_line
-from .wording import hand_name, seat_name
+from .wording import Words, seat_name
 
 ANALYSIS_FORMAT: Final = "canasta-replay/analysis/1"
 ANALYZE_FORMAT: Final = "canasta-replay/analyze/1"
@@ -282,23 +283,38 @@ def seat_summaries(timeline: Timeline, entries: Sequence[dict[str, Any]]) -> lis
     return summaries
 
 
-def summary_lines(timeline: Timeline, summaries: Sequence[dict[str, Any]]) -> list[str]:
+def summary_lines(
+    timeline: Timeline, summaries: Sequence[dict[str, Any]], tr: Translator | None = None
+) -> list[str]:
+    """Each seat's decisions, average loss and marks, and its costliest moves, in the reader's
+    language (``tr``; English without it)."""
+    w = Words(tr)
+    _ = w.tr.gettext
     header, game = timeline.header, timeline.game
     lines = []
     for summary in summaries:
         marks = ", ".join(f"{summary['marks'][m]} {m}" for m in MARKS)
+        n = int(summary["decisions"])
+        said = w.tr.ngettext(
+            "{seat}: {n} decision, average loss {loss} points; {marks}",
+            "{seat}: {n} decisions, average loss {loss} points; {marks}",
+            n,
+        )
         lines.append(
-            f"{seat_name(header, summary['seat'])}: {summary['decisions']} decisions, average "
-            f"loss {summary['average_loss']:.1f} points; {marks}"
+            said.format(
+                seat=w.seat(header, summary["seat"]),
+                n=n,
+                loss=f"{summary['average_loss']:.1f}",
+                marks=marks,
+            )
         )
         for costly in summary["costliest"]:
-            where = f"record {costly['record']}"
+            where = _("record {record}").format(record=costly["record"])
             if costly["hand"] is not None and costly["turn"] is not None:
-                where += (
-                    f" ({hand_name(game, costly['hand'])}, turn {shown_number(costly['turn'])})"
-                )
-            lines.append(
-                f"  {costly['mark'] or '  '} {where}: '{costly['played']}' loses "
-                f"{costly['loss']:.0f} to '{costly['best']}'"
+                turn = _("turn {turn}").format(turn=shown_number(costly["turn"]))
+                where += f" ({w.hand(game, costly['hand'])}, {turn})"
+            loses = _("'{played}' loses {loss} to '{best}'").format(
+                played=costly["played"], loss=f"{costly['loss']:.0f}", best=costly["best"]
             )
+            lines.append(f"  {costly['mark'] or '  '} {where}: {loses}")
     return lines

@@ -58,13 +58,13 @@ from .export_html import render_html
 from .export_json import build_export, visible_annotations
 from .export_text import render_text
 from .locate import locate
-from .render import render_annotation, render_step
+from .render import render_annotation, render_step, worded_outcome
 from .stepper import HELP, Stepper
 from .timeline import Timeline, load_timeline
-from .verdict_words import worded_copy_line, worded_summary
+from .verdict_words import worded_comparison, worded_copy_line, worded_summary
 from .views import ALL, PUBLIC, SEAT, Perspective
 from .whatif import play_line, split_line
-from .wording import count, hand_name, hand_noun
+from .wording import Words, count, hand_noun
 
 # the default put into the --simulations help after translating it (``localize_command``)
 _HELP_VALUES["simulations"] = str(DEFAULT_SIMULATIONS)
@@ -134,13 +134,13 @@ def _perspective_options(function: F) -> F:
 def _perspective(
     timeline: Timeline, seat: int | None, public: bool, face_up: bool, default: str
 ) -> Perspective:
+    _ = current().gettext
     if sum((seat is not None, public, face_up)) > 1:
-        raise click.UsageError("Choose one of --seat, --public and --all.")
+        raise click.UsageError(_("Choose one of --seat, --public and --all."))
     if seat is not None:
         if seat >= len(timeline.header.seats):
-            raise click.BadParameter(
-                f"this table has seats 0 to {len(timeline.header.seats) - 1}", param_hint="--seat"
-            )
+            said = _("this table has seats 0 to {last}").format(last=len(timeline.header.seats) - 1)
+            raise click.BadParameter(said, param_hint="--seat")
         return Perspective(SEAT, seat)
     if public:
         return Perspective(PUBLIC)
@@ -259,12 +259,22 @@ def audit(
         for comparison in comparisons:
             click.echo(_comparison_text(comparison))
     if strict:
+        tr = current()
         for report in reports:
             if report.claims and report.exit_code == 0:
+                n = len(report.claims)
+                said = tr.ngettext(
+                    "{file}: --strict: the log holds {n} claim it cannot prove (first: record "
+                    "{record}, {claim}).",
+                    "{file}: --strict: the log holds {n} claims it cannot prove (first: record "
+                    "{record}, {claim}).",
+                    n,
+                )
+                first = report.claims[0]
                 click.echo(
-                    f"{report.file}: --strict: the log holds "
-                    f"{count(len(report.claims), 'claim')} it cannot prove (first: record "
-                    f"{report.claims[0]['record']}, {report.claims[0]['claim']}).",
+                    said.format(
+                        file=report.file, n=n, record=first["record"], claim=first["claim"]
+                    ),
                     err=True,
                 )
     sys.exit(status)
@@ -286,10 +296,25 @@ def _compare(reports: list[AuditReport], copies_only: bool) -> list[Comparison]:
 
 
 def _comparison_text(comparison: Comparison) -> str:
-    table = f"table {comparison.table}" if comparison.table else "the files"
-    lines = [f"Copies of {table}: {comparison.verdict.upper()}. {comparison.summary}"]
-    lines += [f"  Altered copy: {altered['reason']}" for altered in comparison.altered]
-    lines += [f"  Note: {note}" for note in comparison.notes]
+    """The comparison for people in the reader's language (``--lang``), worded from its data
+    (``verdict_words.worded_comparison``); a refusal's reason as ``compare`` words it."""
+    _ = current().gettext
+    verdict = _(VERDICT_WORDS.get(comparison.verdict, comparison.verdict.upper()))
+    if comparison.table:
+        head = _("Copies of table {table}: {verdict}.").format(
+            table=comparison.table, verdict=verdict
+        )
+    else:
+        head = _("Copies of the files: {verdict}.").format(verdict=verdict)
+    worded = worded_comparison(comparison, current())
+    summary, reasons, notes = worded or (
+        comparison.summary,
+        [a["reason"] for a in comparison.altered],
+        comparison.notes,
+    )
+    lines = [f"{head} {summary}"]
+    lines += ["  " + _("Altered copy: {reason}").format(reason=reason) for reason in reasons]
+    lines += ["  " + _("Note: {note}").format(note=note) for note in notes]
     return "\n".join(lines)
 
 
@@ -308,6 +333,7 @@ VERDICT_WORDS: Final = {
     "invalid": N_("INVALID"),
     "unreadable": N_("UNREADABLE"),
     "unsupported": N_("UNSUPPORTED"),
+    "refused": N_("REFUSED"),  # copies compared: not comparable
 }
 
 
@@ -409,7 +435,7 @@ def show(
         return
     stepper = Stepper(timeline, perspective, shown)
     click.echo(stepper.render())
-    click.echo("(type ? for help, q to quit)")
+    click.echo(current().gettext("(type ? for help, q to quit)"))
     while True:
         try:
             line = input("replay> ")
@@ -472,19 +498,21 @@ def annotate(
 ) -> None:
     timeline = _load(file)
     where, annotation_set = _annotations(timeline, file, annotations_path, creating=True)
+    _ = current().gettext
     try:
         if remove_id is not None:
             if at is not None or comment or glyph or line or cards:
-                raise click.UsageError("--remove takes no other annotation option.")
+                raise click.UsageError(_("--remove takes no other annotation option."))
             removed = annotation_set.remove(remove_id)
             save_annotations(where, annotation_set)
-            click.echo(f"Removed annotation {removed.id} (record {removed.record}) from {where}.")
+            said = _("Removed annotation {id} (record {record}) from {path}.")
+            click.echo(said.format(id=removed.id, record=removed.record, path=where))
             return
         if at is None:
-            raise click.UsageError("Say which record to annotate with --at (or use --remove).")
+            raise click.UsageError(_("Say which record to annotate with --at (or use --remove)."))
         record = locate(timeline, at)
         if instead and line is None:
-            raise click.UsageError("--instead says how to play a --line: give one.")
+            raise click.UsageError(_("--instead says how to play a --line: give one."))
         what_if = (
             play_line(timeline, record, split_line(line), instead=instead)
             if line is not None
@@ -505,10 +533,14 @@ def annotate(
     except ReplayToolError as e:
         _fail(e)
     except OSError as e:
-        _fail(ReplayToolError(f"The annotation file {where} cannot be written: {e.strerror}."))
-    click.echo(f"Added annotation {annotation.id} to record {record} in {where}.")
+        said = _("The annotation file {path} cannot be written: {problem}.")
+        _fail(ReplayToolError(said.format(path=where, problem=e.strerror)))
+    said = _("Added annotation {id} to record {record} in {path}.")
+    click.echo(said.format(id=annotation.id, record=record, path=where))
     if what_if is not None:
-        click.echo(f"  What-if: {what_if.outcome['summary']}")
+        outcome = worded_outcome(what_if.outcome, timeline, current())
+        what = _("What-if: {outcome}").format(outcome=outcome or what_if.outcome["summary"])
+        click.echo("  " + what)
 
 
 def _user_name() -> str:
@@ -532,20 +564,23 @@ def list_annotations(file: Path, as_json: bool, annotations_path: Path | None) -
     if as_json:
         click.echo(json.dumps(annotation_set.to_dict(), indent=2, ensure_ascii=False))
         return
+    _ = current().gettext
     if not annotation_set.annotations:
-        click.echo(f"No annotations ({where}).")
+        click.echo(_("No annotations ({path}).").format(path=where))
         return
+    w = Words(current())
     previous = None
     for annotation in annotation_set.annotations:
         if annotation.record != previous:
             step = timeline.steps[annotation.record]
-            place = f"record {annotation.record}"
+            place = _("record {record}").format(record=annotation.record)
             if step.hand is not None:
-                place += f", {hand_name(timeline.game, step.hand)}"
-                place += f" turn {shown_number(step.turn)}" if step.turn is not None else ""
+                place += ", " + w.hand(timeline.game, step.hand)
+                if step.turn is not None:
+                    place += " " + _("turn {turn}").format(turn=shown_number(step.turn))
             click.echo(f"{place} ({step.kind}):")
             previous = annotation.record
-        click.echo("\n".join(render_annotation(annotation)))
+        click.echo("\n".join(render_annotation(annotation, current(), timeline)))
 
 
 # --------------------------------------------------------------------------- export
@@ -662,22 +697,25 @@ def analyze(
     annotations_path: Path | None,
 ) -> None:
     timeline = _load(file)
+    tr = current()
+    _ = tr.gettext
     if seat is not None and all_seats:
-        _fail(ReplayToolError("Choose --seat or --all, not both."))
+        _fail(ReplayToolError(_("Choose --seat or --all, not both.")))
     if seat is not None and not 0 <= seat < len(timeline.header.seats):
-        _fail(
-            ReplayToolError(
-                f"--seat {seat}: this table has seats 0 to {len(timeline.header.seats) - 1}."
-            )
-        )
+        said = _("--seat {seat}: this table has seats 0 to {last}.")
+        _fail(ReplayToolError(said.format(seat=seat, last=len(timeline.header.seats) - 1)))
     if simulations is not None and budget is not None:
-        _fail(ReplayToolError("Give --simulations or --budget, not both."))
+        _fail(ReplayToolError(_("Give --simulations or --budget, not both.")))
     if simulations is not None and not 1 <= simulations <= 10_000:
-        _fail(ReplayToolError(f"--simulations {simulations}: give 1 to 10000 sampled deals."))
+        said = _("--simulations {n}: give 1 to 10000 sampled deals.")
+        _fail(ReplayToolError(said.format(n=simulations)))
     if budget is not None and not 0 < budget <= 600:
-        _fail(ReplayToolError(f"--budget {budget}: give more than 0 and at most 600 seconds."))
+        said = _("--budget {budget}: give more than 0 and at most 600 seconds.")
+        _fail(ReplayToolError(said.format(budget=budget)))
     if jobs < 1:
-        _fail(ReplayToolError(f"--jobs {jobs}: give at least 1 worker process."))
+        _fail(
+            ReplayToolError(_("--jobs {jobs}: give at least 1 worker process.").format(jobs=jobs))
+        )
     _warn_if_invalid(timeline)
     where, annotation_set = _annotations(timeline, file, annotations_path, creating=True)
     kept_at = analysis_path(file)
@@ -695,13 +733,18 @@ def analyze(
         budget=budget or 0.0,
     )
     if not tasks:
-        _fail(
-            ReplayToolError(
-                f"{file} holds no decision to analyse"
-                + (f" for seat {seat}" if seat is not None else "")
-                + " (no move with a choice in a hand this copy of the log replays)."
+        said = (
+            _(
+                "{file} holds no decision to analyse (no move with a choice in a hand this copy "
+                "of the log replays)."
+            )
+            if seat is None
+            else _(
+                "{file} holds no decision to analyse for seat {seat} (no move with a choice in a "
+                "hand this copy of the log replays)."
             )
         )
+        _fail(ReplayToolError(said.format(file=file, seat=seat)))
     pending = [task for task in tasks if task.record not in kept.decisions]
     saver = Saver(kept, kept_at, now)
     stopped = False
@@ -712,7 +755,7 @@ def analyze(
     try:
         if sys.stderr.isatty() and pending and not as_json:
             with click.progressbar(
-                length=len(pending), label="analysing", file=sys.stderr, show_pos=True
+                length=len(pending), label=_("analysing"), file=sys.stderr, show_pos=True
             ) as bar:
 
                 def done_with_bar(task: DecisionTask, result: DecisionResult) -> None:
@@ -733,15 +776,16 @@ def analyze(
         )
         save_annotations(where, annotation_set)
     except OSError as e:
-        _fail(ReplayToolError(f"The analysis cannot be written beside {file}: {e.strerror}."))
+        said = _("The analysis cannot be written beside {file}: {problem}.")
+        _fail(ReplayToolError(said.format(file=file, problem=e.strerror)))
     chosen = [kept.decisions[t.record] for t in tasks if t.record in kept.decisions]
     summaries = seat_summaries(timeline, chosen)
     if stopped:
-        click.echo(
-            f"Stopped: {len(chosen)} of {len(tasks)} decisions analysed, kept in {kept_at}; "
-            "the same command continues.",
-            err=True,
+        said = _(
+            "Stopped: {done} of {all} decisions analysed, kept in {path}; the same command "
+            "continues."
         )
+        click.echo(said.format(done=len(chosen), all=len(tasks), path=kept_at), err=True)
         sys.exit(130)
     if as_json:
         data = {
@@ -755,12 +799,18 @@ def analyze(
         click.echo(json.dumps(data, indent=1, ensure_ascii=False))
         return
     skipped = len(tasks) - len(pending)
-    click.echo(
-        f"Analysed {count(len(pending), 'decision')}"
-        + (f" ({skipped} analysed before, kept)" if skipped else "")
-        + f'; marked moves written as annotations by "{ANALYST}" to {where}.'
-    )
-    for line in summary_lines(timeline, summaries):
+    analysed = tr.ngettext("{n} decision", "{n} decisions", len(pending)).format(n=len(pending))
+    if skipped:
+        said = _(
+            "Analysed {decisions} ({skipped} analysed before, kept); marked moves written as "
+            'annotations by "{analyst}" to {path}.'
+        )
+    else:
+        said = _(
+            'Analysed {decisions}; marked moves written as annotations by "{analyst}" to {path}.'
+        )
+    click.echo(said.format(decisions=analysed, skipped=skipped, analyst=ANALYST, path=where))
+    for line in summary_lines(timeline, summaries, tr):
         click.echo(safe_text(line))
 
 

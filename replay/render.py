@@ -77,12 +77,17 @@ def render_step(
         lines.append("")
         lines.append(_("Annotations:"))
         for annotation in mine:
-            lines.extend(render_annotation(annotation, tr))
+            lines.extend(render_annotation(annotation, tr, timeline))
     return "\n".join(safe_text(line) for line in lines)
 
 
-def render_annotation(annotation: Annotation, tr: Translator | None = None) -> list[str]:
-    _ = (current() if tr is None else tr).gettext
+def render_annotation(
+    annotation: Annotation, tr: Translator | None = None, timeline: Timeline | None = None
+) -> list[str]:
+    """An annotation's lines; its what-if outcome worded for the reader (with the ``timeline``
+    it belongs to: the seats' names), else as the file keeps it (English)."""
+    tr = current() if tr is None else tr
+    _ = tr.gettext
     glyph = f"{annotation.glyph} " if annotation.glyph else ""
     lines = [f"  [{annotation.id}] {glyph}{annotation.author}: {annotation.comment}".rstrip()]
     if annotation.cards:
@@ -90,8 +95,62 @@ def render_annotation(annotation: Annotation, tr: Translator | None = None) -> l
     if annotation.line is not None:
         line = "; ".join(annotation.line.actions)
         lines.append("      " + _("what-if: {line}").format(line=line))
-        lines.append(f"        -> {describe_outcome(annotation.line.outcome)}")
+        outcome = annotation.line.outcome
+        worded = None if timeline is None else worded_outcome(outcome, timeline, tr)
+        lines.append(f"        -> {worded or describe_outcome(outcome)}")
     return [safe_text(line) for line in lines]
+
+
+def worded_outcome(outcome: dict[str, Any], timeline: Timeline, tr: Translator) -> str | None:
+    """A what-if line's outcome (``whatif.play_line``'s) in the reader's words, from its fields;
+    None for English (the ``summary`` the file keeps says it) or an outcome it cannot read."""
+    if tr.lang == "en":
+        return None
+    w = Words(tr)
+    _ = tr.gettext
+    game, header = timeline.game, timeline.header
+    may_i = hand_noun(game) == "deal"
+    try:
+        n = int(outcome["actions"])
+        actions = tr.ngettext("{n} action", "{n} actions", n).format(n=n)
+        end = outcome.get("end")
+        if end:
+            went = end.get("went_out")
+            if went is not None:
+                said = _("After {actions}, {seat} goes out: {parts}.")
+            elif may_i:
+                said = _("After {actions}, the deal ends ({reason}): {parts}.")
+            else:
+                said = _("After {actions}, the hand ends ({reason}): {parts}.")
+            totals = outcome["totals"]
+            parts = "; ".join(
+                _("{side} {points} (total {total})").format(
+                    side=w.side(game, header, t),
+                    points=w.points(game, int(score["total"])),
+                    total=totals[t],
+                )
+                for t, score in enumerate(outcome["scores"])
+            )
+            seat = "" if went is None else w.seat(header, int(went))
+            text = said.format(actions=actions, seat=seat, reason=end.get("reason"), parts=parts)
+        else:
+            said = (
+                _("After {actions}, the deal goes on: turn {turn}, {seat} to move ({phase}).")
+                if may_i
+                else _("After {actions}, the hand goes on: turn {turn}, {seat} to move ({phase}).")
+            )
+            phase = (outcome.get("position") or {}).get("phase")
+            text = said.format(
+                actions=actions,
+                turn=shown_number(int(outcome["turn"])),
+                seat=w.seat(header, int(outcome["to_move"])),
+                phase=w.phase(str(phase)),
+            )
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if outcome.get("instead_of") is not None:
+        text = _("Instead of the move played: {outcome}").format(outcome=text)
+    return text
 
 
 def render_view(

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from canasta_net.i18n import N_, current
 from canasta_net.log.records import shown_number
 
 from .annotations import Annotation
@@ -25,7 +26,9 @@ from .timeline import Timeline
 from .views import Perspective
 from .wording import hand_noun
 
-HELP = """Commands:
+# The stepper's sentences are in the reader's language (``--lang``, the process's): its commands
+# stay as typed.
+HELP = N_("""Commands:
   n, next [K]      forward one record (or K)         (an empty line does the same)
   p, prev [K]      back one record (or K)
   j, jump POS      go to a record number, hand:H, hand:H/turn:T, or end
@@ -34,7 +37,7 @@ HELP = """Commands:
   home, end        the first or the last record
   ?, help          this help
   q, quit          leave
-Hands and turns count from 1; records from 0 (record 0 is the log's header)."""
+Hands and turns count from 1; records from 0 (record 0 is the log's header).""")
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,12 @@ class Stepper:
         """Go to turn ``turn`` (the first is 1) of the hand on the table."""
         hand = self.current_hand()
         if hand is None:
-            noun = hand_noun(self.timeline.game)
-            raise LocatorError(f"No {noun} is being played here: choose a {noun} first (h H).")
+            _ = current().gettext
+            if hand_noun(self.timeline.game) == "deal":
+                said = _("No deal is being played here: choose a deal first (h H).")
+            else:
+                said = _("No hand is being played here: choose a hand first (h H).")
+            raise LocatorError(said)
         self.jump(f"hand:{shown_number(hand)}/turn:{turn}")
 
     def current_hand(self) -> int | None:
@@ -91,6 +98,7 @@ class Stepper:
 
     def execute(self, command: str) -> Reply:
         """Obey one command line; return what to show (the table, help or an error sentence)."""
+        _ = current().gettext
         words = command.strip().split()
         verb = words[0].lower() if words else "n"
         argument = " ".join(words[1:])
@@ -98,13 +106,13 @@ class Stepper:
             if verb in ("q", "quit", "exit"):
                 return Reply("", quit=True)
             if verb in ("?", "help"):
-                return Reply(HELP)
+                return Reply(_(HELP))
             if verb in ("n", "next", "p", "prev"):
                 count = _number(argument, 1)
                 self.move(count if verb in ("n", "next") else -count)
             elif verb in ("j", "jump"):
                 if not argument:
-                    return Reply("Jump where? Give a record number, hand:H or hand:H/turn:T.")
+                    return Reply(_("Jump where? Give a record number, hand:H or hand:H/turn:T."))
                 self.jump(argument)
             elif verb == "h":
                 self.goto_hand(_number(argument, None))
@@ -115,7 +123,7 @@ class Stepper:
             elif verb == "end":
                 self.position = self.timeline.last_record
             else:
-                return Reply(f"Unknown command {verb!r}; type ? for help.")
+                return Reply(_("Unknown command {verb!r}; type ? for help.").format(verb=verb))
         except LocatorError as e:
             return Reply(str(e))
         return Reply(self.render())
@@ -125,5 +133,8 @@ def _number(text: str, default: int | None) -> int:
     if not text and default is not None:
         return default
     if not text.strip().isdigit():
-        raise LocatorError(f"{text or 'nothing'!r} is not a number.")
+        _ = current().gettext
+        if not text:
+            raise LocatorError(_("Give a number."))
+        raise LocatorError(_("{text!r} is not a number.").format(text=text))
     return int(text)

@@ -263,3 +263,88 @@ def worded_copy_line(report: Any, tr: Translator) -> str:
     return "  " + _("{variant}, {records}, {whose}; {closed}.").format(
         variant=report.log["variant"], records=records, whose=whose, closed=closed
     )
+
+
+# --------------------------------------------------------------------------- compared copies
+# Why a copy's record is damaged (``compare._DAMAGE``), for a reader.
+DAMAGE_WORDS: Final = {
+    "bad-host-signature": N_("the host's signature on it does not verify"),
+    "bad-private": N_("a private payload does not match the hash the host signed"),
+    "bad-seq": N_(
+        "it is not the record the host signed for this place (records removed or reordered)"
+    ),
+}
+
+
+def worded_comparison(comparison: Any, tr: Translator) -> tuple[str, list[str], list[str]] | None:
+    """A comparison of copies (``compare.Comparison``) in the reader's language, from its data:
+    the summary, each altered copy's reason, the notes. None for English (the comparison's own
+    sentences say it) and for a refusal (its reason is the comparer's, as it came)."""
+    if tr.lang == "en" or comparison.verdict == "refused":
+        return None
+    _ = tr.gettext
+    altered = [
+        _(
+            "Record {record} of {file} is damaged ({why}): the file was altered after it was "
+            "written. This proves nothing against the host or any seat; the blame lies with "
+            "that copy."
+        ).format(
+            record=a["record"],
+            file=a["file"],
+            why=_(DAMAGE_WORDS.get(a["code"], N_("its bytes cannot be read as a record"))),
+        )
+        for a in comparison.altered
+    ]
+    equivocation = comparison.equivocation
+    notes: list[str] = []
+    if equivocation is not None:
+        holders = "; ".join(
+            tr.ngettext(
+                "{files} holds one ({hash})", "{files} hold one ({hash})", len(v["files"])
+            ).format(files=", ".join(v["files"]), hash=str(v["hash"])[:16])
+            for v in equivocation["versions"]
+        )
+        reason = _(
+            "The host, seat {seat} ({name}), signed {n} different records with sequence number "
+            "{seq}: {holders}. Each signature verifies with the host's key, so the host sent "
+            "different histories to different seats: the host is responsible."
+        ).format(
+            seat=equivocation["blame"],
+            name=equivocation["blame_name"],
+            n=len(equivocation["versions"]),
+            seq=equivocation["seq"],
+            holders=holders,
+        )
+        summary = _("Host equivocation at sequence number {seq}. {reason}").format(
+            seq=equivocation["seq"], reason=reason
+        )
+        return summary, altered, notes
+    copies = comparison.copies
+    held = {c["file"]: int(c["records"]) for c in copies}
+    longest = comparison.longest
+    for copy in copies:
+        if copy["kind"] == "host" and longest in held and copy["records"] < held[longest]:
+            notes.append(
+                _(
+                    "The host's copy {file} ends after record {last}, while {longest} holds "
+                    "host-signed records up to {longest_last}: the host dropped records it had "
+                    "signed and sent from its own log."
+                ).format(
+                    file=copy["file"],
+                    last=copy["records"] - 1,
+                    longest=longest,
+                    longest_last=held[longest] - 1,
+                )
+            )
+    lengths = ", ".join(f"{c['file']} {c['records']}" for c in copies if c["records"] > 0)
+    summary = _(
+        "The copies agree on every record they share (records held: {lengths}); the longest is "
+        "{longest}."
+    ).format(lengths=lengths, longest=longest)
+    if comparison.altered:
+        named = ", ".join(
+            _("{file} at record {record}").format(file=a["file"], record=a["record"])
+            for a in comparison.altered
+        )
+        summary = _("A copy was altered ({named}). {agree}").format(named=named, agree=summary)
+    return summary, altered, notes

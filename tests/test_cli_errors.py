@@ -29,6 +29,7 @@ from twisted.internet.testing import StringTransport
 from twisted.logger import Logger, LogPublisher
 from twisted.python.failure import Failure
 
+from canasta_net import i18n
 from canasta_net.canasta.rules import preset
 from canasta_net.identity import Identity
 from canasta_net.net import wire
@@ -203,6 +204,18 @@ def test_the_question_reads_one_answer() -> None:
     assert runner.invoke(ask, input="yes\n").output.endswith("yes\n")
     assert runner.invoke(ask, input="\n").output.endswith("no\n")
     assert runner.invoke(ask, input="").output.endswith("no\n")  # no answer is no
+    # in the person's language: its mark, its yes (and y still)
+    try:
+        i18n.set_language("ru")
+        asked = runner.invoke(ask, input="да\n").output
+        assert "Is it? [д/Н]: " in asked and asked.endswith("yes\n")
+        assert runner.invoke(ask, input="Д\n").output.endswith("yes\n")
+        assert runner.invoke(ask, input="y\n").output.endswith("yes\n")
+        assert runner.invoke(ask, input="нет\n").output.endswith("no\n")
+        i18n.set_language("pl")
+        assert runner.invoke(ask, input="tak\n").output.endswith("yes\n")
+    finally:
+        i18n.set_language("en")
 
 
 def test_verbose_output_filters_by_level_and_escapes() -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from english_text import english_sentences, english_words
 from test_table_protocol import Harness, Remote, classic, config
 from test_terminal_client import Person, play
 
@@ -19,80 +19,9 @@ from canasta_net.cards import card_label
 from canasta_net.games import game_for
 from canasta_net.ui import cli
 from canasta_net.ui.players import TerminalPlayer
+from canasta_net.variant_names import variant_name
 
-# Common English words of the clients' sentences: none may be in a Russian, Bulgarian or Polish
-# client's output, apart from card notation, names, reason codes and the canonical move verbs.
-ENGLISH = {
-    "the",
-    "your",
-    "you",
-    "and",
-    "with",
-    "from",
-    "turn",
-    "hand",
-    "pile",
-    "stock",
-    "cards",
-    "card",
-    "meld",
-    "melds",
-    "discard",
-    "draw",
-    "drew",
-    "took",
-    "team",
-    "seat",
-    "score",
-    "scores",
-    "total",
-    "target",
-    "press",
-    "enter",
-    "next",
-    "over",
-    "went",
-    "out",
-    "frozen",
-    "legal",
-    "move",
-    "last",
-    "red",
-    "threes",
-    "canasta",
-    "canastas",
-    "bonuses",
-    "left",
-    "going",
-    "match",
-    "stopped",
-    "won",
-    "asks",
-    "may",
-    "yes",
-    "not",
-    "new",
-    "laid",
-    "needs",
-    "open",
-    "melding",
-    "added",
-    "dealer",
-    "in",
-    "of",
-    "is",
-    "or",
-    "for",
-    "it",
-    "type",
-    "number",
-    "play",
-    "just",
-    "drawn",
-}  # not "a", "to", "bot": Polish words too
-# What may stay as it is: the move verbs and codes, names, cards, "hint"/"help" commands
-ALLOWED = {"draw", "meld", "discard", "take-pile", "add", "ask-go-out", "answer", "yes", "no"}
-NAMES = ("host (bot)", "bot-2", "bot-3", "ada", "test table")
+NAMES = ("host (bot)", "bot-2", "bot-3", "ada", "hal", "test table")
 
 
 def seat_in(h: Harness, name: str, lang: str) -> tuple[Remote, TerminalPlayer, io.StringIO]:
@@ -110,43 +39,83 @@ def seat_in(h: Harness, name: str, lang: str) -> tuple[Remote, TerminalPlayer, i
     return peer, terminal, out
 
 
-def english_words(text: str) -> list[str]:
-    """The English words of ``text``, line by line (the people's names taken out first)."""
-    found = []
-    for line in text.splitlines():
-        bare = line
-        for name in NAMES:
-            bare = bare.replace(name, "")
-        bare = re.sub(r"(10|[2-9A-Z])[♠♣♥♦]", "", bare)  # cards in the reader's notation
-        for word in re.findall(r"[A-Za-z][A-Za-z'-]*", bare):
-            low = word.lower()
-            if low in ENGLISH and low not in ALLOWED:
-                found.append(f"{word!r} in {line!r}")
-    return found
-
-
-@pytest.mark.parametrize(
-    ("variant", "lang"), [("classic", "ru"), ("classic", "bg"), ("classic", "pl"), ("may-i", "ru")]
+# What a person types wrong in a hand: a card that is none, a move without its cards, a verb of
+# the other game, an empty meld group, a number out of range, a y at a turn, a word that is no
+# command. Each is typed at the person's turn, before the move it means.
+MISTAKES = (
+    "meld XX YY",
+    "discard",
+    "draw 5",
+    "answer maybe",
+    "take-pile onto",
+    "meld 5H 5H |",
+    "add 9",
+    "99",
+    "n",
+    "frobnicate",
 )
-def test_a_whole_hand_at_the_terminal_shows_no_english_sentence(variant: str, lang: str) -> None:
-    rules = game_for(variant).rules if variant == "may-i" else classic(target=3000)
+
+
+class MistakenPerson(Person):
+    """A person who types each of :data:`MISTAKES` once, at a turn, before the right move."""
+
+    def __init__(self, peer: Remote, terminal: TerminalPlayer) -> None:
+        super().__init__(peer, terminal)
+        self.mistakes = list(MISTAKES)
+
+    def line(self) -> str:
+        kind = (self.terminal.model.snapshot()["prompt"] or {}).get("kind")
+        if self.mistakes and kind == "turn":
+            self.terminal.handle_line(self.mistakes.pop(0))
+        return super().line()
+
+
+def whole_hand(variant: str, lang: str) -> tuple[str, Harness, MistakenPerson]:
+    """A whole hand (May I?: a deal) at the terminal in ``lang``, with help, hints, mistakes,
+    the questions between turns (a partner's "may I go out?", buys) and the score sheet: all
+    the terminal printed."""
+    rules = game_for(variant).rules if variant == "may-i" else classic(target=1500)
     h = Harness(config(rules, players=2, max_hands=1))
-    peer, terminal, out = seat_in(h, "ada", lang)
-    person = Person(peer, terminal)
-    # the person asks for help and hints too, as a person does
-    terminal.handle_line("help")
+    # with these seeds bot-3, hal's partner, asks "may I go out?" in the hand
+    peer, terminal, out = seat_in(h, "hal", lang)
+    person = MistakenPerson(peer, terminal)
+    terminal.handle_line("help")  # before the welcome: the classic help
     play(h, person)
+    terminal.handle_line("help")  # after it: the game's own
     terminal.handle_line("hint")
-    terminal.handle_line("frobnicate")
-    shown = out.getvalue()
+    return out.getvalue(), h, person
+
+
+@pytest.mark.parametrize("variant", ["classic", "may-i"])
+@pytest.mark.parametrize("lang", ["ru", "bg", "pl"])
+def test_a_whole_hand_at_the_terminal_shows_no_english_sentence(variant: str, lang: str) -> None:
+    shown, h, person = whole_hand(variant, lang)
     assert h.service.finished
-    assert english_words(shown) == []
+    assert person.mistakes == [], "not every mistake was typed"
+    assert english_sentences(shown, NAMES) == []
+    assert english_words(shown, NAMES) == []  # not even a common English word
     _ = i18n.translator(lang).gettext
     assert _("Your move") in shown and _("match total") in shown
+    unreadable = _("'{typed}' cannot be read: 'help' shows how to write '{verb}'.")
+    assert unreadable.format(typed="draw 5", verb="draw") in shown
     if variant == "may-i":
-        assert "«Можно?»" in shown and _("penalty points") in shown
+        assert variant_name("may-i", lang) in shown and _("penalty points") in shown
+        assert "y = may-i " in shown  # a buy asked
+        assert _("Separate the melds with '|', and leave none of them empty.") in shown
     else:
         assert _("hand total") in shown and _("cards in melds") in shown
+        assert _("y = answer yes, n = answer no >") in shown  # the partner's question
+
+
+def test_the_english_detector_finds_the_english_hand() -> None:
+    """The detector can fail: the same hand in English is found English, line by line."""
+    shown, _h, _person = whole_hand("may-i", "en")
+    found = "\n".join(english_sentences(shown, NAMES))
+    for sentence in ("is not a card", "Your move", "cannot be read", "for sale", "lowest total"):
+        assert sentence in found, sentence
+    assert english_sentences("* ada: meld 7C 7D 7S | 4C 5C 6C 7C (max-hands)", NAMES) == []
+    assert english_sentences("Nie da się odczytać 'draw 5': 'help' pokaże, jak zapisać.") == []
+    assert english_sentences("Twoja tura: the pile is frozen") != []  # outside the catalogue
 
 
 def test_russian_cards_are_shown_and_typed_in_russian_notation() -> None:

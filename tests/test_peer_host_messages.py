@@ -18,6 +18,7 @@ from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 from twisted.python.failure import Failure
 
+from canasta_net import i18n
 from canasta_net.canasta.rules import preset
 from canasta_net.games import game_of_rules
 from canasta_net.identity import Identity
@@ -208,3 +209,20 @@ def test_the_seat_stops_connecting_when_the_match_is_over() -> None:
     lose(endpoint.protocols[0])
     clock.advance(600)
     assert len(endpoint.protocols) == 1 and not service.running
+
+
+def test_a_russian_reader_hears_of_the_lost_connection_and_the_leaving_in_russian() -> None:
+    clock = Clock()
+    endpoint = MemoryEndpoint()
+    session, player = new_session()
+    player.tr = i18n.translator("ru")  # type: ignore[attr-defined]  # the client's language
+    connect_with_retry(clock, endpoint, session)
+    endpoint.protocols[0].dataReceived(frame(WELCOME))
+    lose(endpoint.protocols[0])
+    assert "связь с хозяином стола потеряна; переподключаюсь" in player.events
+    clock.advance(2)
+    endpoint.protocols[1].dataReceived(frame(without(WELCOME, "table", "table_id")))
+    assert player.finished_reason is not None
+    assert player.finished_reason.startswith("ухожу из-за стола: ")
+    lose(endpoint.protocols[1])
+    clock.advance(600)

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+from english_text import english_sentences
 from test_replay_audit import SEED, host_log, rebuild, run, seat_copy, write
 
+from canasta_net.i18n import set_language, translator
 from canasta_net.log import LogWriter, StoredRecord, iter_records
 from canasta_net.table.local import bot_identity
 from replay.compare import compare_copies, read_copy
@@ -117,3 +121,29 @@ def test_two_headers_for_one_table_signed_by_its_host_are_an_equivocation_at_0()
     comparison = compare_copies([read_copy(host_log(), "a"), read_copy(out.getvalue(), "b")])
     assert comparison.verdict == "invalid"
     assert comparison.equivocation is not None and comparison.equivocation["seq"] == 0
+
+
+@pytest.mark.parametrize("lang", ["ru", "bg", "pl"])
+def test_the_comparison_reads_in_each_language(tmp_path: Path, lang: str) -> None:
+    host = write(tmp_path, "host.cnlog", host_log())
+    forked_seat = write(tmp_path, "seat2.cnlog", seat_copy(forked(host_log()), 2))
+    seat = write(tmp_path, "seat1.cnlog", seat_copy(host_log(), 1))
+    short = write(tmp_path, "short.cnlog", cut(host_log(), 20))
+    data = seat_copy(host_log(), 3)
+    target = list(iter_records(data))[15]
+    body_at = data.index(target.body, target.offset)
+    altered = bytearray(data)
+    altered[body_at + len(target.body) - 1] ^= 0x01
+    damaged = write(tmp_path, "seat3.cnlog", bytes(altered))
+    try:
+        said = [
+            run("--lang", lang, "audit", "--copies", host, forked_seat).output,
+            run("--lang", lang, "audit", "--copies", short, seat, damaged).output,
+        ]
+    finally:
+        set_language("en")
+    text = re.sub(r"\S+\.cnlog|\bbot-\d\b", "", "\n".join(said))
+    _ = translator(lang).gettext
+    for head in ("Copies of table {table}: {verdict}.", "Altered copy: {reason}", "Note: {note}"):
+        assert _(head).split("{")[0] in text, text
+    assert english_sentences(text) == [], text

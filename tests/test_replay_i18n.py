@@ -10,15 +10,21 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from english_text import english_sentences
+from english_text import english_words as listed_english_words
 from headless import MISSING, chromium, dump_dom
 
 from canasta_net.canasta.rules import preset
 from canasta_net.i18n import set_language
 from canasta_net.table.local import recorded_match
 from replay.cli import main
-from tests.test_i18n_clients import english_words
 
 LANGS = ["ru", "bg", "pl"]
+NAMES = ("host (bot)", "bot-2", "bot-3", "ada", "test table")
+
+
+def english_words(text: str) -> list[str]:
+    return listed_english_words(text, NAMES)
 
 
 @cache
@@ -129,3 +135,74 @@ def test_lang_may_follow_the_command_as_with_canasta(tmp_path: Path, lang: str) 
     assert after.stdout == before.stdout and not words_left(after.stdout, str(path))
     refused = run("audit", str(path), "--lang", "xx")
     assert refused.exit_code == 2 and "Traceback" not in refused.output
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_annotations_what_if_outcomes_and_the_stepper_read_in_each_language(
+    tmp_path: Path, lang: str
+) -> None:
+    from replay.stepper import Stepper
+    from replay.timeline import load_timeline
+    from replay.views import ALL, Perspective
+
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    timeline = load_timeline(host_log())
+    end = timeline.hands[0].end_record
+    assert end is not None
+    start = end - 5
+    line = "; ".join(s.action for s in timeline.steps[start + 1 : end] if s.action is not None)
+    deal = timeline.hands[0].deal_record
+    first_move = next(s.record for s in timeline.steps if s.action is not None)
+
+    def annotate(*args: str) -> str:
+        return str(run("--lang", lang, "annotate", str(path), "--author", "ada", *args).output)
+
+    said = [
+        run("--lang", lang, "annotations", str(path)).output,  # none yet
+        # a line that ends the hand, one after which it goes on, one in place of the move
+        annotate("--at", str(start), "--line", line),
+        annotate("--at", str(deal), "--line", "draw"),
+        annotate("--at", str(first_move), "--instead", "--line", "draw"),
+        annotate("--remove", "x", "--at", "5"),
+        annotate("--instead"),
+        run("--lang", lang, "annotations", str(path)).output,
+        run("--lang", lang, "show", "--at", str(start), str(path)).output,
+    ]
+    try:
+        set_language(lang)
+        stepper = Stepper(timeline, Perspective(ALL))
+        for command in ("?", "x", "n lots", "j", "t 2", "h 1", "t 2"):
+            said.append(stepper.execute(command).text)
+    finally:
+        set_language("en")
+    text = "\n".join(said).replace(str(path), "").replace("classic", "")
+    text = re.sub(r"\bbot-\d\b", "", text)  # the bots' names
+    # the stepper's commands and the locator's forms are typed as they are in every language
+    text = re.sub(r"\b(next|prev|jump|home|end|help|quit)\b|\bhand:\S*", "", text)
+    # the what-if lines are canonical moves; the step's kind a code
+    text = re.sub(r"what-if: .*|\((action|deal|hand-start|hand-end|\w+)\):$", "", text, flags=re.M)
+    assert english_words(text) == []
+    assert english_sentences(text, NAMES) == []
+    assert text.count("->") == 3 + 1  # the listing's lines, and show's at its record
+
+
+def test_the_analysis_report_and_the_options_refusals_read_in_russian(tmp_path: Path) -> None:
+    path = tmp_path / "game.cnlog"
+    path.write_bytes(host_log())
+    said = [
+        run("--lang", "ru", "analyze", str(path), "--seat", "1", "--simulations", "1").output,
+        run("--lang", "ru", "analyze", str(path), "--seat", "9").output,
+        run("--lang", "ru", "analyze", str(path), "--seat", "1", "--all").output,
+        run("--lang", "ru", "analyze", str(path), "--simulations", "0").output,
+        run("--lang", "ru", "analyze", str(path), "--budget", "0").output,
+        run("--lang", "ru", "analyze", str(path), "--jobs", "0").output,
+        run("--lang", "ru", "show", str(path), "--seat", "9").output,
+        run("--lang", "ru", "show", str(path), "--seat", "1", "--public").output,
+    ]
+    text = re.sub(r"\bbot-\d\b|\S+\.cnlog\S*|\S+\.json", "", "\n".join(said))
+    # the moves quoted are canonical, the options named as typed
+    text = re.sub(r"'[^']*'|--[\w-]+", "", text)
+    assert "Разобрано: " in text and "средняя потеря" in text, text
+    assert english_sentences(text, NAMES) == [], text
+    assert english_words(text) == [], text

@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from english_text import english_sentences
 from twisted.internet.task import Clock
 
+from canasta_net import i18n
 from canasta_net.canasta.rules import preset
 from canasta_net.games import game_for, game_of_rules
 from canasta_net.identity import Identity
@@ -348,3 +350,39 @@ def test_the_hosts_bot_kind_is_a_flag(tmp_path: Path, served: list[dict[str, Any
     wrong = host(tmp_path, "--port", "0", "--bot", "clever")
     assert wrong.exit_code == 2 and "unknown bot 'clever'" in wrong.output
     assert "Traceback" not in wrong.output and served[1:] == []
+
+
+@pytest.mark.parametrize("lang", ["ru", "bg", "pl"])
+def test_the_contradictions_are_said_in_the_persons_language(
+    tmp_path: Path, served: list[dict[str, Any]], lang: str
+) -> None:
+    write_log(tmp_path / "host.cnlog", classic_config())
+    log = str(tmp_path / "host.cnlog")
+    said = []
+    try:
+        for flags in (
+            ["--players", "3"],
+            ["--name", "hall"],
+            ["--player-name", "h"],
+            ["--password", "open"],
+            ["--hands", "3"],
+            ["--insecure-seed", "4"],
+            ["--log", "other.cnlog"],
+            ["--target", "5000"],
+        ):
+            result = host(tmp_path, "--lang", lang, "--resume", log, *flags)
+            assert result.exit_code == 2, result.output
+            said.append(result.output)
+        # the refusals of a combination of options, and of a missing log, too
+        said.append(host(tmp_path, "--lang", lang, "--players", "2", "--bots", "1").output)
+        said.append(host(tmp_path, "--lang", lang, "--resume", str(tmp_path / "none")).output)
+        said.append(host(tmp_path, "--lang", lang, "--variant", "may-i", "--target", "9").output)
+        said.append(host(tmp_path, "--lang", lang, "--variant", "may-i", "--deal", "blind").output)
+    finally:
+        i18n.set_language("en")
+    text = "".join(said)
+    assert english_sentences(text, ("hall", "den", "hostess")) == [], text
+    assert "Traceback" not in text and served == []
+    _ = i18n.translator(lang).gettext
+    assert _("the table is {name!r}").format(name="den") in text
+    assert _("give --players or --bots, not both") in text

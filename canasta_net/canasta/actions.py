@@ -123,7 +123,7 @@ def parse_action(text: str) -> Action:
     """Read an action from its text form (see the module docstring)."""
     words = text.strip().split()
     if not words:
-        raise ActionParseError("empty action")
+        raise ActionParseError("empty action", "empty")
     verb, args = words[0].lower(), words[1:]
     try:
         if verb == "draw" and not args:
@@ -148,7 +148,17 @@ def parse_action(text: str) -> Action:
         if verb == "answer" and len(args) == 1 and args[0].lower() in ("yes", "no"):
             return Answer(args[0].lower() == "yes")
     except CardParseError as e:
-        raise ActionParseError(str(e)) from e
+        raise ActionParseError(str(e), "not-a-card", card=e.text) from e
     if verb not in VERBS:
-        raise ActionParseError(f"unknown action {verb!r}; actions: {', '.join(VERBS)}")
-    raise ActionParseError(f"cannot read {text.strip()!r}: see 'help' for the form of {verb!r}")
+        raise ActionParseError(
+            f"unknown action {verb!r}; actions: {', '.join(VERBS)}",
+            "unknown-action",
+            verb=verb,
+            verbs=", ".join(VERBS),
+        )
+    raise ActionParseError(
+        f"cannot read {text.strip()!r}: see 'help' for the form of {verb!r}",
+        "unreadable",
+        text=text.strip(),
+        verb=verb,
+    )

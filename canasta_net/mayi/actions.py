@@ -106,7 +106,9 @@ VERBS = ("draw", "take-discard", "meld", "add", "discard", "may-i", "pass", "all
 def _meld_groups(rest: str) -> tuple[tuple[int, ...], ...]:
     parts = rest.split("|")
     if any(not p.split() for p in parts):
-        raise ActionParseError("a meld lists its groups separated by '|', none of them empty")
+        raise ActionParseError(
+            "a meld lists its groups separated by '|', none of them empty", "empty-group"
+        )
     return tuple(parse_faces(p) for p in parts)
 
 
@@ -122,7 +124,7 @@ def parse_action(text: str) -> MayIAction:
     stripped = text.strip()
     words = stripped.split()
     if not words:
-        raise ActionParseError("empty action")
+        raise ActionParseError("empty action", "empty")
     verb, args = words[0].lower(), words[1:]
     one_card = len(args) == 1
     try:
@@ -145,7 +147,17 @@ def parse_action(text: str) -> MayIAction:
         if verb == "deny" and one_card:
             return Deny(parse_face(args[0]))
     except CardParseError as e:
-        raise ActionParseError(str(e)) from e
+        raise ActionParseError(str(e), "not-a-card", card=e.text) from e
     if verb not in VERBS:
-        raise ActionParseError(f"unknown action {verb!r}; actions: {', '.join(VERBS)}")
-    raise ActionParseError(f"cannot read {stripped!r}: see 'help' for the form of {verb!r}")
+        raise ActionParseError(
+            f"unknown action {verb!r}; actions: {', '.join(VERBS)}",
+            "unknown-action",
+            verb=verb,
+            verbs=", ".join(VERBS),
+        )
+    raise ActionParseError(
+        f"cannot read {stripped!r}: see 'help' for the form of {verb!r}",
+        "unreadable",
+        text=stripped,
+        verb=verb,
+    )

@@ -509,7 +509,8 @@ class PeerSession:
             return
         self.done = True
         self.player.event(text)
-        self.player.finished(f"leaving the table: {text}")
+        said = reader_translator(self.player).gettext("leaving the table: {reason}")
+        self.player.finished(said.format(reason=text))
 
     def _forget_public_seeds(self, record: StoredRecord) -> None:
         """Seeds the log has just published need no keeping any more."""
@@ -522,7 +523,8 @@ class PeerSession:
             else:
                 seeds.forget_through(int(record.fields.get("hand", -1)))
         except SeedStoreError as e:
-            self.player.event(f"warning: {e}")
+            warning = reader_translator(self.player).gettext("warning: {problem}")
+            self.player.event(warning.format(problem=e))
 
     def _fork(self, seq: int, send: Callable[[dict[str, Any]], None]) -> None:
         """The host's log lost (or contradicts) record ``seq`` of this seat's copy, which the
@@ -696,10 +698,16 @@ class PeerProtocol(FrameProtocol):
             # not the host we meant: retrying cannot help, so stop and say why
             self.session.done = True
             self.session.problem = str(reason.value)
-            self.session.player.event(f"refusing the host: {reason.value}")
-            self.session.player.finished(f"connection refused: {reason.value}")
+            _ = reader_translator(self.session.player).gettext
+            self.session.player.event(
+                _("refusing the host: {problem}").format(problem=reason.value)
+            )
+            self.session.player.finished(
+                _("connection refused: {problem}").format(problem=reason.value)
+            )
         elif not self.session.done:
-            self.session.player.event("connection to the host lost; reconnecting")
+            _ = reader_translator(self.session.player).gettext
+            self.session.player.event(_("connection to the host lost; reconnecting"))
         if self.session.done:
             self._session_over()
 

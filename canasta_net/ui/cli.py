@@ -25,7 +25,7 @@ from ..canasta.bots import make_bot as make_canasta_bot
 from ..canasta.rules import RuleSet
 from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
 from ..hand import check_deal_mode
-from ..i18n import N_, _, choose_language, current, set_language, system_language
+from ..i18n import N_, _, choose_language, current, ngettext, set_language, system_language
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
 from ..log import records as R
@@ -121,6 +121,10 @@ def localize_command(command: click.Command) -> None:
     for param in command.params:
         if isinstance(param, click.Option):
             translated(param, "help")
+        if isinstance(param.type, click.Path):
+            # click names the kind of path in its sentences ("File '…' does not exist."), with
+            # the word it chose when the option was made: the catalogue's (click_texts)
+            translated(param.type, "name")
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             localize_command(sub)
@@ -213,7 +217,7 @@ def simulate_command(
         return
     try:
         if not as_json and sys.stderr.isatty():
-            with click.progressbar(length=hands, label="hands", file=sys.stderr) as bar:
+            with click.progressbar(length=hands, label=_("hands"), file=sys.stderr) as bar:
                 report = simulate(rules, hands, seed, kinds, lambda done: bar.update(1))
         else:
             report = simulate(rules, hands, seed, kinds)
@@ -223,12 +227,11 @@ def simulate_command(
     if as_json:
         click.echo(json.dumps(data, indent=2))
     else:
-        click.echo(
-            f"{data['variant']}: {data['hands']} hands ({data['matches']} matches) in "
-            f"{data['seconds']} s: {data['hands_per_second']} hands/s, "
-            f"{data['actions_per_second']} actions/s; stalls {data['stalls']}, "
-            f"errors {data['errors']}"
+        said = _(
+            "{variant}: {hands} hands ({matches} matches) in {seconds} s: {hands_per_second} "
+            "hands/s, {actions_per_second} actions/s; stalls {stalls}, errors {errors}"
         )
+        click.echo(said.format(**data))
         for sample in data["error_samples"]:
             click.echo(f"  {sample}")
     if report.stalls or report.errors:
@@ -241,7 +244,7 @@ def _simulate_to_log(
     try:
         log_file = open_log_for_writing(path)
     except FileExistsError:
-        raise click.UsageError(f"{path} exists: choose a new file for the log") from None
+        raise click.UsageError(_exists().format(path=path)) from None
     start = time.perf_counter()
     with log_file:
         local = recorded_match(
@@ -251,11 +254,7 @@ def _simulate_to_log(
         local.stop(R.STOP_MAX_HANDS)  # the match did not end by itself: a stop at the limit
     seconds = time.perf_counter() - start
     result = local.host.match.result
-    outcome = (
-        result.describe()
-        if result is not None
-        else f"match not finished, scores {local.host.match.scores}"
-    )
+    outcome = _match_outcome(result, local.host.match.scores, not isinstance(rules, RuleSet))
     data: dict[str, object] = {
         "log": str(path),
         "variant": rules.name,
@@ -269,10 +268,40 @@ def _simulate_to_log(
     if as_json:
         click.echo(json.dumps(data, indent=2))
     else:
-        click.echo(
-            f"{path}: {data['hands']} hands of {rules.name}, {data['records']} records, "
-            f"{data['bytes']} bytes in {data['seconds']} s; " + outcome
+        said = _(
+            "{path}: {hands} hands of {variant}, {records} records, {bytes} bytes in {seconds} s; "
+            "{outcome}"
         )
+        click.echo(said.format(**{**data, "path": path, "outcome": outcome}))
+
+
+def _match_outcome(result: Any, scores: list[int], may_i: bool) -> str:
+    """How a simulated match ended, in the person's words (the JSON keeps the engine's
+    ``describe``): a Canasta result names teams, a May I? one seats (its hands are deals)."""
+    if result is None:
+        return _("match not finished, scores {scores}").format(scores=scores)
+    count = int(result.hands)
+    side = _("seat {seat}") if may_i else _("team {team}")
+    names = [side.format(seat=i, team=i) for i in range(len(result.scores))]
+    shown = ", ".join(f"{n} {s}" for n, s in zip(names, result.scores, strict=True))
+    if result.winner is None and may_i:
+        said = ngettext(
+            "a draw after {n} deal: {scores}", "a draw after {n} deals: {scores}", count
+        )
+    elif result.winner is None:
+        said = ngettext(
+            "a draw after {n} hand: {scores}", "a draw after {n} hands: {scores}", count
+        )
+    elif may_i:
+        said = ngettext(
+            "{name} wins after {n} deal: {scores}", "{name} wins after {n} deals: {scores}", count
+        )
+    else:
+        said = ngettext(
+            "{name} wins after {n} hand: {scores}", "{name} wins after {n} hands: {scores}", count
+        )
+    winner = "" if result.winner is None else names[result.winner]
+    return said.format(name=winner, n=count, scores=shown)
 
 
 # --------------------------------------------------------------------------- the table commands
@@ -528,7 +557,7 @@ async def _serve(
             events=events,
         )
     except FileExistsError:
-        raise click.ClickException(f"{log_path} exists: choose a new file for the log") from None
+        raise click.ClickException(_exists().format(path=log_path)) from None
     except CannotListenError as e:
         raise click.ClickException(_cannot_listen(e)) from None
     except (OSError, ValueError) as e:
@@ -689,11 +718,21 @@ def _start_announcer(
     return start_announcing(reactor, beacon, target=target)
 
 
+def _exists() -> str:
+    return _("{path} exists: choose a new file for the log")
+
+
 def _check_deal(deal: str, rules: Any) -> None:
     try:
         check_deal_mode(deal, game_of_rules(rules))
     except ValueError as e:
-        raise click.UsageError(f"--deal {deal}: {e}") from None
+        problem = str(e)
+        if deal.startswith("blind") and not isinstance(rules, RuleSet):  # the one known cause
+            said = _("{game} cannot be dealt blind (the Canasta games only)")
+            problem = said.format(game=rules.name)
+        raise click.UsageError(
+            _("--deal {deal}: {problem}").format(deal=deal, problem=problem)
+        ) from None
 
 
 _deal_option = click.option(
@@ -778,7 +817,7 @@ def play(
     watch = bot_count >= rules.players
     identity = _identity(identity_path)
     config = TableConfig.simple(
-        "local table",
+        _("local table"),  # a name, in the language of the person who made it
         rules,
         rules.players - bot_count if not watch else 1,
         host_plays=not watch,
@@ -813,13 +852,13 @@ def play(
 
 
 def _address(text: str, default_port: int) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
+    host, _sep, port = text.rpartition(":")
     if not host:
         return text, default_port
     try:
         return host.strip("[]"), int(port)
     except ValueError:
-        raise click.BadParameter(f"{text!r} is not HOST:PORT") from None
+        raise click.BadParameter(_("{text!r} is not HOST:PORT").format(text=text)) from None
 
 
 @main.command(
@@ -924,7 +963,7 @@ def host(
     no_browser: bool = False,
 ) -> None:
     if players is not None and bot_seats is not None:
-        raise click.UsageError("give --players or --bots, not both")
+        raise click.UsageError(_("give --players or --bots, not both"))
     given = {
         name
         for name in ctx.params
@@ -966,7 +1005,7 @@ def _table_rules(variant: str, target: int | None) -> Any:
     if target is not None:
         if not isinstance(rules, RuleSet):
             raise click.BadParameter(
-                "a target score is for the Canasta games", param_hint="--target"
+                _("a target score is for the Canasta games"), param_hint="--target"
             )
         rules = rules.with_changes(target=target)
     return rules
@@ -1020,12 +1059,18 @@ def _read_log_header(path: Path) -> Header:
         with path.open("rb") as file:
             first = next(iter_records(file), None)
             if first is None:
-                raise click.ClickException(f"{path} is empty: there is no table to resume")
+                raise click.ClickException(
+                    _("{path} is empty: there is no table to resume").format(path=path)
+                )
             return parse_header(first)
     except OSError as e:
-        raise click.ClickException(f"cannot read {path}: {e.strerror or e}") from None
+        raise click.ClickException(
+            _("cannot read {path}: {problem}").format(path=path, problem=e.strerror or e)
+        ) from None
     except LogError as e:
-        raise click.ClickException(f"{path} is not a table's log: {e}") from None
+        raise click.ClickException(
+            _("{path} is not a table's log: {problem}").format(path=path, problem=e)
+        ) from None
 
 
 def _config_for_resume(path: Path, flags: Mapping[str, Any], given: set[str]) -> TableConfig:
@@ -1038,7 +1083,9 @@ def _config_for_resume(path: Path, flags: Mapping[str, Any], given: set[str]) ->
         game = game_from_header(str(header.fields.get("game", CANASTA)), header.rules)
         config = TableConfig.from_log_header(header.fields)
     except (UnknownGame, TableConfigError) as e:
-        raise click.ClickException(f"{path} cannot be resumed: {e}") from None
+        raise click.ClickException(
+            _("{path} cannot be resumed: {problem}").format(path=path, problem=e)
+        ) from None
     _refuse_contradictions(path, header, config, flags, given)
     if config is None:
         return _config_from_flags(flags, game.rules, header.deal)
@@ -1054,49 +1101,56 @@ def _refuse_contradictions(
     given: set[str],
 ) -> None:
     def refuse(flag: str, says: str) -> NoReturn:
-        raise ContradictsLog(f"{flag} contradicts the log (which says {says})")
+        said = _("{flag} contradicts the log (which says {says})")
+        raise ContradictsLog(said.format(flag=flag, says=says))
 
     if "log_path" in given and flags["log_path"].resolve() != path.resolve():
         raise ContradictsLog(
-            f"--log {flags['log_path']} contradicts --resume {path}: a resumed table writes on "
-            "in the log it resumes"
+            _(
+                "--log {log} contradicts --resume {path}: a resumed table writes on in the log "
+                "it resumes"
+            ).format(log=flags["log_path"], path=path)
         )
     if "variant" in given and _rules_or_fail(flags["variant"]).name != header.variant:
         refuse(f"--variant {flags['variant']}", header.variant)
     if "target" in given and flags["target"] != header.rules.get("target"):
-        refuse(f"--target {flags['target']}", f"target {header.rules.get('target')}")
+        says = _("target {target}").format(target=header.rules.get("target"))
+        refuse(f"--target {flags['target']}", says)
     if "deal" in given and flags["deal"] != header.deal:
         refuse(f"--deal {flags['deal']}", f"--deal {header.deal}")
     if config is None:
         return  # an older log: the flags give the rest
     seats = len(config.seats)
     bots = seats - config.people
+    people_and_bots = _("{people} people and {bots} bots").format(people=config.people, bots=bots)
     if "players" in given and min(flags["players"], seats) != config.people:
-        refuse(f"--players {flags['players']}", f"{config.people} people and {bots} bots")
+        refuse(f"--players {flags['players']}", people_and_bots)
     if "bot_seats" in given and max(1, seats - flags["bot_seats"]) != config.people:
-        refuse(f"--bots {flags['bot_seats']}", f"{config.people} people and {bots} bots")
+        refuse(f"--bots {flags['bot_seats']}", people_and_bots)
     if "table_name" in given and flags["table_name"] != config.name:
-        refuse(f"--name {flags['table_name']!r}", f"the table is {config.name!r}")
+        says = _("the table is {name!r}").format(name=config.name)
+        refuse(f"--name {flags['table_name']!r}", says)
     if "player_name" in given and flags["player_name"] != config.seats[0].name:
-        refuse(f"--player-name {flags['player_name']!r}", f"seat 0 is {config.seats[0].name!r}")
+        says = _("seat 0 is {name!r}").format(name=config.seats[0].name)
+        refuse(f"--player-name {flags['player_name']!r}", says)
     if "bot_kind" in given and flags["bot_kind"] != config.bot_kind:
         refuse(f"--bot {flags['bot_kind']}", f"--bot {config.bot_kind}")
     if "host_bot" in given and flags["host_bot"] == config.host_plays:
-        refuse("--host-bot", "the host's person plays seat 0")
+        refuse("--host-bot", _("the host's person plays seat 0"))
     if "password" in given:
         if config.password is None:
-            refuse("--password", "the table has no password")
+            refuse("--password", _("the table has no password"))
         if not config.password.matches(flags["password"]):
-            refuse("--password", "the table has another password")
+            refuse("--password", _("the table has another password"))
     if "hold" in given and flags["hold"] != config.hold_seconds:
         refuse(f"--hold {flags['hold']:g}", f"--hold {config.hold_seconds:g}")
     if "delay" in given and flags["delay"] != config.bot_delay:
         refuse(f"--delay {flags['delay']:g}", f"--delay {config.bot_delay:g}")
     if "hands" in given and flags["hands"] != config.max_hands:
-        says = "no limit" if config.max_hands is None else f"--hands {config.max_hands}"
+        says = _("no limit") if config.max_hands is None else f"--hands {config.max_hands}"
         refuse(f"--hands {flags['hands']}", says)
     if "insecure_seed" in given and flags["insecure_seed"] != config.insecure_seed:
-        says = "no test seed" if config.insecure_seed is None else "another test seed"
+        says = _("no test seed") if config.insecure_seed is None else _("another test seed")
         refuse("--insecure-seed", says)
 
 
@@ -1191,9 +1245,11 @@ def join(
         try:
             log_file = open_new_log(path)
         except FileExistsError:
-            raise click.ClickException(f"{path} exists: choose a new file for the log") from None
+            raise click.ClickException(_exists().format(path=path)) from None
         except OSError as e:
-            raise click.ClickException(f"cannot create {path}: {e.strerror or e}") from None
+            raise click.ClickException(
+                _("cannot create {path}: {problem}").format(path=path, problem=e.strerror or e)
+            ) from None
         if bot_kind:
             player: Any = bot_player(box, bot_kind, None)
             player.out = sys.stdout
@@ -1306,9 +1362,13 @@ def watch(
             try:
                 log_file = open_new_log(log_path)
             except FileExistsError:
-                raise click.ClickException(f"{log_path} exists: choose a new file") from None
+                raise click.ClickException(_exists().format(path=log_path)) from None
             except OSError as e:
-                raise click.ClickException(f"cannot create {log_path}: {e.strerror or e}") from None
+                raise click.ClickException(
+                    _("cannot create {path}: {problem}").format(
+                        path=log_path, problem=e.strerror or e
+                    )
+                ) from None
         done: Deferred[None] = Deferred()
         viewer, page = _local_watcher(reactor, ui, no_browser, done=done, fingerprint=expected)
         session = SpectatorSession(
@@ -1362,7 +1422,7 @@ def _known_hosts(path: Path | None) -> KnownHosts:
     except KnownHostsError as e:
         raise click.ClickException(str(e)) from None
     for warning in known.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(_("warning: {problem}").format(problem=warning), err=True)
     return known
 
 
@@ -1397,10 +1457,18 @@ async def _trusted_fingerprint(
         if known.path != default_known_hosts_path():
             forget += f" --known-hosts {known.path}"
         raise HostKeyChanged(
-            f"fingerprint changed: the host at {where} shows {seen}, but {pinned} is pinned "
-            "for it: refusing to connect (someone may be posing as the host). If its key really "
-            f"changed, clear the pin with '{forget}' (it is the line '{where.lower()} {pinned}' "
-            f"in {known.path})"
+            _(
+                "fingerprint changed: the host at {address} shows {seen}, but {pinned} is pinned "
+                "for it: refusing to connect (someone may be posing as the host). If its key "
+                "really changed, clear the pin with '{forget}' (it is the line '{line}' in {path})"
+            ).format(
+                address=where,
+                seen=seen,
+                pinned=pinned,
+                forget=forget,
+                line=f"{where.lower()} {pinned}",
+                path=known.path,
+            )
         )
     if given is not None and given != seen:
         raise click.ClickException(
@@ -1423,7 +1491,9 @@ async def _trusted_fingerprint(
         table = None if announced is None else safe_text(announced.beacon.table_name)
         if not await confirm(where, seen, table):
             raise click.ClickException(
-                f"not joining {where}: its fingerprint was refused in the page"
+                _("not joining {address}: its fingerprint was refused in the page").format(
+                    address=where
+                )
             )
     elif given is None:
         if announced is not None and not sys.stdin.isatty():
@@ -1459,10 +1529,16 @@ async def _trusted_fingerprint(
     return seen
 
 
+# The question's mark of its answers, and the words that answer yes ('|' between them), in the
+# person's language; y and yes answer yes in every language.
+YES_NO_MARK = N_("[y/N]")
+YES_WORDS = N_("y|yes")
+
+
 def _ask_yes_no(question: str) -> bool:
     """Ask on stderr; read the answer from stdin one byte at a time, so that what follows it
     stays for the game. No answer (end of input, Ctrl-C) is no."""
-    click.echo(f"{question} [y/N]: ", nl=False, err=True)
+    click.echo(f"{question} {_(YES_NO_MARK)}: ", nl=False, err=True)
     # the reactor's SIGINT handler only stops the reactor: here Ctrl-C must end the question
     replaced, previous = False, None
     with contextlib.suppress(ValueError):  # ValueError: not the main thread
@@ -1477,7 +1553,8 @@ def _ask_yes_no(question: str) -> bool:
             signal.signal(signal.SIGINT, previous)
     if not answer.endswith("\n"):
         click.echo("", err=True)  # end the question's line
-    return answer.strip().lower() in ("y", "yes")
+    yes = {"y", "yes", *(word.strip().lower() for word in _(YES_WORDS).split("|"))}
+    return answer.strip().lower() in yes
 
 
 def _read_line() -> str:
@@ -1517,8 +1594,13 @@ def forget_host(address: str, known_hosts_path: Path | None) -> None:
     except (KnownHostsError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     if not forgotten:
-        raise click.ClickException(f"no fingerprint is pinned for {address} in {known.path}")
-    click.echo(f"forgot the fingerprint pinned for {address} in {known.path}")
+        raise click.ClickException(
+            _("no fingerprint is pinned for {address} in {path}").format(
+                address=address, path=known.path
+            )
+        )
+    said = _("forgot the fingerprint pinned for {address} in {path}")
+    click.echo(said.format(address=address, path=known.path))
 
 
 async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: str | None) -> Any:

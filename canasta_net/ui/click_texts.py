@@ -31,6 +31,15 @@ CLICK_TEXTS: Final = (
     N_("No such command {name!r}."),
     N_("No such option {name!r}."),
     N_("Aborted!"),
+    # a path option's value (click.Path), the kind of path named first
+    N_("file"),
+    N_("directory"),
+    N_("path"),
+    N_("{name} {filename!r} does not exist."),
+    N_("{name} {filename!r} is a file."),
+    N_("{name} {filename!r} is a directory."),
+    N_("{name} {filename!r} is not readable."),
+    N_("{name} {filename!r} is not writable."),
 )
 
 # The modules of click whose sentences go through their module-level ``_``.

@@ -18,6 +18,7 @@ from ..errors import PositionError
 from ..games import CANASTA, Game
 from ..i18n import translator
 from ..mayi.actions import VERBS as MAY_I_VERBS
+from ..reasons import parse_error_sentence
 from ..safe_text import safe_lines, safe_text
 from ..search import SearchBot
 from .table_model import TableModel, host_sentence
@@ -316,12 +317,14 @@ class TerminalPlayer(LineReceiver):
             self.say(_("It is not your turn."))
             return
         game = self._game()
+        typed = text
         # cards as this person writes them (КЧ, WP, К♥) go out in the canonical notation
         text = canonical_action(text, self.tr.lang)
         try:
             action = game.parse_action(text) if game is not None else parse_action(text)
-        except ValueError as e:
-            self.say(f"? {safe_text(e)}")
+        except ValueError as e:  # the parser's reason, in this person's words
+            said = parse_error_sentence(e, self.tr.gettext, self.tr.lang, typed)
+            self.say(f"? {safe_text(said)}")
             return
         pending, self.pending = self.pending, None
         self.model.acted(str(action))

@@ -20,6 +20,7 @@ from ..cards import canonical_action
 from ..games import Game
 from ..i18n import N_, Translator
 from ..log import records as R
+from ..reasons import parse_error_sentence
 from ..ui.table_model import TableModel
 
 # Sentences the page shows when it asks for what cannot be done now.
@@ -97,12 +98,13 @@ class WebPlayer:
             self.model.refused("not-your-turn", _(NOT_YOUR_TURN), text)
             return _(NOT_YOUR_TURN)
         game = self.game()
+        typed = text
         try:
             # cards typed as the reader writes them go out in the canonical notation
             text = canonical_action(text, self.model.tr.lang)
             action = game.parse_action(text) if game is not None else parse_action(text)
-        except ValueError as e:
-            sentence = str(e) or _("That move cannot be read.")
+        except ValueError as e:  # the parser's reason, in the reader's words
+            sentence = parse_error_sentence(e, _, self.model.tr.lang, typed)
             self.model.refused("bad-action", sentence, text)
             return sentence
         self.pending = None

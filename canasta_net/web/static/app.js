@@ -35,7 +35,8 @@
       return i && /^(10|[2-9AJQK])[CDHS]$|^JK$/.test(w) ? cardLabel(w) : w;
     }).join(" ");
   }
-  // the engine's name of a meld (Ks, 3s (black), wild cards, 5-9H run) in the reader's words
+  // the engine's name of a meld (Ks, 3s (black), wild cards, 5-9H run; May I?: set of Ks, 4-7 of
+  // H) in the reader's words
   function meldLabel(label) {
     if (catalog.lang === "en") return label;
     const rank = /^(10|[2-9AJQK])s$/.exec(label);
@@ -43,6 +44,13 @@
     const run = /^(\w+)-(\w+)([CDHS]) run$/.exec(label);
     if (run) {
       return f(_("{cards} run"), { cards: cardLabel(run[1] + run[3]) + "-" + cardLabel(run[2] + run[3]) });
+    }
+    // May I?'s melds (mayi/melds.py: "set of Ks", "4-7 of H")
+    const set = /^set of (10|[2-9AJQK])s$/.exec(label);
+    if (set) return f(_("set of {rank}"), { rank: catalog.ranks[set[1]] || set[1] });
+    const seq = /^(10|[2-9AJQK])-(10|[2-9AJQK]) of ([CDHS])$/.exec(label);
+    if (seq) {
+      return f(_("sequence {cards}"), { cards: cardLabel(seq[1] + seq[3]) + "-" + cardLabel(seq[2] + seq[3]) });
     }
     return _(label);
   }
@@ -1096,7 +1104,9 @@
         { number: end.shown_hand || "" });
     const reason = [];
     if (end && end.went_out_name) reason.push(f(_("{name} went out."), { name: end.went_out_name }));
-    else if (end && end.reason) reason.push((END_REASONS[end.reason] || String(end.reason)) + ".");
+    else if (end && end.reason) {
+      reason.push((END_REASONS[end.reason] ? _(END_REASONS[end.reason]) : String(end.reason)) + ".");
+    }
     $("sheet-reason").textContent = reason.join(" ");
     const table = clear($("sheet-table"));
     if (end) {
@@ -1142,6 +1152,13 @@
     "last-red-three": N_("the last card of the stock was a red three"),
     "turn-limit": N_("the deal reached its turn limit"),
   };
+  // the audit's verdict (its code, replay/audit.py) in the reader's words
+  const VERDICTS = {
+    "valid": N_("valid"),
+    "incomplete": N_("incomplete"),
+    "invalid": N_("invalid"),
+    "unchecked": N_("unchecked"),
+  };
   function renderResult(snap) {
     const box = clear($("match-result"));
     const end = snap.match_end;
@@ -1176,7 +1193,8 @@
       box.appendChild(line);
     }
     if (out.verdict) {
-      box.appendChild(el("div", "verdict", f(_("Audit: {verdict}"), { verdict: out.verdict })));
+      const verdict = VERDICTS[out.verdict] ? _(VERDICTS[out.verdict]) : out.verdict;
+      box.appendChild(el("div", "verdict", f(_("Audit: {verdict}"), { verdict: verdict })));
     }
     if (out.replay) {
       const line = el("div", null, "");
