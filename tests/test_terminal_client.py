@@ -476,3 +476,16 @@ def test_canasta_play_at_a_terminal_numbers_hints_and_plays_a_number(tmp_path: P
     assert proc.wait(30) == 0, out.read_text()
     shown = out.read_text()
     assert "\x1b[" not in shown and "  your hand (" in shown and "  last move: you drew" in shown
+
+
+def test_cards_that_came_outside_the_seats_turn_are_named_at_the_terminal() -> None:
+    # Before: only the page said which cards a May I? buy or the deal's red threes brought.
+    snap = canasta_model().snapshot()
+    snap["received"], snap["deal_red_threes"] = ["KS", "2H"], ["3D"]
+    text = render_table(snap)
+    assert "  You received KS 2H." in text
+    assert "  Your red threes from the deal, laid and replaced from the stock: 3D." in text
+    snap["lang"] = "ru"
+    russian = render_table(snap)
+    assert "  Вы получили: К♠ 2♥." in russian
+    assert "  Ваши красные тройки из раздачи выложены и заменены картами из колоды: 3♦." in russian

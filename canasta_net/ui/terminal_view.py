@@ -463,7 +463,22 @@ def _news_lines(snap: dict[str, Any]) -> list[Line]:
         line += _cards(laid, tr.lang)
         line.append((" " + _("(each replaced by a card from the stock)"), ""))
         lines.append(line)
+    # cards that came outside this seat's turn (a May I? buy; red threes at the deal), named
+    # until its next move: the page's sentences
+    received = [str(c) for c in snap.get("received") or []]
+    if received:
+        lines.append(_sentence_with_cards(_("You received {cards}."), received, tr.lang))
+    reds = [str(c) for c in snap.get("deal_red_threes") or []]
+    if reds:
+        text = _("Your red threes from the deal, laid and replaced from the stock: {cards}.")
+        lines.append(_sentence_with_cards(text, reds, tr.lang))
     return lines
+
+
+def _sentence_with_cards(text: str, cards: list[str], lang: str) -> Line:
+    """A translated sentence whose ``{cards}`` are drawn as cards."""
+    before, _, after = text.partition("{cards}")
+    return [("  " + before, ""), *_cards(cards, lang), (after, "")]
 
 
 def hand_line(snap: dict[str, Any]) -> Line:
