@@ -390,7 +390,7 @@ def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
 
 
 def test_a_table_dealing_blind_v2_logs_a_hand_that_replays() -> None:
-    """The ``blind-v2`` deal mode (not offered by the CLI yet) at a table: the stage acts carry
+    """The ``blind-v2`` deal mode (``--deal blind``) at a table: the stage acts carry
     their proofs (larger than version 1's acts), the log replays, every proof checked again."""
     buf = io.BytesIO()
     recorded_match(preset("classic-2p"), buf, seed=7, deal="blind-v2").play(max_hands=1)

@@ -254,7 +254,8 @@ class BlindHandProtocol:
 
 class BlindProofsHandProtocol(BlindHandProtocol):
     """The blind deal's version 2 (``docs/blind-proofs.md``): every stage output proved, every
-    key checked on sight. A deal mode of its own (``blind-v2``), not yet offered by the CLI."""
+    key checked on sight. A deal mode of its own (``blind-v2``): what ``--deal blind`` gives a new
+    table."""
 
     mode: ClassVar[str] = "blind-v2"
     version: ClassVar[int] = 2

@@ -24,7 +24,7 @@ from .. import __version__
 from ..canasta.bots import make_bot as make_canasta_bot
 from ..canasta.rules import RuleSet
 from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
-from ..hand import check_deal_mode
+from ..hand import DEAL_NAMES, check_deal_mode, deal_mode_named, deal_name, deal_name_agrees
 from ..i18n import N_, _, choose_language, current, set_language, system_language
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
@@ -690,22 +690,31 @@ def _start_announcer(
 
 
 def _check_deal(deal: str, rules: Any) -> None:
+    """Refuse a deal mode (the log's string) that cannot deal ``rules``."""
     try:
         check_deal_mode(deal, game_of_rules(rules))
     except ValueError as e:
-        raise click.UsageError(f"--deal {deal}: {e}") from None
+        raise click.UsageError(f"--deal {deal_name(deal)}: {e}") from None
+
+
+def _deal_mode(name: str, rules: Any) -> str:
+    """The deal mode a new table records for ``--deal name`` (``blind``: the proof-carrying
+    version 2; ``blind-v1``: the legacy version, kept for tests and comparison)."""
+    mode = deal_mode_named(name)
+    _check_deal(mode, rules)
+    return mode
 
 
 _deal_option = click.option(
     "--deal",
-    type=click.Choice(["commit-reveal", "blind", "blind-v2"]),
+    type=click.Choice(list(DEAL_NAMES)),
     default="commit-reveal",
     show_default=True,
     help=N_(
-        "How hands are dealt: commit-reveal (fair; the host sees the deck), blind "
-        "(nobody, host included, sees another seat's cards; docs/blind-deal.md) or blind-v2 "
-        "(blind, every stage and key proved, so a cheating seat or host is caught at once; "
-        "docs/blind-proofs.md)."
+        "How hands are dealt: commit-reveal (fair; the host sees the deck) or blind (nobody, "
+        "host included, sees another seat's cards, and every step of the deal is proved, so a "
+        "cheating seat or host is caught at once; docs/blind-deal.md, docs/blind-proofs.md). "
+        "blind-v2 is another name for blind; blind-v1 is the legacy blind deal without proofs."
     ),
 )
 
@@ -773,7 +782,7 @@ def play(
     no_browser: bool = False,
 ) -> None:
     rules = _rules_or_fail(variant)
-    _check_deal(deal, rules)
+    deal = _deal_mode(deal, rules)
     bot_count = rules.players - 1 if bots is None else min(bots, rules.players)
     watch = bot_count >= rules.players
     identity = _identity(identity_path)
@@ -975,10 +984,13 @@ def _table_rules(variant: str, target: int | None) -> Any:
 def _config_from_flags(
     flags: Mapping[str, Any], rules: Any = None, deal: str | None = None
 ) -> TableConfig:
-    """The table the ``host`` flags describe (``rules`` and ``deal``: a log's, over the flags')."""
+    """The table the ``host`` flags describe (``rules`` and ``deal``: a log's, over the flags';
+    ``deal`` is the log's mode string, the flag a ``--deal`` name)."""
     rules = rules if rules is not None else _table_rules(flags["variant"], flags["target"])
-    deal = deal or flags["deal"]
-    _check_deal(deal, rules)
+    if deal is None:
+        deal = _deal_mode(flags["deal"], rules)
+    else:
+        _check_deal(deal, rules)
     players = flags["players"]
     if flags["bot_seats"] is not None:
         players = max(1, rules.players - flags["bot_seats"])
@@ -1065,8 +1077,8 @@ def _refuse_contradictions(
         refuse(f"--variant {flags['variant']}", header.variant)
     if "target" in given and flags["target"] != header.rules.get("target"):
         refuse(f"--target {flags['target']}", f"target {header.rules.get('target')}")
-    if "deal" in given and flags["deal"] != header.deal:
-        refuse(f"--deal {flags['deal']}", f"--deal {header.deal}")
+    if "deal" in given and not deal_name_agrees(flags["deal"], header.deal):
+        refuse(f"--deal {flags['deal']}", f"--deal {deal_name(header.deal)}")
     if config is None:
         return  # an older log: the flags give the rest
     seats = len(config.seats)
