@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Final
 
@@ -44,15 +46,32 @@ class GroupError(ValueError):
 
 
 def decode(data: bytes) -> Point:
-    """A point from its 33-byte compressed encoding; :class:`GroupError` if it is none."""
-    if len(data) != POINT_SIZE or data[0] not in (2, 3):
+    """A point from its 33-byte compressed encoding; :class:`GroupError` if it is none.
+
+    Decoding costs a square root (about a fifth of a multiplication), and a deck's entries are
+    decoded by everyone who checks a stage and again by the next stage's prover and checkers:
+    recently decoded points are kept (a point is immutable: every operation makes a new one)."""
+    key = bytes(data)
+    known = _decoded.get(key)
+    if known is not None:
+        return known
+    if len(key) != POINT_SIZE or key[0] not in (2, 3):
         raise GroupError("a point is 33 bytes: 0x02 or 0x03, then x")
-    if int.from_bytes(data[1:], "big") >= P:
+    if int.from_bytes(key[1:], "big") >= P:
         raise GroupError("a point's x is not below the field prime")
     try:
-        return PublicKey(bytes(data))
+        point = PublicKey(key)
     except ValueError:
         raise GroupError("not a point of secp256k1") from None
+    if len(_decoded) >= _DECODED_MAX:
+        _decoded.clear()
+    _decoded[key] = point
+    return point
+
+
+# encoding -> decoded point, for the last few decks seen (about ten decks of 162 cards)
+_decoded: dict[bytes, Point] = {}
+_DECODED_MAX: Final = 4096
 
 
 def decode_all(entries: Sequence[bytes]) -> list[Point]:
@@ -95,6 +114,39 @@ def base(s: int) -> Point:
     return PublicKey.from_valid_secret(s.to_bytes(SCALAR_SIZE, "big"))
 
 
+def products(terms: Sequence[tuple[Point | None, int]]) -> list[Point]:
+    """``[s]P`` for every ``(P, s)`` of ``terms`` (P None: ``[s]G``), in order.
+
+    A deck's proof needs hundreds of independent multiplications; libsecp256k1 runs them outside
+    Python's GIL, so a long list is shared between this thread and one other (the result is the
+    same, only sooner where a second core is free)."""
+    if len(terms) < _PARALLEL_MIN or _WORKERS < 2:
+        return _products(terms)
+    half = len(terms) // 2
+    later = _pool().submit(_products, terms[half:])
+    first = _products(terms[:half])
+    return first + later.result()
+
+
+def _products(terms: Sequence[tuple[Point | None, int]]) -> list[Point]:
+    return [base(s) if p is None else mul(p, s) for p, s in terms]
+
+
+_WORKERS: Final = min(2, os.cpu_count() or 1)
+_PARALLEL_MIN: Final = 48
+_pool_lock = threading.Lock()
+_executor: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked child makes its own
+
+
+def _pool() -> ThreadPoolExecutor:
+    with _pool_lock:
+        pid = os.getpid()
+        if pid not in _executor:
+            _executor.clear()
+            _executor[pid] = ThreadPoolExecutor(1, thread_name_prefix="secp256k1")
+        return _executor[pid]
+
+
 def add(points: Sequence[Point]) -> Point:
     """The sum of ``points``; :class:`GroupError` if it is the identity."""
     if len(points) == 1:
@@ -108,7 +160,7 @@ def add(points: Sequence[Point]) -> Point:
 def neg(point: Point) -> Point:
     """``-point``: the same x, the other y (the compressed prefix flips)."""
     data = encode(point)
-    return PublicKey(bytes([data[0] ^ 1]) + data[1:])
+    return decode(bytes([data[0] ^ 1]) + data[1:])
 
 
 def hash_to_scalar(domain: bytes, *parts: bytes) -> int:
