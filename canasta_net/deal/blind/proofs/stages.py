@@ -27,9 +27,19 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Final
 
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
 from .._encoding import MAX_SEATS, fields, hand_fields, u8, u32
-from ..errors import BadParameters, BadStageProof, DuplicateCiphertext, WrongDeckSize
-from ..keys import derive_permutation
+from ..errors import (
+    BadParameters,
+    BadStageProof,
+    DuplicateCiphertext,
+    SealedKeyError,
+    WrongDeckSize,
+    WrongPublishedKey,
+)
+from ..keys import derive_permutation, x25519_public_bytes
+from ..protocol import KeyMessage, open_sealed
 from . import dleq, group, shuffle
 from .group import Random
 
@@ -295,6 +305,50 @@ def key_matches(position_key: bytes, key: int) -> bool:
     """Whether ``key`` (released, or opened from a sealed message) is the one the seat committed
     to for the position in its stage 2: ``[key]G == K_j``."""
     return 0 < key < group.Q and group.encode(group.base(key)) == bytes(position_key)
+
+
+def check_exposed_key(
+    message: KeyMessage,
+    recipient_x25519_private: bytes,
+    recipient_x25519_public: bytes,
+    sender_x25519_public: bytes,
+    sender_position_key: bytes,
+) -> None:
+    """Anyone's check of a sealed key its recipient says is wrong, once the recipient exposes its
+    per-hand X25519 private key (``docs/blind-proofs.md`` section 10, "A wrong sealed key").
+
+    No Chaum–Pedersen proof can show what an AES-GCM ciphertext holds, but the recipient's X25519
+    key for the hand (32 bytes, derived from its seed, its public half announced) lets anyone
+    recompute the message's one-time AES key and open it. Raises :class:`WrongPublishedKey` (the
+    sender sealed a key that is not its announced ``K_j``) or :class:`SealedKeyError` naming the
+    sender (what it sealed is no key) when the sender deviated; returns quietly when the sealed
+    key is right (the accusation is false); :class:`BadParameters` when the exposed key is not
+    the recipient's announced one (it proves nothing)."""
+    try:
+        private = X25519PrivateKey.from_private_bytes(bytes(recipient_x25519_private))
+    except ValueError:
+        raise BadParameters("an X25519 private key is 32 bytes") from None
+    if x25519_public_bytes(private) != bytes(recipient_x25519_public):
+        raise BadParameters("the exposed X25519 key is not the recipient's announced one")
+    sender, position = message.sender, message.position
+    plain = open_sealed(  # SealedKeyError (AES-GCM refuses it): the sender sealed no key
+        private,
+        sender_x25519_public,
+        message.table_id,
+        message.hand_no,
+        position,
+        sender,
+        message.recipient,
+        message.ciphertext,
+    )
+    try:
+        key = group.scalar_from(plain)
+    except group.GroupError:
+        raise SealedKeyError(
+            sender, message.recipient, position, sender, "the sealed bytes are not a key"
+        ) from None
+    if not key_matches(sender_position_key, key):
+        raise WrongPublishedKey(sender, position)
 
 
 def open_position(final_entry: bytes, keys: Iterable[int]) -> bytes:
