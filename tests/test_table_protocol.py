@@ -1797,7 +1797,8 @@ def test_blind_seat_that_leaves_mid_hand_forfeits() -> None:
 
 def _cheat_at_stage_1(monkeypatch: pytest.MonkeyPatch, seat: int, tamper: str) -> None:
     """Seat ``seat``'s client sends a stage-1 output that is not what its announced keys allow:
-    its proof altered, or the output raised to a key of its own with a true proof for that key."""
+    its proof altered (``proof``), or the output raised to a key of its own with a true proof for
+    that key (``key``); or (``release``) it releases a wrong key for the upcard."""
     from canasta_net.deal.blind.hand import BlindHand
     from canasta_net.deal.blind.proofs import stages as proof_stages
 
@@ -1805,7 +1806,13 @@ def _cheat_at_stage_1(monkeypatch: pytest.MonkeyPatch, seat: int, tamper: str) -
 
     def respond(self: BlindHand, need: Any) -> dict[str, Any]:
         fields = honest(self, need)
+        if self.viewer == seat and need.kind == "release" and tamper == "release":
+            ((position, key, sig),) = fields["releases"]
+            wrong = (int.from_bytes(key, "big") + 1).to_bytes(32, "big")
+            return {"releases": [[position, wrong, sig]]}
         if self.viewer != seat or need.kind != "stage" or fields["stage"] != 1:
+            return fields
+        if tamper == "release":
             return fields
         if tamper == "proof":
             proof = bytearray(fields["proof"])
@@ -1820,14 +1827,16 @@ def _cheat_at_stage_1(monkeypatch: pytest.MonkeyPatch, seat: int, tamper: str) -
     monkeypatch.setattr(BlindHand, "respond", respond)
 
 
-@pytest.mark.parametrize("tamper", ["proof", "key"])
+@pytest.mark.parametrize("tamper", ["proof", "key", "release"])
 def test_blind_v2_seat_with_a_bad_stage_proof_forfeits_at_once_named_in_the_log(
     monkeypatch: pytest.MonkeyPatch, tamper: str
 ) -> None:
-    """A seat whose stage output fails its proof at an honest host: the deal ends there, without
-    waiting for any hold (the clock never moves), the forfeit naming the seat is logged with the
-    seat's own signed stage as evidence, every seat receives it, and the replay and the audit
-    check that evidence and name the seat. Nothing was dealt: no key message is in the log."""
+    """A seat whose stage output fails its proof (or whose released key is not its announced
+    one) at an honest host: the deal ends there, without waiting for any hold (the clock never
+    moves), the forfeit naming the seat is logged with the seat's own signed message as
+    evidence, every seat receives it, and the replay and the audit check that evidence and name
+    the seat. Nothing was dealt (a bad stage: no key message is in the log; a bad release: no
+    card was opened)."""
     _cheat_at_stage_1(monkeypatch, 1, tamper)
     h = Harness(config(deal="blind-v2", rules=classic(1500)))
     alice, bob = h.remote("alice"), h.remote("bob")
@@ -1837,11 +1846,17 @@ def test_blind_v2_seat_with_a_bad_stage_proof_forfeits_at_once_named_in_the_log(
     records = list(iter_records(h.log_bytes()))
     forfeit = next(r for r in records if r.kind == R.FORFEIT)
     assert forfeit.fields["seat"] == 1
-    assert forfeit.fields["reason"].startswith(
-        "violation: bad-stage-proof: seat 1's stage-1 output is refused"
-    )
-    assert forfeit.action is not None and forfeit.action["type"] == "stage"
-    assert records[-1].kind == R.MATCH_END and not any(r.kind == "keys" for r in records)
+    assert records[-1].kind == R.MATCH_END
+    if tamper == "release":  # a released key that is not the seat's announced one
+        assert forfeit.fields["reason"].startswith("violation: wrong-key: seat 1's key")
+        assert forfeit.action is not None and forfeit.action["type"] == "release"
+        assert not any(r.kind == R.DEAL for r in records)
+    else:
+        assert forfeit.fields["reason"].startswith(
+            "violation: bad-stage-proof: seat 1's stage-1 output is refused"
+        )
+        assert forfeit.action is not None and forfeit.action["type"] == "stage"
+        assert not any(r.kind == "keys" for r in records)
     for peer in (alice, bob):
         told = [m for m in peer.received if m["t"] == "record"]
         assert any(b"forfeit" in m["data"] for m in told), peer.name
