@@ -392,7 +392,7 @@ def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
     # anyone (here the host, which holds no secret) checks the sealed key and names seat 0
     from cryptography.hazmat.primitives import serialization
 
-    from canasta_net.deal.blind.errors import WrongPublishedKey
+    from canasta_net.deal.blind.errors import SealedKeyError, WrongPublishedKey
     from canasta_net.deal.blind.proofs.stages import check_exposed_key
 
     exposed = seats[recipient].secrets.x25519_private.private_bytes(  # type: ignore[union-attr]
@@ -414,6 +414,12 @@ def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
         check_exposed_key(
             forged, bytes(32), announced[0], announced[1], announced[2].position_keys[position]
         )
+    garbled = replace(forged, ciphertext=bytes([forged.ciphertext[0] ^ 1]) + forged.ciphertext[1:])
+    with pytest.raises(SealedKeyError) as unreadable:  # what seat 0 signed does not decrypt
+        check_exposed_key(
+            garbled, exposed, announced[0], announced[1], announced[2].position_keys[position]
+        )
+    assert unreadable.value.culprit == 0
 
 
 def test_a_table_dealing_blind_v2_logs_a_hand_that_replays() -> None:

@@ -331,16 +331,21 @@ def check_exposed_key(
     if x25519_public_bytes(private) != bytes(recipient_x25519_public):
         raise BadParameters("the exposed X25519 key is not the recipient's announced one")
     sender, position = message.sender, message.position
-    plain = open_sealed(  # SealedKeyError (AES-GCM refuses it): the sender sealed no key
-        private,
-        sender_x25519_public,
-        message.table_id,
-        message.hand_no,
-        position,
-        sender,
-        message.recipient,
-        message.ciphertext,
-    )
+    try:
+        plain = open_sealed(
+            private,
+            sender_x25519_public,
+            message.table_id,
+            message.hand_no,
+            position,
+            sender,
+            message.recipient,
+            message.ciphertext,
+        )
+    except SealedKeyError:  # AES-GCM refuses it: the sender signed what it sealed
+        raise SealedKeyError(
+            sender, message.recipient, position, sender, "it does not decrypt"
+        ) from None
     try:
         key = group.scalar_from(plain)
     except group.GroupError:
