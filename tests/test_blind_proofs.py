@@ -244,17 +244,3 @@ def test_group_refuses_what_is_not_a_point() -> None:
         group.add([group.G, group.neg(group.G)])
     assert group.encode(group.add([group.G, group.G])) == group.encode(group.base(2))
     assert group.encode(group.neg(group.base(3))) == group.encode(group.base(group.Q - 3))
-
-
-def test_products_on_two_threads_are_the_serial_products_and_refuse_a_zero_scalar() -> None:
-    """``group.products`` shares a long list between two threads: the same points, in order,
-    and a zero scalar anywhere is still refused (so a check that meets one fails cleanly)."""
-    rng = random.Random(5)
-    points = [group.base(rng.randrange(1, group.Q)) for _ in range(8)]
-    terms: list[tuple[group.Point | None, int]] = [
-        (points[i % 8] if i % 3 else None, rng.randrange(1, group.Q)) for i in range(200)
-    ]
-    expected = [group.base(s) if p is None else group.mul(p, s) for p, s in terms]
-    assert [group.encode(p) for p in group.products(terms)] == [group.encode(p) for p in expected]
-    with pytest.raises(group.GroupError):
-        group.products([*terms[:150], (points[0], 0), *terms[150:]])

@@ -45,50 +45,6 @@ def prove(
             return group.scalar_bytes(c) + group.scalar_bytes(s)
 
 
-def respond(
-    ctx: bytes,
-    statement: tuple[Point, Point, Point, Point],
-    x: int,
-    w: int,
-    t1: Point,
-    t2: Point,
-) -> bytes | None:
-    """:func:`prove`'s second half, given its nonce w and ``T1 = [w]B1``, ``T2 = [w]B2`` (so
-    that many proofs' multiplications can be done together); None where the challenge or the
-    response is zero (draw another nonce)."""
-    c = _challenge(ctx, statement, t1, t2)
-    s = (w + c * x) % group.Q
-    if not (c and s):
-        return None
-    return group.scalar_bytes(c) + group.scalar_bytes(s)
-
-
-def decode(proof: bytes) -> tuple[int, int]:
-    """A proof's ``(c, s)``; :class:`group.GroupError` if it is malformed."""
-    if len(proof) != PROOF_SIZE:
-        raise group.GroupError(f"a proof is {PROOF_SIZE} bytes")
-    return group.scalar_from(proof[:32]), group.scalar_from(proof[32:])
-
-
-def check(
-    ctx: bytes,
-    statement: tuple[Point, Point, Point, Point],
-    c: int,
-    s_b1: Point,
-    c_a1: Point,
-    s_b2: Point,
-    c_a2: Point,
-) -> bool:
-    """:func:`verify`'s last step, given ``[s]B1``, ``[c]A1``, ``[s]B2`` and ``[c]A2`` (so that
-    many proofs' multiplications can be done together)."""
-    try:
-        t1 = group.add([s_b1, group.neg(c_a1)])
-        t2 = group.add([s_b2, group.neg(c_a2)])
-    except group.GroupError:
-        return False
-    return _challenge(ctx, statement, t1, t2) == c
-
-
 def verify(ctx: bytes, b1: Point, a1: Point, b2: Point, a2: Point, proof: bytes) -> bool:
     """Whether ``proof`` shows ``log_b1(a1) == log_b2(a2)`` under ``ctx``."""
     if len(proof) != PROOF_SIZE:

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Final
 
@@ -112,39 +110,6 @@ def base(s: int) -> Point:
     if s == 0:
         raise GroupError("multiplication by zero")
     return PublicKey.from_valid_secret(s.to_bytes(SCALAR_SIZE, "big"))
-
-
-def products(terms: Sequence[tuple[Point | None, int]]) -> list[Point]:
-    """``[s]P`` for every ``(P, s)`` of ``terms`` (P None: ``[s]G``), in order.
-
-    A deck's proof needs hundreds of independent multiplications; libsecp256k1 runs them outside
-    Python's GIL, so a long list is shared between this thread and one other (the result is the
-    same, only sooner where a second core is free)."""
-    if len(terms) < _PARALLEL_MIN or _WORKERS < 2:
-        return _products(terms)
-    half = len(terms) // 2
-    later = _pool().submit(_products, terms[half:])
-    first = _products(terms[:half])
-    return first + later.result()
-
-
-def _products(terms: Sequence[tuple[Point | None, int]]) -> list[Point]:
-    return [base(s) if p is None else mul(p, s) for p, s in terms]
-
-
-_WORKERS: Final = min(2, os.cpu_count() or 1)
-_PARALLEL_MIN: Final = 48
-_pool_lock = threading.Lock()
-_executor: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked child makes its own
-
-
-def _pool() -> ThreadPoolExecutor:
-    with _pool_lock:
-        pid = os.getpid()
-        if pid not in _executor:
-            _executor.clear()
-            _executor[pid] = ThreadPoolExecutor(1, thread_name_prefix="secp256k1")
-        return _executor[pid]
 
 
 def add(points: Sequence[Point]) -> Point:

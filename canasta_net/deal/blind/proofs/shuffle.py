@@ -176,58 +176,39 @@ def _prove_once(
     k_pub = group.encode(group.base(key))
     # the permutation commitment
     r = [group.random_scalar(rng) for _ in range(m)]
-    u = [
-        group.encode(group.add([g_r, h[permutation[i]]]))
-        for i, g_r in enumerate(group.products([(None, r_i) for r_i in r]))
-    ]
+    u = [group.encode(group.add([group.base(r[i]), h[permutation[i]]])) for i in range(m)]
     seed, e = _challenges(_statement_digest(ctx, inputs, outputs, k_pub), u)
     inverse = [0] * m
     for i, p in enumerate(permutation):
         inverse[p] = i
     e_prime = [e[inverse[j]] for j in range(m)]
-    # the product chain ĉ_j = [r̂_j]G + [e'_j]ĉ_{j-1} (ĉ_{-1} = ĥ), which is [b_j]G + [E_j]ĥ with
-    # b_j = r̂_j + e'_j·b_{j-1} and E_j = e'_j·E_{j-1}: every link computed on its own
+    # the product chain
     r_hat = [group.random_scalar(rng) for _ in range(m)]
-    b = [0] * m  # b_j
-    big_e = [0] * m  # E_j
-    b_bar, product = 0, 1
+    c_hat_points: list[Point] = []
+    previous = h_chain
+    b_bar = 0
     for j in range(m):
+        current = group.add([group.base(r_hat[j]), group.mul(previous, e_prime[j])])
+        c_hat_points.append(current)
         b_bar = (r_hat[j] + e_prime[j] * b_bar) % q
-        product = product * e_prime[j] % q
-        b[j], big_e[j] = b_bar, product
+        previous = current
     a_bar = sum(r) % q
     c_bar = sum(ri * ei for ri, ei in zip(r, e, strict=True)) % q
     kappa = pow(key, -1, q)
+    y_hat = group.add([group.mul(ys[i], e[i]) for i in range(m)])
     # the Schnorr commitments
     w_a, w_b, w_c, w_d = (group.random_scalar(rng) for _ in range(4))
     w_e = [group.random_scalar(rng) for _ in range(m)]
     w_hat = [group.random_scalar(rng) for _ in range(m)]
-    # t̂_j = [ŵ_j]G + [w_e_j]ĉ_{j-1} = [ŵ_j + w_e_j·b_{j-1}]G + [w_e_j·E_{j-1}]ĥ
-    b_before = [0, *b[:-1]]
-    e_before = [1, *big_e[:-1]]
-    terms: list[tuple[Point | None, int]] = [
-        *((None, b[j]) for j in range(m)),
-        *((h_chain, big_e[j]) for j in range(m)),
-        *((ys[i], e[i]) for i in range(m)),
-        *((h[j], w_e[j]) for j in range(m)),
-        *((xs[j], w_e[j]) for j in range(m)),
-        *((None, (w_hat[j] + w_e[j] * b_before[j]) % q) for j in range(m)),
-        *((h_chain, w_e[j] * e_before[j] % q) for j in range(m)),
-        (None, w_a),
-        (None, w_b),
-        (None, w_c),
-    ]
-    done = group.products(terms)
-    chain_g, chain_h, y_terms, c_terms, d_terms, hat_g, hat_h = (
-        done[k * m : (k + 1) * m] for k in range(7)
+    t_a = group.base(w_a)
+    t_b = group.base(w_b)
+    t_c = group.add([group.base(w_c), *(group.mul(h[j], w_e[j]) for j in range(m))])
+    t_d = group.add(
+        [*(group.mul(xs[j], w_e[j]) for j in range(m)), group.neg(group.mul(y_hat, w_d))]
     )
-    t_a, t_b, g_w_c = done[7 * m :]
-    c_hat_points = [group.add([chain_g[j], chain_h[j]]) for j in range(m)]
-    y_hat = group.add(y_terms)
-    t_c = group.add([g_w_c, *c_terms])
-    t_d = group.add([*d_terms, group.neg(group.mul(y_hat, w_d))])
     t_k = group.mul(group.decode(k_pub), w_d)
-    t_hat = [group.add([hat_g[j], hat_h[j]]) for j in range(m)]
+    chain_in = [h_chain, *c_hat_points[:-1]]
+    t_hat = [group.add([group.base(w_hat[j]), group.mul(chain_in[j], w_e[j])]) for j in range(m)]
     c_hat = [group.encode(p) for p in c_hat_points]
     v = _v(seed, c_hat, (t_a, t_b, t_c, t_d, t_k), t_hat)
     s_e = tuple((w_e[j] + v * e_prime[j]) % q for j in range(m))
@@ -269,27 +250,35 @@ def _verify(
     cs = group.decode_all(proof.c_hat)
     v = proof.v
     seed, e = _challenges(_statement_digest(ctx, inputs, outputs, key), proof.u)
-    chain_in = [h_chain, *cs[:-1]]
-    s_e, s_hat = proof.s_e, proof.s_hat
-    terms: list[tuple[Point | None, int]] = [
-        *((us[i], e[i]) for i in range(m)),
-        *((ys[i], e[i]) for i in range(m)),
-        *((h[j], s_e[j]) for j in range(m)),
-        *((xs[j], s_e[j]) for j in range(m)),
-        *((None, s_hat[j]) for j in range(m)),
-        *((chain_in[j], s_e[j]) for j in range(m)),
-        *((cs[j], v) for j in range(m)),
-    ]
-    done = group.products(terms)
-    u_e, y_e, h_s, x_s, g_hat, chain_s, c_v = (done[k * m : (k + 1) * m] for k in range(7))
     big_a = group.add([*us, *(group.neg(hj) for hj in h)])
     big_b = group.add([cs[-1], group.neg(group.mul(h_chain, _product(e)))])
-    big_c = group.add(u_e)
-    y_hat = group.add(y_e)
+    big_c = group.add([group.mul(us[i], e[i]) for i in range(m)])
+    y_hat = group.add([group.mul(ys[i], e[i]) for i in range(m)])
     t_a = group.add([group.base(proof.s_a), group.neg(group.mul(big_a, v))])
     t_b = group.add([group.base(proof.s_b), group.neg(group.mul(big_b, v))])
-    t_c = group.add([group.base(proof.s_c), *h_s, group.neg(group.mul(big_c, v))])
-    t_d = group.add([*x_s, group.neg(group.mul(y_hat, proof.s_d))])
+    t_c = group.add(
+        [
+            group.base(proof.s_c),
+            *(group.mul(h[j], proof.s_e[j]) for j in range(m)),
+            group.neg(group.mul(big_c, v)),
+        ]
+    )
+    t_d = group.add(
+        [
+            *(group.mul(xs[j], proof.s_e[j]) for j in range(m)),
+            group.neg(group.mul(y_hat, proof.s_d)),
+        ]
+    )
     t_k = group.add([group.mul(k_point, proof.s_d), group.neg(group.base(v))])
-    t_hat = [group.add([g_hat[j], chain_s[j], group.neg(c_v[j])]) for j in range(m)]
+    chain_in = [h_chain, *cs[:-1]]
+    t_hat = [
+        group.add(
+            [
+                group.base(proof.s_hat[j]),
+                group.mul(chain_in[j], proof.s_e[j]),
+                group.neg(group.mul(cs[j], v)),
+            ]
+        )
+        for j in range(m)
+    ]
     return _v(seed, proof.c_hat, (t_a, t_b, t_c, t_d, t_k), t_hat) == v % q

@@ -123,9 +123,10 @@ class StageSecrets:
 
     @cached_property
     def _public_keys(self) -> PublicKeys:
-        points = group.products([(None, k) for k in (self.deck_key, *self.position_keys)])
-        encoded = [group.encode(p) for p in points]
-        return PublicKeys(encoded[0], tuple(encoded[1:]))
+        return PublicKeys(
+            group.encode(group.base(self.deck_key)),
+            tuple(group.encode(group.base(k)) for k in self.position_keys),
+        )
 
 
 # ----------------------------------------------------------------------------- public keys
@@ -161,8 +162,7 @@ def stage1(
 ) -> tuple[list[bytes], bytes]:
     """The seat's stage 1 and its proof (bytes). ``incoming`` was checked on arrival."""
     xs = group.decode_all(incoming)
-    raised = group.products([(xs[p], secrets.deck_key) for p in secrets.permutation])
-    out = [group.encode(y) for y in raised]
+    out = [group.encode(group.mul(xs[p], secrets.deck_key)) for p in secrets.permutation]
     ctx = stage_context(secrets.table_id, secrets.hand_no, 1, secrets.seat)
     proof = shuffle.prove(ctx, incoming, out, secrets.deck_key, secrets.permutation, rng)
     return out, proof.encode()
@@ -178,29 +178,13 @@ def stage2(
     k_point = group.decode(public.deck_key)
     k_inverse = pow(k, -1, group.Q)
     ctx = stage_context(secrets.table_id, secrets.hand_no, 2, secrets.seat)
-    m = len(xs)
-    exponents = [secrets.position_keys[j] * k_inverse % group.Q for j in range(m)]
-    # each position's Chaum–Pedersen proof (dleq.prove, its nonces drawn in position order), the
-    # multiplications of every position done together
-    nonces = [group.random_scalar(rng) for _ in range(m)]
-    terms: list[tuple[group.Point | None, int]] = [
-        *((xs[j], exponents[j]) for j in range(m)),
-        *((k_point, nonces[j]) for j in range(m)),
-        *((xs[j], nonces[j]) for j in range(m)),
-    ]
-    done = group.products(terms)
-    ys, t1s, t2s = done[:m], done[m : 2 * m], done[2 * m :]
     out, proofs = [], []
     for j, x_j in enumerate(xs):
-        y_j = ys[j]
-        key_j = group.decode(public.position_keys[j])
+        exponent = secrets.position_keys[j] * k_inverse % group.Q
+        y_j = group.mul(x_j, exponent)
+        key_j = group.decode(public.position_keys[j])  # announced already: no multiplication
         out.append(group.encode(y_j))
-        context = ctx + fields(u32(j))
-        statement = (k_point, key_j, x_j, y_j)
-        proof = dleq.respond(context, statement, exponents[j], nonces[j], t1s[j], t2s[j])
-        if proof is None:  # a zero challenge or response (probability 2/Q): a new nonce
-            proof = dleq.prove(context, *statement, exponents[j], rng)
-        proofs.append(proof)
+        proofs.append(dleq.prove(ctx + fields(u32(j)), k_point, key_j, x_j, y_j, exponent, rng))
     return out, u32(len(proofs)) + b"".join(proofs)
 
 
@@ -274,24 +258,9 @@ def check_stage2(
     except group.GroupError:
         raise BadStageProof(2, seat, "its announced keys are not points", checked_by) from None
     ctx = stage_context(table_id, hand_no, 2, seat)
-    xs, ys = group.decode_all(incoming), group.decode_all(outgoing)
-    try:
-        scalars = [dleq.decode(proof[4 + 64 * j : 4 + 64 * (j + 1)]) for j in range(m)]
-    except group.GroupError:
-        raise BadStageProof(2, seat, "its proof is malformed", checked_by) from None
-    # every position's check ([s]B - [c]A twice) with the multiplications done together
-    terms: list[tuple[group.Point | None, int]] = []
-    for j in range(m):
-        c, s = scalars[j]
-        terms += [(k_point, s), (position_points[j], c), (xs[j], s), (ys[j], c)]
-    try:
-        done = group.products(terms)
-    except group.GroupError:  # a zero scalar: no proof of this form has one
-        raise BadStageProof(2, seat, "its proof holds a zero scalar", checked_by) from None
-    for j in range(m):
-        statement = (k_point, position_points[j], xs[j], ys[j])
-        sk, ck, sx, cy = done[4 * j : 4 * j + 4]
-        if not dleq.check(ctx + fields(u32(j)), statement, scalars[j][0], sk, ck, sx, cy):
+    for j, (x_j, y_j) in enumerate(zip(incoming, outgoing, strict=True)):
+        statement = (k_point, position_points[j], group.decode(x_j), group.decode(y_j))
+        if not dleq.verify(ctx + fields(u32(j)), *statement, proof[4 + 64 * j : 4 + 64 * (j + 1)]):
             raise BadStageProof(
                 2,
                 seat,
