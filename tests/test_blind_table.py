@@ -16,7 +16,7 @@ import pytest
 from canasta_net.canasta.actions import TakePile
 from canasta_net.canasta.rules import preset
 from canasta_net.cards import is_red_three
-from canasta_net.deal.blind.errors import BlindError
+from canasta_net.deal.blind.errors import BadParameters, BlindError
 from canasta_net.deal.blind.hand import BlindHand, BlindRefused, HandPhase, Violation
 from canasta_net.deal.blind.keys import SeatSecrets
 from canasta_net.deal.blind.points import card_points, multiply
@@ -388,9 +388,42 @@ def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
         seats[recipient].feed(0, "keys", {"keys": items})
     assert refused.value.code == "wrong-key" and "seat 0's key" in str(refused.value)
 
+    # the others cannot see it, until the recipient exposes its X25519 key for the hand: then
+    # anyone (here the host, which holds no secret) checks the sealed key and names seat 0
+    from cryptography.hazmat.primitives import serialization
+
+    from canasta_net.deal.blind.errors import SealedKeyError, WrongPublishedKey
+    from canasta_net.deal.blind.proofs.stages import check_exposed_key
+
+    exposed = seats[recipient].secrets.x25519_private.private_bytes(  # type: ignore[union-attr]
+        serialization.Encoding.Raw,
+        serialization.PrivateFormat.Raw,
+        serialization.NoEncryption(),
+    )
+    announced = (host.x25519[recipient], host.x25519[0], host.public_keys[0])
+    with pytest.raises(WrongPublishedKey) as named:
+        check_exposed_key(
+            forged, exposed, announced[0], announced[1], announced[2].position_keys[position]
+        )
+    assert named.value.culprit == 0 and named.value.position == position
+    # an honest sealed key proves nothing against its sender; another key exposes nothing
+    check_exposed_key(
+        message, exposed, announced[0], announced[1], announced[2].position_keys[position]
+    )
+    with pytest.raises(BadParameters):
+        check_exposed_key(
+            forged, bytes(32), announced[0], announced[1], announced[2].position_keys[position]
+        )
+    garbled = replace(forged, ciphertext=bytes([forged.ciphertext[0] ^ 1]) + forged.ciphertext[1:])
+    with pytest.raises(SealedKeyError) as unreadable:  # what seat 0 signed does not decrypt
+        check_exposed_key(
+            garbled, exposed, announced[0], announced[1], announced[2].position_keys[position]
+        )
+    assert unreadable.value.culprit == 0
+
 
 def test_a_table_dealing_blind_v2_logs_a_hand_that_replays() -> None:
-    """The ``blind-v2`` deal mode (not offered by the CLI yet) at a table: the stage acts carry
+    """The ``blind-v2`` deal mode (``--deal blind``) at a table: the stage acts carry
     their proofs (larger than version 1's acts), the log replays, every proof checked again."""
     buf = io.BytesIO()
     recorded_match(preset("classic-2p"), buf, seed=7, deal="blind-v2").play(max_hands=1)

@@ -612,10 +612,11 @@ class FakeListeningPort:
         return address.IPv4Address("TCP", LOOPBACK, 47475)
 
 
-@pytest.mark.parametrize("deal", ["commit-reveal", "blind"])
+@pytest.mark.parametrize("deal", ["commit-reveal", "blind", "blind-v2"])
 def test_a_hosted_table_announces_its_deal_mode(deal: str) -> None:
-    """The beacon of ``canasta host --deal blind`` says ``blind`` (it used to say commit-reveal,
-    so ``canasta tables`` listed blind tables wrongly)."""
+    """The beacon of a blind table says its log's deal mode (it used to say commit-reveal, so
+    ``canasta tables`` listed blind tables wrongly): ``blind-v2`` for ``canasta host --deal
+    blind``, ``blind`` for a resumed table of the legacy version 1."""
     identity = Identity.from_seed(b"discovery host")
     config = TableConfig.simple("Kitchen table", preset("classic"), 2, deal=deal)
     clock = task.Clock()

@@ -423,16 +423,19 @@ def test_three_deck_and_contract_games_across_processes(tmp_path: Path) -> None:
 def _labels_and_points(rules_name: str) -> list[bytes]:
     from canasta_net.canasta.rules import preset
     from canasta_net.deal.blind.points import card_points
+    from canasta_net.deal.blind.proofs.stages import card_points as proved_card_points
     from canasta_net.deal.blind.schedule import labels_for_rules
 
     labels = labels_for_rules(preset(rules_name))
-    return [label.encode() for label in labels] + list(card_points(labels))
+    points = list(card_points(labels)) + list(proved_card_points(tuple(labels)))  # v1 and v2
+    return [label.encode() for label in labels] + points
 
 
 def test_blind_match_across_processes(tmp_path: Path) -> None:
-    """``--deal blind``: a two-hand match (stopped by agreement at the table's limit, which keeps
-    the suite short), each seat in its own process; every copy audits and the host's log holds
-    no card point or label of a card before it is public."""
+    """``--deal blind`` (the proof-carrying deal, ``blind-v2`` in the log): a two-hand match
+    (stopped by agreement at the table's limit, which keeps the suite short), each seat in its
+    own process; every copy audits and the host's log holds no card point or label of a card
+    before it is public."""
     host, port, fingerprint, _ = _host(
         tmp_path, "--players", "4", "--deal", "blind", "--hands", "2"
     )
@@ -446,7 +449,7 @@ def test_blind_match_across_processes(tmp_path: Path) -> None:
     for name in ("alice", "bob", "carol"):
         path = tmp_path / f"{name}.cnlog"
         header = next(iter(iter_records(path.read_bytes())))
-        assert header.fields["deal"] == "blind"
+        assert header.fields["deal"] == "blind-v2"  # --deal blind: the proof-carrying deal
         seats[[s["name"] for s in header.fields["seats"]].index(name)] = path
     _check_agree(tmp_path / "host.cnlog", seats)
     for path in (tmp_path / "host.cnlog", *seats.values()):

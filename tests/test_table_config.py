@@ -306,6 +306,51 @@ def test_an_older_log_takes_the_rest_from_the_flags(
 
 
 @pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("blind", "blind-v2"),
+        ("blind-v2", "blind-v2"),
+        ("blind-v1", "blind"),
+        ("commit-reveal", "commit-reveal"),
+    ],
+)
+def test_deal_blind_is_the_proof_carrying_deal_for_a_new_table(
+    tmp_path: Path, served: list[dict[str, Any]], name: str, mode: str
+) -> None:
+    """``--deal blind`` makes a new table deal with proofs (its log says ``blind-v2``); the
+    legacy deal without proofs is ``--deal blind-v1`` (its log says ``blind``, as before)."""
+    result = host(tmp_path, "--deal", name, "--host-bot", "--log", str(tmp_path / "t.cnlog"))
+    assert result.exit_code == 0, result.output
+    assert served[0]["config"].deal == mode
+
+
+@pytest.mark.parametrize(
+    ("log_mode", "flag", "agrees"),
+    [
+        ("blind", "blind", True),  # a resumed table keeps its log's version
+        ("blind", "blind-v1", True),
+        ("blind", "blind-v2", False),
+        ("blind-v2", "blind", True),
+        ("blind-v2", "blind-v2", True),
+        ("blind-v2", "blind-v1", False),
+        ("blind-v2", "commit-reveal", False),
+    ],
+)
+def test_a_resumed_blind_table_keeps_its_logs_version(
+    tmp_path: Path, served: list[dict[str, Any]], log_mode: str, flag: str, agrees: bool
+) -> None:
+    write_log(tmp_path / "host.cnlog", classic_config(deal=log_mode), deal=log_mode)
+    result = host(tmp_path, "--resume", str(tmp_path / "host.cnlog"), "--deal", flag)
+    if agrees:
+        assert result.exit_code == 0, result.output
+        assert served[0]["config"].deal == log_mode
+    else:
+        assert result.exit_code == 2, result.output
+        said = "blind-v1" if log_mode == "blind" else "blind"
+        assert f"--deal {flag} contradicts the log (which says --deal {said})" in result.output
+
+
+@pytest.mark.parametrize(
     ("content", "says"),
     [(b"", "is empty"), (b"\x93\x01\x02\x03 not a log", "is not a table's log")],
 )

@@ -8,6 +8,7 @@ objects with a ``BotPlayer`` (the real client code), or messages crafted by hand
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import random
@@ -43,7 +44,7 @@ from canasta_net.log import (
     verify_log,
 )
 from canasta_net.log import records as R
-from canasta_net.log.replay import ReplayResult, replay_log
+from canasta_net.log.replay import ReplayError, ReplayResult, replay_log
 from canasta_net.log.seed_store import SeedStore
 from canasta_net.net import wire
 from canasta_net.net.host import (
@@ -1795,6 +1796,107 @@ def test_blind_seat_that_leaves_mid_hand_forfeits() -> None:
     result = replay_log(h.log_bytes())
     assert result.forfeit is not None and result.forfeit[0] == 2
     assert seat_keys(h) == []
+
+
+def _cheat_at_stage_1(monkeypatch: pytest.MonkeyPatch, seat: int, tamper: str) -> None:
+    """Seat ``seat``'s client sends a stage-1 output that is not what its announced keys allow:
+    its proof altered (``proof``), or the output raised to a key of its own with a true proof for
+    that key (``key``); or (``release``) it releases a wrong key for the upcard."""
+    from canasta_net.deal.blind.hand import BlindHand
+    from canasta_net.deal.blind.proofs import stages as proof_stages
+
+    honest = BlindHand.respond
+
+    def respond(self: BlindHand, need: Any) -> dict[str, Any]:
+        fields = honest(self, need)
+        if self.viewer == seat and need.kind == "release" and tamper == "release":
+            ((position, key, sig),) = fields["releases"]
+            wrong = (int.from_bytes(key, "big") + 1).to_bytes(32, "big")
+            return {"releases": [[position, wrong, sig]]}
+        if self.viewer != seat or need.kind != "stage" or fields["stage"] != 1:
+            return fields
+        if tamper == "release":
+            return fields
+        if tamper == "proof":
+            proof = bytearray(fields["proof"])
+            proof[100] ^= 1
+            return {**fields, "proof": bytes(proof)}
+        assert self.secrets2 is not None  # another deck key, with a true proof for it
+        other = dataclasses.replace(self.secrets2, deck_key=self.secrets2.deck_key + 1)
+        incoming = self.stage_outputs[-1] if self.stage_outputs else self.initial
+        out, proof = proof_stages.stage1(other, incoming)
+        return {**fields, "deck": b"".join(out), "proof": proof}
+
+    monkeypatch.setattr(BlindHand, "respond", respond)
+
+
+@pytest.mark.parametrize("tamper", ["proof", "key", "release"])
+def test_blind_v2_seat_with_a_bad_stage_proof_forfeits_at_once_named_in_the_log(
+    monkeypatch: pytest.MonkeyPatch, tamper: str
+) -> None:
+    """A seat whose stage output fails its proof (or whose released key is not its announced
+    one) at an honest host: the deal ends there, without waiting for any hold (the clock never
+    moves), the forfeit naming the seat is logged with the seat's own signed message as
+    evidence, every seat receives it, and the replay and the audit check that evidence and name
+    the seat. Nothing was dealt (a bad stage: no key message is in the log; a bad release: no
+    card was opened)."""
+    _cheat_at_stage_1(monkeypatch, 1, tamper)
+    h = Harness(config(deal="blind-v2", rules=classic(1500)))
+    alice, bob = h.remote("alice"), h.remote("bob")
+    h.run(limit=500)
+    assert h.clock.seconds() == 0
+    assert h.table.phase is TablePhase.OVER
+    records = list(iter_records(h.log_bytes()))
+    forfeit = next(r for r in records if r.kind == R.FORFEIT)
+    assert forfeit.fields["seat"] == 1
+    assert records[-1].kind == R.MATCH_END
+    if tamper == "release":  # a released key that is not the seat's announced one
+        assert forfeit.fields["reason"].startswith("violation: wrong-key: seat 1's key")
+        assert forfeit.action is not None and forfeit.action["type"] == "release"
+        assert not any(r.kind == R.DEAL for r in records)
+    else:
+        assert forfeit.fields["reason"].startswith(
+            "violation: bad-stage-proof: seat 1's stage-1 output is refused"
+        )
+        assert forfeit.action is not None and forfeit.action["type"] == "stage"
+        assert not any(r.kind == "keys" for r in records)
+    for peer in (alice, bob):
+        told = [m for m in peer.received if m["t"] == "record"]
+        assert any(b"forfeit" in m["data"] for m in told), peer.name
+    result = replay_log(h.log_bytes())
+    assert result.forfeit is not None and result.forfeit[0] == 1
+    report = audit_source(h.log_bytes())
+    assert report.verdict == "valid" and report.claims == []
+    assert report.match["forfeit"]["seat"] == 1
+    for peer in (alice, bob):  # every seat's copy checks the evidence too
+        assert replay_log(peer.log.getvalue()).forfeit == result.forfeit
+
+
+def test_a_forfeit_whose_evidence_proves_nothing_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A lying host that logs a seat's honest stage output as the evidence of a violation: the
+    replay feeds the evidence to the hand, which finds nothing wrong with it, and refuses the
+    forfeit (``bad-forfeit``, the host's fault)."""
+    from canasta_net.hand.blind import BlindHandProtocol
+    from canasta_net.hand.protocol import HandRefused
+
+    honest = BlindHandProtocol.take
+
+    def take(self: BlindHandProtocol, seat: int, type_: str, fields: Any, secret: Any) -> Any:
+        if seat == 1 and type_ == "stage":
+            raise HandRefused("bad-stage-proof", "made up", proves=True)
+        return honest(self, seat, type_, fields, secret)
+
+    monkeypatch.setattr(BlindHandProtocol, "take", take)
+    h = Harness(config(deal="blind-v2", rules=classic(1500)))
+    h.remote("alice"), h.remote("bob")
+    h.run(limit=500)
+    assert h.table.phase is TablePhase.OVER
+    monkeypatch.undo()
+    with pytest.raises(ReplayError) as refused:
+        replay_log(h.log_bytes())
+    assert refused.value.code == "bad-forfeit" and refused.value.seat == 0  # the host
 
 
 def test_blind_stand_in_between_hands_plays_on_and_the_player_reclaims() -> None:

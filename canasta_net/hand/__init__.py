@@ -6,6 +6,8 @@ table, the seats, the replayer) drives the hand it returns through :class:`HandP
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..games import Game
 from .blind import BlindHandProtocol, BlindProofsHandProtocol
 from .commit_reveal import CommitRevealHand
@@ -28,6 +30,43 @@ HAND_PROTOCOLS: dict[str, type[CommitRevealHand] | type[BlindHandProtocol]] = {
 }
 
 
+BLIND_V1: Final = BlindHandProtocol.mode
+"""The log's mode string of the blind deal's version 1 (``docs/blind-deal.md``): logs keep it."""
+BLIND_V2: Final = BlindProofsHandProtocol.mode
+"""The log's mode string of the proof-carrying blind deal (``docs/blind-proofs.md``)."""
+
+DEAL_NAMES: Final[dict[str, str]] = {
+    CommitRevealHand.mode: CommitRevealHand.mode,
+    "blind": BLIND_V2,
+    BLIND_V2: BLIND_V2,
+    "blind-v1": BLIND_V1,
+}
+"""What a user names with ``--deal`` → the deal mode a new table records in its log. ``blind``
+is the proof-carrying deal; a log's mode string keeps what it meant when it was written (its
+``"blind"`` is version 1), so the names a user types and the log's strings differ there."""
+
+
+def deal_mode_named(name: str) -> str:
+    """The deal mode a new table gets for ``--deal name`` (ValueError for an unknown name)."""
+    try:
+        return DEAL_NAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown deal mode {name!r}") from None
+
+
+def deal_name(deal_mode: str) -> str:
+    """The ``--deal`` name of a log's deal mode (the legacy version 1 is ``blind-v1``)."""
+    return {BLIND_V1: "blind-v1", BLIND_V2: "blind"}.get(deal_mode, deal_mode)
+
+
+def deal_name_agrees(name: str, deal_mode: str) -> bool:
+    """Whether ``--deal name``, given when a table is resumed, agrees with its log's mode: a
+    resumed table keeps its log's version, so plain ``blind`` agrees with either blind mode."""
+    if name == "blind" and deal_mode in (BLIND_V1, BLIND_V2):
+        return True
+    return DEAL_NAMES.get(name) == deal_mode
+
+
 def check_deal_mode(deal_mode: str, game: Game) -> None:
     """Refuse (ValueError, one sentence) a deal mode that does not exist or cannot deal
     ``game``."""
@@ -48,6 +87,9 @@ def new_hand(deal_mode: str, setup: HandSetup) -> HandProtocol:
 
 
 __all__ = [
+    "BLIND_V1",
+    "BLIND_V2",
+    "DEAL_NAMES",
     "HAND_PROTOCOLS",
     "Applied",
     "BlindHandProtocol",
@@ -62,5 +104,8 @@ __all__ = [
     "Step",
     "Violation",
     "check_deal_mode",
+    "deal_mode_named",
+    "deal_name",
+    "deal_name_agrees",
     "new_hand",
 ]

@@ -21,6 +21,14 @@ from .protocol import Applied, Entry, HandFault, HandRefused, HandSetup, Step, V
 
 # the messages a blind-dealt hand's records carry (each record's kind is its message's type)
 MESSAGE_TYPES = frozenset(R.BLIND_TYPES | {"reveal", "action"})
+# version 2: a refusal of one of these messages with one of these codes shows, from the signed
+# message and the log before it alone, that its seat deviated (its announced keys malformed, a
+# stage output of the wrong form or whose proof fails against its announced key, a released key
+# that is not its announced one): the match ends against it at once (docs/blind-proofs.md)
+PROVING_TYPES = frozenset({"announce", "stage", "release"})
+PROVING_CODES = frozenset(
+    {"bad-keys", "bad-stage-proof", "wrong-deck-size", "duplicate-ciphertext", "wrong-key"}
+)
 _KINDS = frozenset(MESSAGE_TYPES | {R.DEAL, R.HAND_END, R.SEEDS})
 
 
@@ -180,12 +188,28 @@ class BlindHandProtocol:
         try:
             feed_message(self.blind, seat, type_, fields, self.game)
         except BlindRefused as e:
-            raise HandRefused(e.code, str(e), e.params, e.variant) from None
+            proves = self._proves(type_, e.code)
+            raise HandRefused(e.code, str(e), e.params, e.variant, proves=proves) from None
         step = Step()
         if self.blind.state is not None and not self._dealt:  # the deal is complete
             self._dealt = True
             step.follow.append(self._deal_entry())
         return step
+
+    def _proves(self, type_: str, code: str) -> bool:
+        """Whether refusing a ``type_`` message with ``code`` proves its seat deviated (version 2
+        only: version 1's stages carry no proof, and its refusals stay as they were)."""
+        return self.version == 2 and type_ in PROVING_TYPES and code in PROVING_CODES
+
+    def proven_deviation(self, seat: int, type_: str, fields: dict[str, Any]) -> HandRefused | None:
+        if type_ not in PROVING_TYPES:
+            return None
+        try:
+            feed_message(self.blind, seat, type_, fields, self.game)
+        except BlindRefused as e:
+            if self._proves(type_, e.code):
+                return HandRefused(e.code, str(e), proves=True)
+        return None
 
     def finish(self) -> tuple[Any, Entry]:
         final = self._verify()
@@ -254,7 +278,8 @@ class BlindHandProtocol:
 
 class BlindProofsHandProtocol(BlindHandProtocol):
     """The blind deal's version 2 (``docs/blind-proofs.md``): every stage output proved, every
-    key checked on sight. A deal mode of its own (``blind-v2``), not yet offered by the CLI."""
+    key checked on sight. A deal mode of its own (``blind-v2``): what ``--deal blind`` gives a new
+    table."""
 
     mode: ClassVar[str] = "blind-v2"
     version: ClassVar[int] = 2

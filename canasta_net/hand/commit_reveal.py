@@ -114,6 +114,9 @@ class CommitRevealHand:
     def violation(self) -> Violation | None:
         return None
 
+    def proven_deviation(self, seat: int, type_: str, fields: dict[str, Any]) -> HandRefused | None:
+        return None  # a refused commit-reveal message proves nothing: it is simply not logged
+
     def pending(self) -> int:
         return len(self.held)
 

@@ -24,7 +24,9 @@ from ..log import StoredRecord
 class HandRefused(ValueError):
     """A seat's message is refused by the hand; ``code`` is stable and nothing changed.
     ``params`` and ``variant`` are the engine's (see :class:`~canasta_net.errors.IllegalAction`):
-    None where the refusal is not the engine's."""
+    None where the refusal is not the engine's. ``proves``: the signed message itself shows that
+    its seat deviated from the deal (a stage whose proof fails, a key that is not the seat's),
+    so the host ends the match against the seat at once, with the message as evidence."""
 
     def __init__(
         self,
@@ -32,11 +34,14 @@ class HandRefused(ValueError):
         message: str,
         params: Mapping[str, str | int] | None = None,
         variant: str | None = None,
+        *,
+        proves: bool = False,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.params = params
         self.variant = variant
+        self.proves = proves
 
 
 class HandFault(ValueError):
@@ -183,6 +188,12 @@ class HandProtocol(Protocol):
 
     def violation(self) -> Violation | None:
         """After the hand's secrets are all in: the violation its end check finds, if any."""
+        ...
+
+    def proven_deviation(self, seat: int, type_: str, fields: dict[str, Any]) -> HandRefused | None:
+        """A follower checks a forfeit's evidence, ``seat``'s signed message: the refusal that
+        proves the seat deviated (``proves`` set), or None if the message proves nothing. The
+        hand may have taken the message when it proves nothing (the forfeit is then false)."""
         ...
 
 

@@ -356,13 +356,31 @@ class Replayer:
         ):
             self._fail(record, "bad-forfeit", "a forfeit out of place")
         reason = str(f.get("reason", ""))
-        if reason.startswith("violation"):
+        if record.action is not None:
+            self._check_evidence(record, seat, reason)
+        elif reason.startswith("violation"):
             found = self.hand.violation()
             if found is None or found.seat != seat:
                 self._fail(record, "bad-forfeit", "the hand's replay finds no such violation")
         else:
             self._check_withheld(record, seat, reason)
         self.forfeit = (seat, reason)
+
+    def _check_evidence(self, record: StoredRecord, seat: int, reason: str) -> None:
+        """A forfeit with the seat's own signed message as evidence (the verifier checked its
+        signature, sequence number and head: it is the message the seat sent after the log's
+        records up to that head): the hand must refuse it with the code the reason names, as a
+        refusal that proves the seat deviated."""
+        act = record.action
+        assert act is not None
+        type_ = act.get("type")
+        if act.get("seat") != seat or act.get("hand") != self.hand_no or not isinstance(type_, str):
+            self._fail(record, "bad-forfeit", "the forfeit's evidence is not the seat's message")
+        found = self.hand.proven_deviation(seat, type_, act)
+        if found is None or not reason.startswith(f"violation: {found.code}"):
+            self._fail(
+                record, "bad-forfeit", "the forfeit's evidence shows no such violation by the seat"
+            )
 
     def _check_withheld(self, record: StoredRecord, seat: int, reason: str) -> None:
         """A forfeit for withholding is the host's word: the log cannot show a message that was

@@ -126,7 +126,9 @@ class TableConfig:
     host_plays: bool = True
     insecure_seed: int | None = None  # deterministic seeds, for tests; marked insecure
     max_hands: int | None = None  # stop after this many hands (the log then ends mid-match)
-    deal: str = "commit-reveal"  # or "blind": nobody, host included, sees another seat's cards
+    # the log's deal mode: or "blind-v2" (--deal blind: nobody, host included, sees another
+    # seat's cards; every stage proved) or "blind" (the legacy version 1, --deal blind-v1)
+    deal: str = "commit-reveal"
 
     @property
     def game(self) -> Game:

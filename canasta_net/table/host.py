@@ -353,6 +353,11 @@ class HostTable:
         try:
             step = hand.take(seat, type_, fields, seed)
         except HandRefused as e:
+            if e.proves:  # the signed message shows the seat cheated: the match ends at once
+                self.next_aseq[seat] += 1
+                hand.forfeit(seat)
+                evidence = {"act": act, "asig": asig}
+                return self._forfeit_records(seat, f"violation: {e.code}: {e}", evidence)
             raise TableError(e.code, str(e), seat, e.params, e.variant) from None
         self.next_aseq[seat] += 1
         body: dict[str, Any] = {"act": act, "asig": asig, **step.fields}
@@ -446,11 +451,16 @@ class HostTable:
         hand.forfeit(seat)
         return self._forfeit_records(seat, reason)
 
-    def _forfeit_records(self, seat: int, reason: str) -> list[RecordInfo]:
-        """The match ends against ``seat`` (-1: a fault no seat can be named for)."""
+    def _forfeit_records(
+        self, seat: int, reason: str, evidence: Mapping[str, bytes] | None = None
+    ) -> list[RecordInfo]:
+        """The match ends against ``seat`` (-1: a fault no seat can be named for). ``evidence``:
+        the seat's own signed message that proves its violation (``act``, ``asig``), journaled in
+        the forfeit record so that every follower checks it."""
         winner = self.game.forfeit_winner(self.match.scores, seat) if seat >= 0 else None
+        forfeit = {"hand": self.hand_no, "seat": seat, "reason": reason, **(evidence or {})}
         out = [
-            self._append(R.FORFEIT, {"hand": self.hand_no, "seat": seat, "reason": reason}),
+            self._append(R.FORFEIT, forfeit),
             self._append(
                 R.MATCH_END,
                 {

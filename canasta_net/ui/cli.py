@@ -24,7 +24,7 @@ from .. import __version__
 from ..canasta.bots import make_bot as make_canasta_bot
 from ..canasta.rules import RuleSet
 from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
-from ..hand import check_deal_mode
+from ..hand import DEAL_NAMES, check_deal_mode, deal_mode_named, deal_name, deal_name_agrees
 from ..i18n import N_, _, choose_language, current, ngettext, set_language, system_language
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
@@ -723,6 +723,7 @@ def _exists() -> str:
 
 
 def _check_deal(deal: str, rules: Any) -> None:
+    """Refuse a deal mode (the log's string) that cannot deal ``rules``."""
     try:
         check_deal_mode(deal, game_of_rules(rules))
     except ValueError as e:
@@ -731,20 +732,28 @@ def _check_deal(deal: str, rules: Any) -> None:
             said = _("{game} cannot be dealt blind (the Canasta games only)")
             problem = said.format(game=rules.name)
         raise click.UsageError(
-            _("--deal {deal}: {problem}").format(deal=deal, problem=problem)
+            _("--deal {deal}: {problem}").format(deal=deal_name(deal), problem=problem)
         ) from None
+
+
+def _deal_mode(name: str, rules: Any) -> str:
+    """The deal mode a new table records for ``--deal name`` (``blind``: the proof-carrying
+    version 2; ``blind-v1``: the legacy version, kept for tests and comparison)."""
+    mode = deal_mode_named(name)
+    _check_deal(mode, rules)
+    return mode
 
 
 _deal_option = click.option(
     "--deal",
-    type=click.Choice(["commit-reveal", "blind", "blind-v2"]),
+    type=click.Choice(list(DEAL_NAMES)),
     default="commit-reveal",
     show_default=True,
     help=N_(
-        "How hands are dealt: commit-reveal (fair; the host sees the deck), blind "
-        "(nobody, host included, sees another seat's cards; docs/blind-deal.md) or blind-v2 "
-        "(blind, every stage and key proved, so a cheating seat or host is caught at once; "
-        "docs/blind-proofs.md)."
+        "How hands are dealt: commit-reveal (fair; the host sees the deck) or blind (nobody, "
+        "host included, sees another seat's cards, and every step of the deal is proved, so a "
+        "cheating seat or host is caught at once; docs/blind-deal.md, docs/blind-proofs.md). "
+        "blind-v2 is another name for blind; blind-v1 is the legacy blind deal without proofs."
     ),
 )
 
@@ -812,7 +821,7 @@ def play(
     no_browser: bool = False,
 ) -> None:
     rules = _rules_or_fail(variant)
-    _check_deal(deal, rules)
+    deal = _deal_mode(deal, rules)
     bot_count = rules.players - 1 if bots is None else min(bots, rules.players)
     watch = bot_count >= rules.players
     identity = _identity(identity_path)
@@ -1014,10 +1023,13 @@ def _table_rules(variant: str, target: int | None) -> Any:
 def _config_from_flags(
     flags: Mapping[str, Any], rules: Any = None, deal: str | None = None
 ) -> TableConfig:
-    """The table the ``host`` flags describe (``rules`` and ``deal``: a log's, over the flags')."""
+    """The table the ``host`` flags describe (``rules`` and ``deal``: a log's, over the flags';
+    ``deal`` is the log's mode string, the flag a ``--deal`` name)."""
     rules = rules if rules is not None else _table_rules(flags["variant"], flags["target"])
-    deal = deal or flags["deal"]
-    _check_deal(deal, rules)
+    if deal is None:
+        deal = _deal_mode(flags["deal"], rules)
+    else:
+        _check_deal(deal, rules)
     players = flags["players"]
     if flags["bot_seats"] is not None:
         players = max(1, rules.players - flags["bot_seats"])
@@ -1116,8 +1128,8 @@ def _refuse_contradictions(
     if "target" in given and flags["target"] != header.rules.get("target"):
         says = _("target {target}").format(target=header.rules.get("target"))
         refuse(f"--target {flags['target']}", says)
-    if "deal" in given and flags["deal"] != header.deal:
-        refuse(f"--deal {flags['deal']}", f"--deal {header.deal}")
+    if "deal" in given and not deal_name_agrees(flags["deal"], header.deal):
+        refuse(f"--deal {flags['deal']}", f"--deal {deal_name(header.deal)}")
     if config is None:
         return  # an older log: the flags give the rest
     seats = len(config.seats)

@@ -1,4 +1,4 @@
-"""Proofs for the blind deal, version 2 (``docs/blind-proofs.md``): not yet used by any table.
+"""Proofs for the blind deal, version 2 (``docs/blind-proofs.md``; ``--deal blind``).
 
 - :mod:`.group`: secp256k1 through ``coincurve`` (addition, which proofs need and version 1's
   group lacks).

@@ -24,12 +24,22 @@ import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Final
 
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
 from .._encoding import MAX_SEATS, fields, hand_fields, u8, u32
-from ..errors import BadParameters, BadStageProof, DuplicateCiphertext, WrongDeckSize
-from ..keys import derive_permutation
+from ..errors import (
+    BadParameters,
+    BadStageProof,
+    DuplicateCiphertext,
+    SealedKeyError,
+    WrongDeckSize,
+    WrongPublishedKey,
+)
+from ..keys import derive_permutation, x25519_public_bytes
+from ..protocol import KeyMessage, open_sealed
 from . import dleq, group, shuffle
 from .group import Random
 
@@ -107,7 +117,12 @@ class StageSecrets:
         )
 
     def public_keys(self) -> PublicKeys:
-        """``K`` and every ``K_j``: the seat announces them with its commitment."""
+        """``K`` and every ``K_j``: the seat announces them with its commitment (computed once:
+        m + 1 base-point multiplications, which stage 2 needs again)."""
+        return self._public_keys
+
+    @cached_property
+    def _public_keys(self) -> PublicKeys:
         return PublicKeys(
             group.encode(group.base(self.deck_key)),
             tuple(group.encode(group.base(k)) for k in self.position_keys),
@@ -159,14 +174,15 @@ def stage2(
     """The seat's stage 2 and its proof (bytes)."""
     xs = group.decode_all(incoming)
     k = secrets.deck_key
-    k_point = group.base(k)
+    public = secrets.public_keys()
+    k_point = group.decode(public.deck_key)
     k_inverse = pow(k, -1, group.Q)
     ctx = stage_context(secrets.table_id, secrets.hand_no, 2, secrets.seat)
     out, proofs = [], []
     for j, x_j in enumerate(xs):
         exponent = secrets.position_keys[j] * k_inverse % group.Q
         y_j = group.mul(x_j, exponent)
-        key_j = group.base(secrets.position_keys[j])
+        key_j = group.decode(public.position_keys[j])  # announced already: no multiplication
         out.append(group.encode(y_j))
         proofs.append(dleq.prove(ctx + fields(u32(j)), k_point, key_j, x_j, y_j, exponent, rng))
     return out, u32(len(proofs)) + b"".join(proofs)
@@ -258,6 +274,55 @@ def key_matches(position_key: bytes, key: int) -> bool:
     """Whether ``key`` (released, or opened from a sealed message) is the one the seat committed
     to for the position in its stage 2: ``[key]G == K_j``."""
     return 0 < key < group.Q and group.encode(group.base(key)) == bytes(position_key)
+
+
+def check_exposed_key(
+    message: KeyMessage,
+    recipient_x25519_private: bytes,
+    recipient_x25519_public: bytes,
+    sender_x25519_public: bytes,
+    sender_position_key: bytes,
+) -> None:
+    """Anyone's check of a sealed key its recipient says is wrong, once the recipient exposes its
+    per-hand X25519 private key (``docs/blind-proofs.md`` section 10, "A wrong sealed key").
+
+    No Chaum–Pedersen proof can show what an AES-GCM ciphertext holds, but the recipient's X25519
+    key for the hand (32 bytes, derived from its seed, its public half announced) lets anyone
+    recompute the message's one-time AES key and open it. Raises :class:`WrongPublishedKey` (the
+    sender sealed a key that is not its announced ``K_j``) or :class:`SealedKeyError` naming the
+    sender (what it sealed is no key) when the sender deviated; returns quietly when the sealed
+    key is right (the accusation is false); :class:`BadParameters` when the exposed key is not
+    the recipient's announced one (it proves nothing)."""
+    try:
+        private = X25519PrivateKey.from_private_bytes(bytes(recipient_x25519_private))
+    except ValueError:
+        raise BadParameters("an X25519 private key is 32 bytes") from None
+    if x25519_public_bytes(private) != bytes(recipient_x25519_public):
+        raise BadParameters("the exposed X25519 key is not the recipient's announced one")
+    sender, position = message.sender, message.position
+    try:
+        plain = open_sealed(
+            private,
+            sender_x25519_public,
+            message.table_id,
+            message.hand_no,
+            position,
+            sender,
+            message.recipient,
+            message.ciphertext,
+        )
+    except SealedKeyError:  # AES-GCM refuses it: the sender signed what it sealed
+        raise SealedKeyError(
+            sender, message.recipient, position, sender, "it does not decrypt"
+        ) from None
+    try:
+        key = group.scalar_from(plain)
+    except group.GroupError:
+        raise SealedKeyError(
+            sender, message.recipient, position, sender, "the sealed bytes are not a key"
+        ) from None
+    if not key_matches(sender_position_key, key):
+        raise WrongPublishedKey(sender, position)
 
 
 def open_position(final_entry: bytes, keys: Iterable[int]) -> bytes:
