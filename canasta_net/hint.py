@@ -15,9 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-from twisted.internet.defer import Deferred
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import mayi
 from .canasta.bots import search_bot as canasta_search_bot
@@ -27,6 +25,9 @@ from .cards import action_label
 from .errors import PositionError
 from .i18n import N_, translator
 from .search import SearchBot
+
+if TYPE_CHECKING:  # the package's API needs no Twisted: only a client's hint returns a Deferred
+    from twisted.internet.defer import Deferred
 
 HINT_BUDGET = 0.5  # seconds a client's hint searches: short, the person waits for it
 
