@@ -220,6 +220,22 @@ def _wild_choices(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _InitialFacts:
+    """A position's facts for new groups toward the team's initial meld (see
+    ``HandState._initial_facts``)."""
+
+    extra: int  # cards the pending pile adds to the hand
+    minimum: int
+    melds: dict[int, MeldCounts]  # the team's groups laid this turn
+    sequences: list[tuple[int, int, int]]  # its sequences laid this turn that may grow
+    canastas: int
+    melded: frozenset[int]  # ranks of the team's groups
+    keep: int  # cards the hand keeps in reaching the minimum
+    concealed: bool  # going out concealed is still open (after a stock draw)
+    lay_out: bool  # going out with the whole hand may still reach the minimum
+
+
 @dataclass(slots=True)
 class _PileCounts:
     """The freezing cards and red threes among the first ``counted`` cards of ``pile`` (the
@@ -1515,8 +1531,17 @@ class HandState:
         groups = self._hand_groups(hand)
         lays, merges = self._lay_candidates(hand, groups)
         legal: list[Action] = []
+        initial: list[_InitialFacts | None] = []  # the initial meld's facts, once needed
         for meld, faces, check in lays:
             action = _lay_of(meld, faces)
+            if check == CHECK_GROUP:
+                if not initial:
+                    initial.append(self._initial_facts())
+                facts = initial[0]
+                if facts is not None:
+                    if self._initial_group_legal(faces, hand, counted, facts):
+                        legal.append(action)
+                    continue
             if check == LEGAL or check_one(action, check, hand, counted):
                 legal.append(action)
         for action, _check in merges:
@@ -1571,6 +1596,66 @@ class HandState:
         if self.phase is PLAY_PHASE:
             candidates.discards, candidates.discard_check, candidates.ask = self._play_extras(hand)
         return candidates
+
+    def _initial_facts(self) -> _InitialFacts | None:
+        """What every new group toward the team's initial meld is checked against, worked out
+        once a position (None where ``_initial_group_legal`` does not apply: the team has opened,
+        the player must go out, or the hand is hidden)."""
+        seat = self.turn
+        team = self.team_of(seat)
+        if self.opened[team] or self._must_go_out or seat in self.hidden_hands:
+            return None
+        extra = self._pending_pile_to_hand()
+        t = self.t
+        return _InitialFacts(
+            extra=extra,
+            minimum=self._minimum(team),
+            melds=self._meld_counts(team, only_this_turn=True),
+            sequences=self._open_sequences(team),
+            canastas=self.canastas(team),
+            melded=frozenset(m.rank for m in self.melds[team] if m.kind is GROUP_KIND),
+            keep=2 if self.phase is PLAY_PHASE else max(0, 2 - extra),
+            concealed=self.phase is PLAY_PHASE
+            and t.drew == "stock"
+            and self._could_go_concealed(seat),
+            lay_out=not extra and t.permission is not False,
+        )
+
+    def _initial_group_legal(
+        self, faces: tuple[int, ...], hand: list[int], counted: list[HandCounts], f: _InitialFacts
+    ) -> bool:
+        """Whether a new group of ``faces`` (of one rank, its naturals then its wild cards: valid
+        by construction) is legal toward the team's initial meld: what ``_check_new_meld`` and
+        ``_check_after_lay`` decide, with the position's facts ``f``. A lay that leaves at most
+        one card is checked the full way."""
+        rules = self.rules
+        rank = faces[0] % 13
+        if rules.one_group_per_rank and rank in f.melded:
+            return False  # "meld-rank-exists" (the candidates leave such ranks out)
+        cards_after = len(hand) - len(faces) + f.extra
+        if cards_after <= 1:
+            return self._candidate_legal(_lay_of(NEW_MELD, faces), CHECK_GROUP, hand, counted)
+        points = self.t.initial_points + sum(rules.card_value(x) for x in faces)
+        if points >= f.minimum:
+            return True  # the initial meld is made, and cards remain
+        if not self._initial_possible():
+            return False
+        if not counted:
+            counted.append(HandCounts.of(rules, hand))
+        counts = counted[0].minus(faces)
+        naturals = sum(1 for x in faces if not is_wild(x))
+        melds = dict(f.melds)
+        melds[rank] = self._counts_of(rank, naturals, len(faces) - naturals)
+        if points + best_lay_value(rules, counts, melds, f.keep, f.sequences) >= f.minimum:
+            return True
+        canastas = f.canastas + (len(faces) >= rules.canasta_size)
+        needed = rules.canastas_to_go_out
+        if f.concealed and can_lay_out(rules, counts, melds, 1, canastas, needed):
+            return True
+        if f.lay_out:
+            out = self._lay_out_value(counts, melds, canastas)
+            return out is not None and points + out >= f.minimum
+        return False
 
     def _play_extras(self, hand: list[int]) -> tuple[list[int], int, bool]:
         """The play phase's candidates after the lays: the faces of ``hand`` to discard (in
