@@ -1451,6 +1451,35 @@ class HandState:
             rules, counted[0], melds, 1, self.canastas(team), rules.canastas_to_go_out
         )
 
+    def _black_threes_stuck(
+        self, faces: tuple[int, ...], hand: list[int], groups: _HandGroups
+    ) -> bool:
+        """Whether a meld of black threes ``faces`` is refused because the rest of the hand
+        surely cannot be laid out (``_black_threes_go_out``'s planner question, answered by
+        ``_surely_stuck``); False where that question is not the one asked."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if (
+            not faces
+            or not all(is_black_three(f) for f in faces)
+            or not rules.black_threes_only_going_out
+            or rules.sequences
+            or len(hand) - len(faces) <= 1
+            or self.t.pending_pile
+            or not self.opened[team]
+            or not rules.going_out_allowed
+            or self.t.permission is False
+            or seat in self.hidden_hands
+        ):
+            return False
+        naturals_by_rank, twos, jokers = groups
+        rest = dict(naturals_by_rank)
+        threes = list(rest.get(THREE, ()))
+        for f in faces:
+            threes.remove(f)
+        rest[THREE] = threes
+        return self._surely_stuck((rest, twos, jokers), team, True)
+
     def _surely_stuck(self, groups: _HandGroups, team: int, opened: bool) -> bool:
         """Whether a hand (``groups``: its ``_hand_groups``) surely cannot be laid out but for a
         discard, without sequences: what ``can_lay_out`` then answers no to. Two cards no meld
@@ -1542,6 +1571,8 @@ class HandState:
                     if self._initial_group_legal(faces, hand, counted, facts):
                         legal.append(action)
                     continue
+            elif check == CHECK_ALL and self._black_threes_stuck(faces, hand, groups):
+                continue  # "black-threes-only-going-out", without the planner
             if check == LEGAL or check_one(action, check, hand, counted):
                 legal.append(action)
         for action, _check in merges:
