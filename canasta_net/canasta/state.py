@@ -1763,21 +1763,24 @@ class HandState:
         alone = not frozen and not (
             rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
         )
-        pair_check = self._pair_take_check(team, top, len(hand))
+        size = len(hand)
         for target in targets:
             if target is not None and self.melds[team][target].kind is SEQUENCE_KIND:
                 out.append((TakePile((), target), CHECK_ALL))  # the top card alone goes on it
                 continue
-            if target is not None or (rules.one_group_per_rank and alone):
-                out.append((TakePile((), target), CHECK_ALL))
+            named = target is not None
+            if named or (rules.one_group_per_rank and alone):
+                check = CHECK_ALL if named else self._take_check(team, top, size, 0, 0)
+                out.append((TakePile((), target), check))
             if len(nat) >= 2:
-                check = pair_check if target is None else CHECK_ALL
+                check = CHECK_ALL if named else self._take_check(team, top, size, 2, 0)
                 out.append((TakePile((nat[0], nat[1]), target), check))
             if nat and with_wild:
+                check = CHECK_ALL if named else self._take_check(team, top, size, 1, 1)
                 if jokers:
-                    out.append((TakePile((nat[0], JOKER), target), CHECK_ALL))
+                    out.append((TakePile((nat[0], JOKER), target), check))
                 if twos:
-                    out.append((TakePile((nat[0], min(twos)), target), CHECK_ALL))
+                    out.append((TakePile((nat[0], min(twos)), target), check))
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
                 if m.kind is SEQUENCE_KIND:
@@ -1804,29 +1807,38 @@ class HandState:
                     same.append(f)
         return naturals_by_rank, twos_sorted, jokers
 
-    def _pair_take_check(self, team: int, top: int, size: int) -> int:
-        """How far a take of the pile with a natural pair of its top card's rank (the meld not
-        named) must be checked, from a hand of ``size`` cards: legal by construction for a team
-        that has opened, with one group a rank and no meld size limit, when the hand keeps two
-        cards or more and the top card and the pair make a new group or go on the team's group
-        of that rank (as ``_plan_take_pile`` would find)."""
+    def _take_check(self, team: int, top: int, size: int, naturals: int, wilds: int) -> int:
+        """How far a take of the pile (the meld not named) must be checked, from a hand of
+        ``size`` cards melding ``naturals`` naturals of the top card's rank and ``wilds`` wild
+        cards with it (the candidates take the top card alone or with wild cards only from a
+        pile not frozen for the team). Legal by construction for a team that has opened, with
+        one group a rank and no meld size limit, when the hand keeps two cards or more and the
+        cards make a new group or go on the team's group of that rank as ``_plan_take_pile``
+        would find."""
         rules = self.rules
         if (
             not self.opened[team]
             or not rules.one_group_per_rank
             or rules.max_meld_size
             or rules.sequences
-            or rules.min_naturals_in_group > 3
-            or size < 4  # two cards melded, two or more kept whatever the pile holds
+            or size < 4  # at most two cards melded, two or more kept whatever the pile holds
         ):
             return CHECK_ALL
         existing = self.team_meld_of_rank(team, rank_of(top))
         if existing is None:
-            return LEGAL
+            if not naturals:
+                return CHECK_ALL
+            fits = 1 + naturals >= rules.min_naturals_in_group and wilds <= rules.max_wilds(
+                1 + naturals
+            )
+            return LEGAL if fits else CHECK_ALL
         meld = self.melds[team][existing]
-        if rules.completed_canasta_blocks_pile and meld.is_canasta(rules):
+        if meld.is_canasta(rules) and (
+            rules.completed_canasta_blocks_pile or (wilds and not rules.wilds_on_canasta)
+        ):
             return CHECK_ALL
-        return LEGAL if meld.wilds <= rules.max_wilds(meld.naturals + 3) else CHECK_ALL
+        fits = meld.wilds + wilds <= rules.max_wilds(meld.naturals + 1 + naturals)
+        return LEGAL if fits else CHECK_ALL
 
     def _lay_candidates(
         self, hand: list[int], groups: _HandGroups | None = None
