@@ -14,7 +14,9 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rulecases import short_position
 
+from canasta_net.canasta import state as state_module
 from canasta_net.canasta.actions import (
     Action,
     AddToMeld,
@@ -27,7 +29,9 @@ from canasta_net.canasta.actions import (
     TakePile,
     TakeTop,
 )
+from canasta_net.canasta.bots import choose_for, make_bot
 from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild, run_position
+from canasta_net.canasta.position import position_from_dict, position_from_view, seat_view
 from canasta_net.canasta.rules import PRESETS, RuleSet, preset
 from canasta_net.canasta.state import HandState, Phase
 from canasta_net.cards import (
@@ -36,6 +40,7 @@ from canasta_net.cards import (
     is_black_three,
     is_red_three,
     is_three,
+    parse_face,
     rank_of,
     sort_key,
 )
@@ -338,3 +343,84 @@ def test_seat_views_drawn_from_kept_melds_match_fresh_drawing(name: str) -> None
         state.apply(rng.choice(state.legal_actions()))
         steps += 1
     assert any(state.melds), "the hand laid no meld: the test saw nothing kept"
+
+
+BOT_KINDS = ["random", "greedy", "heuristic"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    variant=st.sampled_from(VARIANTS),
+    seed=st.integers(0, 2**32 - 1),
+    kinds=st.lists(st.sampled_from(BOT_KINDS), min_size=4, max_size=4),
+    steps=st.integers(1, 300),
+)
+def test_the_listing_agrees_with_the_slow_reference_in_random_positions(
+    variant: str, seed: int, kinds: list[str], steps: int
+) -> None:
+    """Positions that random self-play rarely reaches: hands played by a mix of bots (the
+    greedy and the heuristic open, meld, ask to go out and go out), and, every few steps, a
+    random position the seat to move could be in (its view, every card hidden from it dealt
+    anew, the pile below its top guessed): the listing equals the slow reference (each
+    straightforward candidate through ``apply``'s full check), in the same order."""
+    rules = preset(variant)
+    rng = random.Random(seed)
+    order = list(range(rules.deck_size))
+    rng.shuffle(order)
+    state = HandState(rules, order, dealer=rng.randrange(rules.players))
+    bots = [make_bot(kinds[s % len(kinds)], random.Random(seed + s)) for s in range(rules.players)]
+    for step in range(steps):
+        if state.is_over:
+            break
+        assert state.legal_actions() == reference_legal_actions(state), f"step {step}"
+        if step % 5 == 0:
+            view = seat_view(state, state.to_move)
+            other = position_from_dict(position_from_view(view, rules, rng))
+            assert other.legal_actions() == reference_legal_actions(other), f"step {step}, view"
+        state.apply(choose_for(bots[state.to_move], state))
+
+
+# ---------------------------------------------------------------- the per-position facts, at edges
+def test_a_pair_take_that_leaves_one_card_is_checked_not_trusted() -> None:
+    """A natural pair takes the pile legally by construction only from four cards up: from three,
+    with nothing under the top card, one card would stay without a canasta to go out with."""
+    for hand, legal in ((["QS", "QD", "5C"], False), (["QS", "QD", "5C", "7H"], True)):
+        state = short_position(
+            "classic",
+            hands={0: hand},
+            melds={0: [["KH", "KS", "KD"]]},
+            pile=["QH"],
+            stock=["4C", "4D"],
+            phase="draw",
+        )
+        take = TakePile((parse_face("QD"), parse_face("QS")))
+        assert state.legal_actions() == reference_legal_actions(state)
+        assert (take in state.legal_actions()) is legal and state.is_legal(take) is legal
+
+
+@pytest.mark.parametrize(
+    ("hand", "wilds"),
+    [(["4C", "4D", "9S", "9H"], []), (["4C", "4D", "9S", "9H"], ["JK", "2C", "2D"])],
+)
+def test_may_i_go_out_when_no_canasta_can_be_made_is_refused_without_the_planner(
+    hand: list[str], wilds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a stock draw, asking needs a hand that could go out: without a canasta, three
+    fours on the table and two in hand make none (refused at once); with three wild cards they
+    could, and the planner decides. Either way the listing agrees with the full check."""
+    state = short_position(
+        "classic",
+        hands={0: hand + wilds},
+        melds={0: [["4H", "4S", "4C"]]},
+        stock=["5C", "6C"],
+        turn_state={"drew": "stock"},
+    )
+    assert state.legal_actions() == reference_legal_actions(state)
+    if not wilds:
+        listed = state.legal_actions()
+
+        def planner(*args: object) -> bool:
+            raise AssertionError("the planner was asked")
+
+        monkeypatch.setattr(state_module, "can_lay_out", planner)
+        assert state.legal_actions() == listed and AskGoOut() not in listed

@@ -64,6 +64,20 @@ def try_a_refused_move(page: Any) -> str | None:
     return None
 
 
+def ask_for_a_suggestion(page: Any) -> None:
+    """Press Suggest after the draw: the searching bot's move (searched in a worker process of
+    the seat's own) is shown with its reason, the hand's cards it plays highlighted."""
+    assert wait_for_turn(page) == "turn"
+    page.locator("#controls button.suggest").click()
+    page.wait_for_selector("#suggestion .suggested-move", timeout=20000)
+    played = page.locator("#suggestion button.play-suggested").get_attribute("data-action")
+    assert played in legal_moves(page)
+    assert len(page.locator("#suggestion").inner_text()) > 20  # the move and its reason
+    verb, *words = str(played).split()
+    cards = [w for w in words if w[-1] in "CDHS" or w == "JK"] if verb != "take-pile" else words
+    assert page.locator("#hand .card.suggested").count() == len(cards)
+
+
 def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_path: Path) -> None:
     play = PlayProcess(tmp_path, "--variant", "classic-2p", "--hands", "1", "--delay", "0")
     try:
@@ -80,6 +94,7 @@ def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_p
         before = version(page)
         page.keyboard.press("Enter")
         wait_for_change(page, before)
+        ask_for_a_suggestion(page)
         refused: str | None = None
         moves = ["draw"]
         for _ in range(400):

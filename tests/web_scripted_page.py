@@ -54,6 +54,9 @@ class PrintedActions:
         print("CHAT", text, flush=True)
         return None
 
+    def suggest(self) -> str:
+        return "no suggestion on this scripted table"
+
     def quit(self) -> str | None:
         print("QUIT", flush=True)
         reactor.callLater(0.1, reactor.stop)

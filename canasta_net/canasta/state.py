@@ -133,10 +133,33 @@ LEGAL = 3  # legal by construction
 
 RED_THREE_FACES: Final = frozenset(f for f in range(JOKER) if is_red_three(f))
 
+# Actions are immutable values: the listing hands out these instead of building equal ones.
+DRAW: Final = Draw()
+ASK_GO_OUT: Final = AskGoOut()
+ANSWERS: Final = (Answer(True), Answer(False))
+DISCARDS: Final = tuple(Discard(f) for f in range(JOKER + 1))
+_LAY_ACTIONS: dict[tuple[int, tuple[int, ...]], Action] = {}  # (meld, faces) -> its action
+_LAY_ACTIONS_LIMIT: Final = 1 << 16  # emptied when it grows past this (it never needs to)
+
+
+def _lay_of(meld: int, faces: tuple[int, ...]) -> Action:
+    """The action laying ``faces`` (a new meld if ``meld`` is NEW_MELD), shared across listings:
+    a dictionary look-up costs less than making a frozen dataclass."""
+    key = (meld, faces)
+    action = _LAY_ACTIONS.get(key)
+    if action is None:
+        if len(_LAY_ACTIONS) >= _LAY_ACTIONS_LIMIT:
+            _LAY_ACTIONS.clear()
+        action = Meld(faces) if meld == NEW_MELD else AddToMeld(meld, faces)
+        _LAY_ACTIONS[key] = action
+    return action
+
 
 NEW_MELD: Final = -1
 _Lay = tuple[int, tuple[int, ...], int]
 """A candidate lay: the team's meld it adds to (NEW_MELD: a new meld), the faces, the check."""
+_HandGroups = tuple[dict[int, list[int]], list[int], int]
+"""A hand's naturals by rank, its twos, its jokers (``HandState._hand_groups``)."""
 
 
 @dataclass(slots=True)
@@ -195,6 +218,22 @@ def _wild_choices(
         for j in range(min(jokers, most) + 1)
         for t in range(min(len(twos), most - j) + 1)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _InitialFacts:
+    """A position's facts for new groups toward the team's initial meld (see
+    ``HandState._initial_facts``)."""
+
+    extra: int  # cards the pending pile adds to the hand
+    minimum: int
+    melds: dict[int, MeldCounts]  # the team's groups laid this turn
+    sequences: list[tuple[int, int, int]]  # its sequences laid this turn that may grow
+    canastas: int
+    melded: frozenset[int]  # ranks of the team's groups
+    keep: int  # cards the hand keeps in reaching the minimum
+    concealed: bool  # going out concealed is still open (after a stock draw)
+    lay_out: bool  # going out with the whole hand may still reach the minimum
 
 
 @dataclass(slots=True)
@@ -646,25 +685,28 @@ class HandState:
         if seat in self.hidden_hands:
             self._check_after_hidden_lay(cards_after, canastas_after(), opened, extra_cards)
             return
-        team_melds, sequences = melds_after()
         canastas = canastas_after()
-        concealed = (
-            self._could_go_concealed(seat)
-            and not adds_to_old
-            and (own_canasta_after() or not rules.concealed_requires_own_canasta)
-        )
         if cards_after <= 1:
             if self.t.permission is False:
                 raise refuse("may-not-go-out")
-            if cards_after == 1 and not extra_cards and rules.going_out_allowed:
+            if (
+                cards_after == 1
+                and not extra_cards
+                and rules.going_out_allowed
+                and canastas < rules.canastas_to_go_out  # else the answer changes nothing
+            ):
                 # the last card may still be laid to complete the canastas needed to go out
                 last = counts_after()
+                team_melds = melds_after()[0]
                 if can_lay_out(rules, last, team_melds, 0, canastas, rules.canastas_to_go_out):
                     canastas = max(canastas, rules.canastas_to_go_out)
             self._check_cards_left(cards_after, canastas)
-            if not opened and not (concealed and self.t.drew == "stock"):
+            if not opened and not (
+                self._concealed_after(adds_to_old, own_canasta_after) and self.t.drew == "stock"
+            ):
                 raise self._too_low(team)
             return
+        team_melds, sequences = melds_after()
         counts = counts_after()
         if self._must_go_out and not can_lay_out(
             rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out
@@ -690,6 +732,14 @@ class HandState:
                 if out is not None and points_after + out >= self._minimum(team):
                     return  # the minimum is reached by going out with the whole hand
             raise refuse("initial-meld-unreachable.after", minimum=self._minimum(team))
+
+    def _concealed_after(self, adds_to_old: bool, own_canasta_after: Callable[[], bool]) -> bool:
+        """Whether the player to move could still go out concealed after a lay."""
+        return (
+            self._could_go_concealed(self.turn)
+            and not adds_to_old
+            and (own_canasta_after() or not self.rules.concealed_requires_own_canasta)
+        )
 
     def _lay_out_value(
         self, counts: HandCounts, team_melds: dict[int, MeldCounts], canastas: int
@@ -968,8 +1018,9 @@ class HandState:
 
     def _unshow(self, seat: int, cards: Iterable[int]) -> None:
         """``seat`` played ``cards`` from its hand (``canasta_net.shown.after_play``)."""
-        face = self.deck.face
-        self.shown = shown.after_play(self.shown, seat, (face[c] for c in cards))
+        if self.shown[seat]:
+            face = self.deck.face
+            self.shown = shown.after_play(self.shown, seat, (face[c] for c in cards))
 
     def _set_shown(self, seat: int, faces: tuple[int, ...]) -> None:
         self.shown = shown.with_faces(self.shown, seat, faces)
@@ -1376,6 +1427,97 @@ class HandState:
         if seat not in self.hidden_hands and not self.can_go_out():
             raise refuse("ask-not-allowed")
 
+    def _ask_legal(self, hand: list[int], counted: list[HandCounts], groups: _HandGroups) -> bool:
+        """``_check_ask`` without a refusal, where the play phase's candidates say the turn
+        allows asking (``_play_extras``): ``hand`` is the faces of the hand (``groups``: as
+        ``_hand_groups`` gives them), ``counted`` holds them counted once that was needed."""
+        if len(hand) < 2:
+            return False
+        if self.turn in self.hidden_hands:
+            return True
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if not rules.going_out_allowed:
+            return False
+        opened = self.opened[team]
+        if not opened and not self._could_go_concealed(seat):
+            return False
+        if not rules.sequences and self._surely_stuck(groups, team, opened):
+            return False  # what the planner (can_lay_out) would answer, without counting
+        if not counted:
+            counted.append(HandCounts.of(rules, hand))
+        melds = self._meld_counts(team) if opened else {}
+        return can_lay_out(
+            rules, counted[0], melds, 1, self.canastas(team), rules.canastas_to_go_out
+        )
+
+    def _black_threes_stuck(
+        self, faces: tuple[int, ...], hand: list[int], groups: _HandGroups
+    ) -> bool:
+        """Whether a meld of black threes ``faces`` is refused because the rest of the hand
+        surely cannot be laid out (``_black_threes_go_out``'s planner question, answered by
+        ``_surely_stuck``); False where that question is not the one asked."""
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        if (
+            not faces
+            or not all(is_black_three(f) for f in faces)
+            or not rules.black_threes_only_going_out
+            or rules.sequences
+            or len(hand) - len(faces) <= 1
+            or self.t.pending_pile
+            or not self.opened[team]
+            or not rules.going_out_allowed
+            or self.t.permission is False
+            or seat in self.hidden_hands
+        ):
+            return False
+        naturals_by_rank, twos, jokers = groups
+        rest = dict(naturals_by_rank)
+        threes = list(rest.get(THREE, ()))
+        for f in faces:
+            threes.remove(f)
+        rest[THREE] = threes
+        return self._surely_stuck((rest, twos, jokers), team, True)
+
+    def _surely_stuck(self, groups: _HandGroups, team: int, opened: bool) -> bool:
+        """Whether a hand (``groups``: its ``_hand_groups``) surely cannot be laid out but for a
+        discard, without sequences: what ``can_lay_out`` then answers no to. Two cards no meld
+        could take (red threes, fewer than three black threes, single naturals of a rank the
+        team, if it has opened, has no open group of) are one too many; and the canastas missing
+        to go out need as many ranks that could still make one (the team's open group and the
+        hand's naturals of that rank, with every wild card of the hand)."""
+        rules = self.rules
+        naturals_by_rank, twos, jokers = groups
+        melds = self.melds[team] if opened else []
+        melded = {m.rank for m in melds if m.kind is GROUP_KIND and not m.is_closed(rules)}
+        stranded = 0
+        for r, nat in naturals_by_rank.items():
+            if r == THREE:
+                reds = sum(1 for f in nat if f in RED_THREE_FACES)
+                black_threes = len(nat) - reds
+                stranded += reds + (black_threes if black_threes < 3 else 0)
+            elif len(nat) == 1 and r not in melded:
+                stranded += 1
+        if stranded > 1:
+            return True
+        missing = rules.canastas_to_go_out - self.canastas(team)
+        if missing <= 0 or rules.wild_melds:
+            return False
+        short = rules.canasta_size - len(twos) - jokers  # cards a group needs besides wilds
+        could = {
+            r for r, nat in naturals_by_rank.items() if r != THREE and len(nat) >= short
+        }  # new groups, and groups the team has of ranks the hand holds enough of
+        for m in melds:
+            if (
+                m.kind is GROUP_KIND
+                and not m.is_closed(rules)
+                and not m.is_canasta(rules)
+                and m.size + len(naturals_by_rank.get(m.rank, ())) >= short
+            ):
+                could.add(m.rank)
+        return len(could) < missing
+
     def can_go_out(self) -> bool:
         """Whether the player to move could lay out the hand (discarding at most one card)."""
         rules, seat = self.rules, self.turn
@@ -1395,8 +1537,56 @@ class HandState:
         Suits never matter within a group, so of the melds that differ only in which suits of a
         rank (or which twos) they use, one is listed; :meth:`normalize` maps any action to its
         representative.
+
+        The candidates are those ``random_legal_action`` draws from, in the same order; what
+        they share is worked out once for the position (the hand's faces and counts, the play
+        phase's discards and "may I go out?"), and a candidate legal by construction is not
+        checked.
         """
-        return list(self._legal())
+        phase = self.phase
+        if phase is OVER_PHASE:
+            return []
+        if phase is ASKED_PHASE:
+            return list(ANSWERS)
+        hand = self.hand_faces(self.turn)
+        counted: list[HandCounts] = []  # the hand counted, once a check needs it
+        check_one = self._candidate_legal
+        if phase is DRAW_PHASE:
+            return [
+                a
+                for a, check in self._draw_candidates(hand)
+                if check == LEGAL or check_one(a, check, hand, counted)
+            ]
+        groups = self._hand_groups(hand)
+        lays, merges = self._lay_candidates(hand, groups)
+        legal: list[Action] = []
+        initial: list[_InitialFacts | None] = []  # the initial meld's facts, once needed
+        for meld, faces, check in lays:
+            action = _lay_of(meld, faces)
+            if check == CHECK_GROUP:
+                if not initial:
+                    initial.append(self._initial_facts())
+                facts = initial[0]
+                if facts is not None:
+                    if self._initial_group_legal(faces, hand, counted, facts):
+                        legal.append(action)
+                    continue
+            elif check == CHECK_ALL and self._black_threes_stuck(faces, hand, groups):
+                continue  # "black-threes-only-going-out", without the planner
+            if check == LEGAL or check_one(action, check, hand, counted):
+                legal.append(action)
+        for action, _check in merges:
+            if self.is_legal(action):
+                legal.append(action)
+        if phase is PLAY_PHASE:
+            discards, discard_check, ask = self._play_extras(hand)
+            if discard_check == LEGAL:
+                legal += [DISCARDS[f] for f in discards if f not in RED_THREE_FACES]
+            else:
+                legal += [DISCARDS[f] for f in discards if self.is_legal(DISCARDS[f])]
+            if ask and self._ask_legal(hand, counted, groups):
+                legal.append(ASK_GO_OUT)
+        return legal
 
     def random_legal_action(self, pick: Callable[[int], int]) -> Action | None:
         """A legal action drawn uniformly from :meth:`legal_actions` (None if there is none),
@@ -1423,38 +1613,96 @@ class HandState:
             size -= 1
         return None
 
-    def _legal(self) -> Iterator[Action]:
-        hand = self.hand_faces(self.turn)
-        counts: list[HandCounts] = []  # the hand counted, once a check needs it
-        for a, check in self._candidates(hand):
-            if check == LEGAL or self._candidate_legal(a, check, hand, counts):
-                yield a
-
     def _candidates(self, hand: list[int]) -> _Candidates:
         """Every candidate action for the seat to move (``hand``: the faces of the hand of the
         player whose turn it is), each with how far it must still be checked."""
         if self.phase is OVER_PHASE:
             return _Candidates([])
         if self.phase is ASKED_PHASE:
-            return _Candidates([(Answer(True), LEGAL), (Answer(False), LEGAL)])
+            return _Candidates([(ANSWERS[0], LEGAL), (ANSWERS[1], LEGAL)])
         if self.phase is DRAW_PHASE:
             return _Candidates(self._draw_candidates(hand))
         lays, merges = self._lay_candidates(hand)
         candidates = _Candidates(merges, lays)
         if self.phase is PLAY_PHASE:
-            rules, seat, t = self.rules, self.turn, self.t
-            team = self.team_of(seat)
-            pending = not self.opened[team] and t.initial_points > 0
-            trusted = len(hand) >= 2 and not self._must_go_out and not pending
-            candidates.discards = sorted(set(hand), key=SORT_ORDER.__getitem__)
-            candidates.discard_check = LEGAL if trusted else CHECK_ALL
-            candidates.ask = (
-                t.drew == "stock"
-                and not t.laid
-                and t.permission is None
-                and rules.partner_of(seat) is not None
-            )
+            candidates.discards, candidates.discard_check, candidates.ask = self._play_extras(hand)
         return candidates
+
+    def _initial_facts(self) -> _InitialFacts | None:
+        """What every new group toward the team's initial meld is checked against, worked out
+        once a position (None where ``_initial_group_legal`` does not apply: the team has opened,
+        the player must go out, or the hand is hidden)."""
+        seat = self.turn
+        team = self.team_of(seat)
+        if self.opened[team] or self._must_go_out or seat in self.hidden_hands:
+            return None
+        extra = self._pending_pile_to_hand()
+        t = self.t
+        return _InitialFacts(
+            extra=extra,
+            minimum=self._minimum(team),
+            melds=self._meld_counts(team, only_this_turn=True),
+            sequences=self._open_sequences(team),
+            canastas=self.canastas(team),
+            melded=frozenset(m.rank for m in self.melds[team] if m.kind is GROUP_KIND),
+            keep=2 if self.phase is PLAY_PHASE else max(0, 2 - extra),
+            concealed=self.phase is PLAY_PHASE
+            and t.drew == "stock"
+            and self._could_go_concealed(seat),
+            lay_out=not extra and t.permission is not False,
+        )
+
+    def _initial_group_legal(
+        self, faces: tuple[int, ...], hand: list[int], counted: list[HandCounts], f: _InitialFacts
+    ) -> bool:
+        """Whether a new group of ``faces`` (of one rank, its naturals then its wild cards: valid
+        by construction) is legal toward the team's initial meld: what ``_check_new_meld`` and
+        ``_check_after_lay`` decide, with the position's facts ``f``. A lay that leaves at most
+        one card is checked the full way."""
+        rules = self.rules
+        rank = faces[0] % 13
+        if rules.one_group_per_rank and rank in f.melded:
+            return False  # "meld-rank-exists" (the candidates leave such ranks out)
+        cards_after = len(hand) - len(faces) + f.extra
+        if cards_after <= 1:
+            return self._candidate_legal(_lay_of(NEW_MELD, faces), CHECK_GROUP, hand, counted)
+        points = self.t.initial_points + sum(rules.card_value(x) for x in faces)
+        if points >= f.minimum:
+            return True  # the initial meld is made, and cards remain
+        if not self._initial_possible():
+            return False
+        if not counted:
+            counted.append(HandCounts.of(rules, hand))
+        counts = counted[0].minus(faces)
+        naturals = sum(1 for x in faces if not is_wild(x))
+        melds = dict(f.melds)
+        melds[rank] = self._counts_of(rank, naturals, len(faces) - naturals)
+        if points + best_lay_value(rules, counts, melds, f.keep, f.sequences) >= f.minimum:
+            return True
+        canastas = f.canastas + (len(faces) >= rules.canasta_size)
+        needed = rules.canastas_to_go_out
+        if f.concealed and can_lay_out(rules, counts, melds, 1, canastas, needed):
+            return True
+        if f.lay_out:
+            out = self._lay_out_value(counts, melds, canastas)
+            return out is not None and points + out >= f.minimum
+        return False
+
+    def _play_extras(self, hand: list[int]) -> tuple[list[int], int, bool]:
+        """The play phase's candidates after the lays: the faces of ``hand`` to discard (in
+        listing order), how far a discard (but of a red three) must be checked, and whether to
+        consider "may I go out?" (asking is then legal if ``_ask_legal`` says so)."""
+        rules, seat, t = self.rules, self.turn, self.t
+        team = self.team_of(seat)
+        pending = not self.opened[team] and t.initial_points > 0
+        trusted = len(hand) >= 2 and not self._must_go_out and not pending
+        ask = (
+            t.drew == "stock"
+            and not t.laid
+            and t.permission is None
+            and rules.partner_of(seat) is not None
+        )
+        return sorted(set(hand), key=SORT_ORDER.__getitem__), LEGAL if trusted else CHECK_ALL, ask
 
     def _candidate_legal(
         self, action: Action, check: int, hand: list[int], counted: list[HandCounts]
@@ -1515,39 +1763,34 @@ class HandState:
         alone = not frozen and not (
             rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
         )
+        size = len(hand)
         for target in targets:
             if target is not None and self.melds[team][target].kind is SEQUENCE_KIND:
                 out.append((TakePile((), target), CHECK_ALL))  # the top card alone goes on it
                 continue
-            if target is not None or (rules.one_group_per_rank and alone):
-                out.append((TakePile((), target), CHECK_ALL))
+            named = target is not None
+            if named or (rules.one_group_per_rank and alone):
+                check = CHECK_ALL if named else self._take_check(team, top, size, 0, 0)
+                out.append((TakePile((), target), check))
             if len(nat) >= 2:
-                out.append((TakePile((nat[0], nat[1]), target), CHECK_ALL))
+                check = CHECK_ALL if named else self._take_check(team, top, size, 2, 0)
+                out.append((TakePile((nat[0], nat[1]), target), check))
             if nat and with_wild:
+                check = CHECK_ALL if named else self._take_check(team, top, size, 1, 1)
                 if jokers:
-                    out.append((TakePile((nat[0], JOKER), target), CHECK_ALL))
+                    out.append((TakePile((nat[0], JOKER), target), check))
                 if twos:
-                    out.append((TakePile((nat[0], min(twos)), target), CHECK_ALL))
+                    out.append((TakePile((nat[0], min(twos)), target), check))
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
                 if m.kind is SEQUENCE_KIND:
                     out.append((TakeTop(i), CHECK_ALL))
         return out
 
-    def _lay_candidates(self, hand: list[int]) -> tuple[list[_Lay], list[tuple[Action, int]]]:
-        """Candidate lays from ``hand`` (the faces of the hand of the player to move), each with
-        how far it must still be checked: additions and new melds as ``_Lay`` (built only when
-        needed), then merges (the discards follow them: see ``_candidates``).
-
-        Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
-        refuse them (the team has opened, no answer binds the player, two or more cards stay in
-        the hand) they are LEGAL without a check, which is what makes listing cheap in the common
-        case.
-        """
-        rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
-        opened = self.opened[team]
-        size = len(hand)
+    @staticmethod
+    def _hand_groups(hand: list[int]) -> _HandGroups:
+        """The hand's faces as the lays and going out see them: its naturals by rank (threes
+        too; each list sorted), its twos (sorted), how many jokers."""
         naturals_by_rank: dict[int, list[int]] = {}
         twos_sorted: list[int] = []
         jokers = 0
@@ -1562,6 +1805,60 @@ class HandState:
                     naturals_by_rank[f % 13] = [f]
                 else:
                     same.append(f)
+        return naturals_by_rank, twos_sorted, jokers
+
+    def _take_check(self, team: int, top: int, size: int, naturals: int, wilds: int) -> int:
+        """How far a take of the pile (the meld not named) must be checked, from a hand of
+        ``size`` cards melding ``naturals`` naturals of the top card's rank and ``wilds`` wild
+        cards with it (the candidates take the top card alone or with wild cards only from a
+        pile not frozen for the team). Legal by construction for a team that has opened, with
+        one group a rank and no meld size limit, when the hand keeps two cards or more and the
+        cards make a new group or go on the team's group of that rank as ``_plan_take_pile``
+        would find."""
+        rules = self.rules
+        if (
+            not self.opened[team]
+            or not rules.one_group_per_rank
+            or rules.max_meld_size
+            or rules.sequences
+            or size < 4  # at most two cards melded, two or more kept whatever the pile holds
+        ):
+            return CHECK_ALL
+        existing = self.team_meld_of_rank(team, rank_of(top))
+        if existing is None:
+            if not naturals:
+                return CHECK_ALL
+            fits = 1 + naturals >= rules.min_naturals_in_group and wilds <= rules.max_wilds(
+                1 + naturals
+            )
+            return LEGAL if fits else CHECK_ALL
+        meld = self.melds[team][existing]
+        if meld.is_canasta(rules) and (
+            rules.completed_canasta_blocks_pile or (wilds and not rules.wilds_on_canasta)
+        ):
+            return CHECK_ALL
+        fits = meld.wilds + wilds <= rules.max_wilds(meld.naturals + 1 + naturals)
+        return LEGAL if fits else CHECK_ALL
+
+    def _lay_candidates(
+        self, hand: list[int], groups: _HandGroups | None = None
+    ) -> tuple[list[_Lay], list[tuple[Action, int]]]:
+        """Candidate lays from ``hand`` (the faces of the hand of the player to move), each with
+        how far it must still be checked: additions and new melds as ``_Lay`` (built only when
+        needed), then merges (the discards follow them: see ``_candidates``).
+
+        Candidates are built valid as melds (CHECK_LAY, CHECK_GROUP); when nothing else can
+        refuse them (the team has opened, no answer binds the player, two or more cards stay in
+        the hand) they are LEGAL without a check, which is what makes listing cheap in the common
+        case.
+        """
+        rules, seat = self.rules, self.turn
+        team = self.team_of(seat)
+        opened = self.opened[team]
+        size = len(hand)
+        if groups is None:
+            groups = self._hand_groups(hand)
+        naturals_by_rank, twos_sorted, jokers = groups
         wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
         has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
@@ -1642,13 +1939,13 @@ class HandState:
         for n in range(3, min(len(b3), 4) + 1):
             out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
         if self.phase is PLAY_PHASE and rules.merge_groups and opened and not self._must_go_out:
-            groups = [
+            open_groups = [
                 (i, m.rank)
                 for i, m in enumerate(self.melds[team])
                 if m.kind is GROUP_KIND and not m.is_closed(rules)
             ]
-            for i, rank in groups:
-                for j, other in groups:
+            for i, rank in open_groups:
+                for j, other in open_groups:
                     if other == rank and i != j:
                         merges.append((MergeMelds(i, j), CHECK_ALL))
         return out, merges

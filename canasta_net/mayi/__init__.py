@@ -22,7 +22,13 @@ from .actions import (
 )
 from .bots import GreedyMayIBot, MayIBot, NoLegalAction, RandomMayIBot, choose_for, make_bot
 from .match import MatchOver, MatchResult, MayIMatch
-from .position import position_from_dict, position_to_dict, public_view, seat_view
+from .position import (
+    position_from_dict,
+    position_from_view,
+    position_to_dict,
+    public_view,
+    seat_view,
+)
 from .reasons import REASONS
 from .rules import MAY_I, PRESETS, Contract, MayIRules, MayIRulesError, preset
 from .scoring import deal_scores, hand_value
@@ -66,6 +72,7 @@ __all__ = [
     "play_deal",
     "play_match",
     "position_from_dict",
+    "position_from_view",
     "position_to_dict",
     "preset",
     "public_view",

@@ -12,11 +12,12 @@ cards every other hand and the stock hold.  It never contains another seat's hid
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..canasta.position import CardAllocator, shown_from_dict
-from ..cards import face_text
+from ..cards import face_text, parse_face
 from ..errors import IllegalAction, PositionError
 from .melds import new_meld, shape_of
 from .rules import MayIRules, MayIRulesError, preset
@@ -194,4 +195,54 @@ def _view(state: DealState, seat: int | None) -> dict[str, Any]:
         "end": None
         if state.end is None
         else {"reason": state.end.reason.value, "went_out": state.end.went_out},
+    }
+
+
+def position_from_view(view: Mapping[str, Any], rules: MayIRules, rng: Any) -> dict[str, Any]:
+    """A position a seat may build from its own view (``seat_view``): its information set, with
+    the cards it cannot see (the other hands, the stock) dealt from those it has not seen,
+    shuffled with ``rng`` (a ``random.Random``); the rest are out of play. Every discard is in a
+    view, so the pile is the view's. What a view does not tell is left at the positions'
+    defaults (``turn_no`` 0, no cards known to be shown)."""
+    state = DealState.blank(rules, int(view["dealer"]), int(view.get("deal", 0)))
+    unseen = Counter(state.deck.face)
+    seen = [parse_face(c) for c in view["hand"]]
+    seen += [parse_face(c) for c in view["pile"]]
+    seen += [parse_face(c) for seat in view["melds"] for m in seat for c in m["cards"]]
+    unseen.subtract(seen)
+    if any(count < 0 for count in unseen.values()):
+        raise PositionError("the view shows more cards of a face than the deck holds")
+    cards = [face_text(f) for f in sorted(unseen.elements())]
+    rng.shuffle(cards)
+
+    def take(count: int) -> list[str]:
+        nonlocal cards
+        if count > len(cards):
+            raise PositionError("the view's hidden cards are more than the deck leaves unseen")
+        part, cards = cards[:count], cards[count:]
+        return part
+
+    seat = view["seat"]
+    hands = [list(view["hand"]) if s == seat else take(n) for s, n in enumerate(view["hand_sizes"])]
+    window = view.get("window") or {}
+    return {
+        "schema": SCHEMA,
+        "rules": rules.to_dict(),
+        "deal": view.get("deal", 0),
+        "dealer": view["dealer"],
+        "turn": view["turn"],
+        "phase": view["phase"],
+        "hands": hands,
+        "stock": take(view["stock_size"]),
+        "pile": list(view["pile"]),
+        "turnovers": view.get("turnovers", 0),
+        "discarder": view.get("discarder"),
+        "melds": [[list(m["cards"]) for m in seat_melds] for seat_melds in view["melds"]],
+        "down": list(view["down"]),
+        "buys": list(view["buys"]),
+        "window": {
+            "offer": list(window.get("offer", [])),
+            "asker": window.get("asker"),
+            "permission": list(window.get("permission", [])),
+        },
     }

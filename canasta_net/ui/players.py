@@ -13,9 +13,10 @@ from twisted.protocols.basic import LineReceiver
 from ..bot_pool import bot_pool
 from ..canasta.actions import VERBS, parse_action
 from ..canasta.position import position_from_dict, position_from_view
-from ..cards import canonical_action, parse_face
+from ..cards import action_label, canonical_action, parse_face
 from ..errors import PositionError
 from ..games import CANASTA, Game
+from ..hint import NO_SUGGESTION, NOTHING_TO_SUGGEST, Suggestion, SuggestionPool, suggest_from_view
 from ..i18n import translator
 from ..mayi.actions import VERBS as MAY_I_VERBS
 from ..reasons import parse_error_sentence
@@ -145,6 +146,8 @@ class TerminalPlayer(LineReceiver):
         self._match_end_shown = False
         self._ready_early = False  # Enter pressed after a sheet, before the next hand asked
         self._gate: Deferred[None] | None = None  # the next hand, held until Enter
+        self.hint_pool: SuggestionPool | None = None  # where 'suggest' searches (None: the
+        # reactor's worker pool, canasta_net.bot_pool)
 
     def say(self, text: str) -> None:
         """Print lines this program wrote; what came from others in them is escaped already, and
@@ -256,6 +259,8 @@ class TerminalPlayer(LineReceiver):
         elif word == "hint":
             not_yours = [[(_("(not your turn)"), "")]]
             self.draw(hint_lines(self.legal, self.tr.lang) if self.pending else not_yours)
+        elif word == "suggest":
+            self._suggest()
         elif word in ("view", "table"):
             snap = self.model.snapshot()
             self.draw(table_lines(snap) + prompt_lines(snap))
@@ -269,6 +274,38 @@ class TerminalPlayer(LineReceiver):
             self._play(self._complete(text))
         else:
             self.say("? " + _("unknown command {word!r}; type 'help'").format(word=safe_text(word)))
+
+    def _suggest(self) -> None:
+        """Ask the searching bot for this seat's move, from this seat's view only; its answer is
+        printed when the search (in a worker process) comes back, if the prompt is still open."""
+        _ = self.tr.gettext
+        game = self._game()
+        pending = self.pending
+        if pending is None or game is None:
+            self.say(_(NOTHING_TO_SUGGEST))
+            return
+        pool = self.hint_pool
+        if pool is None:
+            from twisted.internet import reactor
+
+            pool = bot_pool(reactor)
+        answer = suggest_from_view(self.view.get("state") or {}, game.rules, self.legal, pool)
+        if isinstance(answer, str):
+            self.say(_(answer))
+            return
+        self.say(_("Thinking about a suggestion..."))
+
+        def show(hint: Suggestion | str) -> None:
+            if self.pending is not pending:
+                return  # the move was made (or the prompt ended) meanwhile
+            if isinstance(hint, str):
+                self.say(_(hint))
+                return
+            move = action_label(str(hint.action), self.tr.lang)
+            said = _("Suggested: {move} ({reason})")
+            self.say(said.format(move=move, reason=hint.reason_in(self.tr.lang)))
+
+        answer.addCallback(show).addErrback(lambda _f: show(NO_SUGGESTION))
 
     def _enter(self) -> None:
         """Enter: the person is ready for the next hand (now, or when it is asked)."""

@@ -47,13 +47,18 @@ When asked to buy or to let someone buy, y / n answer (y buys, or allows).
 Other commands: hint (legal moves, numbered: type a number or 'hint N' to play one),
 view (the table), say TEXT (chat), help, quit""")
 
+SUGGEST_NOTE = N_(
+    "suggest: the move the searching bot would play for you here, and why (it thinks about "
+    "half a second, from what you see only)"
+)
+
 CARD_NOTE = N_("Cards may also be written as your language writes them: {example}.")
 
 
 def help_text(lang: str = "en", may_i: bool = False) -> str:
     """The terminal client's help in ``lang``; the moves stay in their canonical words."""
     tr = translator(lang)
-    text = tr.gettext(MAY_I_HELP if may_i else HELP)
+    text = tr.gettext(MAY_I_HELP if may_i else HELP) + "\n" + tr.gettext(SUGGEST_NOTE)
     if lang != "en":
         example = " ".join(card_label(c, lang) for c in ("KH", "QS", "AD", "JC", "10S", "JK"))
         text += "\n" + tr.gettext(CARD_NOTE).format(example=example)

@@ -23,7 +23,9 @@ from twisted.internet.interfaces import IDelayedCall
 from twisted.internet.threads import deferToThread
 from twisted.protocols.basic import LineReceiver
 
+from ..bot_pool import bot_pool
 from ..games import Game
+from ..hint import NOTHING_TO_SUGGEST
 from ..i18n import translator
 from ..safe_text import safe_text
 from ..ui.table_model import TableModel
@@ -235,6 +237,13 @@ class PlayerPage:
         if self.table_over:
             return self.model.tr.gettext("The table is over: there are no more moves to make.")
         return self.player.act(text)
+
+    def suggest(self) -> Deferred[dict[str, Any] | str] | str:
+        if self.table_over:
+            return self.model.tr.gettext(NOTHING_TO_SUGGEST)
+        if self.player.hint_pool is None:
+            self.player.hint_pool = bot_pool(self.reactor)
+        return self.player.suggest()
 
     def ready(self) -> str | None:
         return self.player.ready()

@@ -16,8 +16,9 @@ from typing import Any
 from twisted.internet.defer import Deferred
 
 from ..canasta.actions import parse_action
-from ..cards import canonical_action
+from ..cards import action_label, canonical_action, parse_face
 from ..games import Game
+from ..hint import NOTHING_TO_SUGGEST, Suggestion, SuggestionPool, suggest_from_view
 from ..i18n import N_, Translator
 from ..log import records as R
 from ..reasons import parse_error_sentence
@@ -48,6 +49,9 @@ class WebPlayer:
         self.gate: Deferred[None] | None = None  # the next hand, held until /ready
         self._ready_after: int | None = None  # /ready came for the hand after this one
         self.finished_reason: str | None = None
+        self.view: dict[str, Any] = {}  # the view of the open prompt
+        self.hint_pool: SuggestionPool | None = None  # where /suggest searches (None: the
+        # reactor's worker pool, canasta_net.bot_pool)
 
     @property
     def tr(self) -> Translator:
@@ -64,6 +68,7 @@ class WebPlayer:
 
     def choose(self, legal: list[str], view: dict[str, Any]) -> Deferred[str]:
         self.pending = Deferred()
+        self.view = view
         self.model.prompt(legal, view)
         return self.pending
 
@@ -113,6 +118,41 @@ class WebPlayer:
         pending.callback(canonical)
         return None
 
+    def suggest(self) -> Deferred[dict[str, Any] | str] | str:
+        """The page's Suggest: the searching bot's move for the open prompt, searched from this
+        seat's view only in a worker process (the reactor goes on meanwhile). The Deferred fires
+        with the suggestion for the page (``action``, its ``label`` in the reader's notation, the
+        ``reason``, the hand's ``cards`` it plays) or a sentence why there is none; a sentence
+        at once when nothing is the seat's to play."""
+        _ = self.model.tr.gettext
+        game = self.game()
+        if self.pending is None or game is None:
+            return _(NOTHING_TO_SUGGEST)
+        pool = self.hint_pool
+        if pool is None:
+            from twisted.internet import reactor
+
+            from ..bot_pool import bot_pool
+
+            pool = self.hint_pool = bot_pool(reactor)
+        asked = suggest_from_view(self.view.get("state") or {}, game.rules, self.model.legal, pool)
+        if isinstance(asked, str):
+            return _(asked)
+
+        def for_the_page(hint: Suggestion | str) -> dict[str, Any] | str:
+            if isinstance(hint, str):
+                return _(hint)
+            lang = self.model.tr.lang
+            action = str(hint.action)
+            return {
+                "action": action,
+                "label": action_label(action, lang),
+                "reason": hint.reason_in(lang),
+                "cards": hand_cards_of(action),
+            }
+
+        return asked.addCallback(for_the_page)
+
     def ready(self) -> str | None:
         """The person is ready for the next hand (the score sheet read)."""
         gate, self.gate = self.gate, None
@@ -148,4 +188,23 @@ class WebPlayer:
         return None
 
 
-__all__ = ["NOTHING_TO_BE_READY_FOR", "NOT_YOUR_TURN", "WebPlayer"]
+# the verbs whose cards come from the mover's hand (take-discard, may-i, deny name the discard)
+HAND_VERBS = frozenset({"meld", "add", "discard", "take-pile"})
+
+
+def hand_cards_of(action: str) -> list[str]:
+    """The cards of the mover's hand a canonical ``action`` plays (the page highlights them)."""
+    verb, *words = action.split()
+    if verb not in HAND_VERBS:
+        return []
+    cards = []
+    for word in words:
+        try:
+            parse_face(word)
+        except ValueError:
+            continue  # a meld's number, 'onto', '|'
+        cards.append(word)
+    return cards
+
+
+__all__ = ["NOTHING_TO_BE_READY_FOR", "NOT_YOUR_TURN", "WebPlayer", "hand_cards_of"]

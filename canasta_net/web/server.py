@@ -42,6 +42,7 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request, Site
 
 from ..cards import JOKER, NOTATIONS, face_label
+from ..hint import NO_SUGGESTION
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, translator
 from ..ui.table_model import TableModel
 
@@ -109,6 +110,8 @@ class PageActions(Protocol):
     def chat(self, text: str) -> str | None: ...
 
     def quit(self) -> str | None: ...
+
+    def suggest(self) -> Deferred[dict[str, Any] | str] | str: ...
 
 
 class LobbyActions(Protocol):
@@ -569,6 +572,8 @@ class PageResource(Resource):
             if problem is None:
                 return self.page_server.answer_with_next_push(request)
             return answer(request, problem)
+        if path == "/suggest":
+            return self._suggest(request, actions.suggest())
         if path == "/ready":
             return answer(request, actions.ready())
         if path == "/chat":
@@ -600,6 +605,32 @@ class PageResource(Resource):
                 return answer(request, "No list of tables waits for your choice.")
             return answer(request, lobby.pick(index, address if isinstance(address, str) else None))
         return text_answer(request, 404, "Not found.")
+
+    def _suggest(
+        self, request: Request, asked: Deferred[dict[str, Any] | str] | str
+    ) -> int | bytes:
+        """``POST /suggest``: answered when the search (in a worker process) comes back: the
+        suggestion's fields with ``ok``, or why there is none; the server serves meanwhile."""
+        if isinstance(asked, str):
+            return answer(request, asked)
+        tr = self.page_server.model.tr
+
+        def send(hint: dict[str, Any] | str | None) -> None:
+            if request.finished or request.channel is None:  # the page went away
+                return
+            if isinstance(hint, dict):
+                body = json_answer(request, 200, {"ok": True, **hint})
+            else:
+                body = answer(request, hint or tr.gettext(NO_SUGGESTION))
+            request.write(body)
+            request.finish()
+
+        def failed(failure: Failure) -> None:
+            log.failure("a suggestion failed", failure)
+            send(None)
+
+        asked.addCallbacks(send, failed)
+        return NOT_DONE_YET
 
 
 __all__ = [

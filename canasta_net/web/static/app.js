@@ -123,6 +123,9 @@
     readyFor: null, // the hand after whose sheet the person said "next hand"
     defaultButton: null,
     eventLines: [], // the lines the list of what happened shows
+    // the searching bot's suggestion for the open prompt: {legal, pending} while it thinks,
+    // then {legal, action, label, reason, cards}; dropped when the prompt changes
+    suggestion: null,
   };
 
   // ------------------------------------------------------------------ small helpers
@@ -223,7 +226,7 @@
       });
       let data = null;
       try { data = await answer.json(); } catch (e) { data = null; }
-      if (data && data.ok) return { ok: true };
+      if (data && data.ok) return { ok: true, data: data };
       const why = data && typeof data.error === "string" ? data.error
         : f(_("the page's server answered {status}"), { status: answer.status });
       return { ok: false, error: why };
@@ -253,6 +256,41 @@
     if (!page.sending) return;
     page.sending = false;
     $("me").classList.remove("sending");
+  }
+
+  // The page's Suggest: the server searches in a worker process and answers when it is done
+  // (about half a second); the page goes on meanwhile.
+  async function askSuggestion() {
+    const snap = page.snap;
+    if (!snap || (page.suggestion && page.suggestion.pending)) return;
+    const legal = (snap.legal || []).join("\n");
+    page.suggestion = { legal: legal, pending: true };
+    render();
+    const answer = await post("/suggest", {});
+    const now = page.snap;
+    if (!page.suggestion || !now || (now.legal || []).join("\n") !== legal) return; // moved on
+    if (!answer.ok) {
+      page.suggestion = null;
+      showHint(answer.error);
+      return;
+    }
+    const data = answer.data;
+    page.suggestion = {
+      legal: legal, action: data.action, label: data.label, reason: data.reason,
+      cards: data.cards || [],
+    };
+    render();
+  }
+  function suggestedIndices(snap) {
+    const marked = new Set();
+    const s = page.suggestion;
+    if (!s || s.pending) return marked;
+    const cards = handCards(snap);
+    (s.cards || []).forEach(function (card) {
+      const i = cards.findIndex(function (c, k) { return c === card && !marked.has(k); });
+      if (i >= 0) marked.add(i);
+    });
+    return marked;
   }
 
   async function simplePost(path, body, what) {
@@ -332,6 +370,7 @@
     // a new question: the page's own last complaint (a POST the server refused) is old news
     const legal = (snap.legal || []).join("\n");
     if (legal && (!old || (old.legal || []).join("\n") !== legal)) page.localError = null;
+    if (page.suggestion && page.suggestion.legal !== legal) page.suggestion = null;
     page.snap = snap;
     if (snap.lang && snap.lang !== catalog.lang) {
       loadCatalog(snap.lang); // draws once the catalogue is there
@@ -738,6 +777,7 @@
     if (spectator) {
       clear($("controls"));
       clear($("staging"));
+      clear($("suggestion"));
       renderRefusal(snap);
       page.defaultButton = null;
       return;
@@ -745,7 +785,24 @@
     renderHand(snap);
     renderStaging(snap);
     renderControls(snap);
+    renderSuggestion(snap);
     renderRefusal(snap);
+  }
+
+  function renderSuggestion(snap) {
+    const box = clear($("suggestion"));
+    const s = page.suggestion;
+    if (!s) return;
+    if (s.pending) {
+      box.appendChild(el("span", "meta", _("The bot is thinking about your move\u2026")));
+      return;
+    }
+    box.appendChild(el("span", "suggestion-head", _("Suggested:") + " "));
+    box.appendChild(el("span", "suggested-move", s.label));
+    box.appendChild(el("span", "meta", " \u2014 " + s.reason + " "));
+    const play = actionButton(snap, _("Play it"), s.action);
+    play.classList.add("play-suggested");
+    box.appendChild(play);
   }
 
   function renderPrompt(snap, spectator) {
@@ -832,6 +889,7 @@
   function renderHand(snap) {
     const box = clear($("hand"));
     const staged = stagedIndices();
+    const suggested = suggestedIndices(snap);
     let group = null;
     let groupKey = null;
     (snap.hand || []).forEach(function (h, i) {
@@ -852,6 +910,7 @@
       }
       if (page.selected.has(i)) node.classList.add("selected");
       if (staged.has(i)) node.classList.add("staged");
+      if (suggested.has(i)) node.classList.add("suggested");
       if (i === page.cursor && box.dataset.keys === "on") node.classList.add("cursor");
       node.addEventListener("click", function () { toggle(i); });
       group.appendChild(node);
@@ -940,6 +999,12 @@
     }
     if (sel.length || page.staged.length) {
       buttons.push(plainButton(_("Clear selection"), clearSelection, "quiet"));
+    }
+    if ((snap.legal || []).length) {
+      const ask = plainButton(_("Suggest"), askSuggestion, "quiet suggest");
+      ask.title = _("What the searching bot would play here, and why (from what you see only)");
+      ask.disabled = Boolean(page.suggestion && page.suggestion.pending);
+      buttons.push(ask);
     }
     if (snap.hand_end && !snap.match_end) {
       buttons.push(plainButton(_("Score sheet"), function () {
