@@ -57,9 +57,9 @@ def test_a_local_match_reports_each_submit_and_each_sync() -> None:
     submitted: Counter[str] = Counter()
     take = match.host.take_message
 
-    def counting(seat: int, message: dict[str, object]) -> object:
+    def counting(seat: int, message: dict[str, object], **options: bool) -> object:
         submitted[str(message["t"])] += 1
-        return take(seat, message)  # type: ignore[arg-type]
+        return take(seat, message, **options)  # type: ignore[arg-type]
 
     match.host.take_message = counting  # type: ignore[assignment,method-assign]
     match.play(max_hands=1)
