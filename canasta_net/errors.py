@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 
@@ -45,6 +45,24 @@ class ActionParseError(ValueError):
         super().__init__(message)
         self.key = key
         self.params = params
+
+
+def unread_action(verb: str, text: str, verbs: Sequence[str]) -> ActionParseError:
+    """The error for an action text no form of its game reads: an unknown verb, or a known one
+    whose arguments do not fit (either game's parser)."""
+    if verb not in verbs:
+        return ActionParseError(
+            f"unknown action {verb!r}; actions: {', '.join(verbs)}",
+            "unknown-action",
+            verb=verb,
+            verbs=", ".join(verbs),
+        )
+    return ActionParseError(
+        f"cannot read {text!r}: see 'help' for the form of {verb!r}",
+        "unreadable",
+        text=text,
+        verb=verb,
+    )
 
 
 class PositionError(ValueError):

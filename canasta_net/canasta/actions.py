@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..cards import CardParseError, faces_text, parse_faces
-from ..errors import ActionParseError
+from ..errors import ActionParseError, unread_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,16 +149,4 @@ def parse_action(text: str) -> Action:
             return Answer(args[0].lower() == "yes")
     except CardParseError as e:
         raise ActionParseError(str(e), "not-a-card", card=e.text) from e
-    if verb not in VERBS:
-        raise ActionParseError(
-            f"unknown action {verb!r}; actions: {', '.join(VERBS)}",
-            "unknown-action",
-            verb=verb,
-            verbs=", ".join(VERBS),
-        )
-    raise ActionParseError(
-        f"cannot read {text.strip()!r}: see 'help' for the form of {verb!r}",
-        "unreadable",
-        text=text.strip(),
-        verb=verb,
-    )
+    raise unread_action(verb, text.strip(), VERBS)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..cards import CardParseError, faces_text, parse_face, parse_faces
-from ..errors import ActionParseError
+from ..errors import ActionParseError, unread_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,16 +148,4 @@ def parse_action(text: str) -> MayIAction:
             return Deny(parse_face(args[0]))
     except CardParseError as e:
         raise ActionParseError(str(e), "not-a-card", card=e.text) from e
-    if verb not in VERBS:
-        raise ActionParseError(
-            f"unknown action {verb!r}; actions: {', '.join(VERBS)}",
-            "unknown-action",
-            verb=verb,
-            verbs=", ".join(VERBS),
-        )
-    raise ActionParseError(
-        f"cannot read {stripped!r}: see 'help' for the form of {verb!r}",
-        "unreadable",
-        text=stripped,
-        verb=verb,
-    )
+    raise unread_action(verb, stripped, VERBS)
