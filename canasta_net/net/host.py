@@ -520,12 +520,12 @@ class TableService:
             except (TableError, wire.WireError) as e:
                 self._refuse(conn, "hello", e)
 
-        def failed(failure: Any) -> None:
+        def failed(failure: Any) -> None:  # the check, or the hello after it, broke: a bug
             log.failure("a password check failed", failure)
             if not self.closed and conn in self.connections:
                 self._refuse(conn, "hello", TableError(RATE_LIMITED, "try again soon"))
 
-        checking.addCallbacks(checked, failed)
+        checking.addCallback(checked).addErrback(failed)
 
     def _check_chat_rate(self, seat: int, message: dict[str, Any]) -> None:
         """A seat's chat beyond its bucket is refused: not logged, synced or sent to anyone."""
