@@ -13,12 +13,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
-
-import pytest
 
 from canasta_net.cards import parse_face
 from canasta_net.games import game_for
@@ -32,16 +29,6 @@ def environment(tmp_path: Path) -> dict[str, str]:
     env.pop("BROWSER", None)
     env.update(PYTHONUNBUFFERED="1", XDG_DATA_HOME=str(tmp_path / "data"))
     return env
-
-
-@pytest.fixture
-def processes() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for proc in started:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 class Page:
