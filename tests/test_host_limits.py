@@ -272,7 +272,7 @@ def test_a_password_is_checked_off_the_reactor_while_seated_players_play_on() ->
     # held up every seated player's move (seated p99 41 ms in the hostile-peer suite).
     from twisted.internet.defer import Deferred
 
-    from canasta_net.net.limits import PasswordChecks
+    from canasta_net.net.password_checks import PasswordChecks
 
     h = Harness(config(classic(100), password="sesame"))
     alice, bob = h.remote("alice", connect=False), h.remote("bob", connect=False)

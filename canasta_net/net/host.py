@@ -58,12 +58,12 @@ from .limits import (
     RATE_LIMITED,
     HandshakeGate,
     HostLimits,
-    PasswordChecks,
     PasswordGuard,
     TokenBucket,
     UnauthenticatedBudget,
     is_chat,
 )
+from .password_checks import PasswordChecks
 
 log = Logger()
 # Connections accepted, refused and dropped, with why (``canasta host -v`` shows them).
