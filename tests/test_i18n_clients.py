@@ -4,7 +4,6 @@ catalogue and its language switch, ``--lang`` on the command line."""
 
 from __future__ import annotations
 
-import io
 import json
 from typing import Any
 
@@ -12,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from english_text import english_sentences, english_words
 from test_table_protocol import Harness, Remote, classic, config
-from test_terminal_client import Person, play
+from test_terminal_client import Person, play, seat_with_terminal
 
 from canasta_net import i18n
 from canasta_net.cards import card_label
@@ -22,21 +21,6 @@ from canasta_net.ui.players import TerminalPlayer
 from canasta_net.variant_names import variant_name
 
 NAMES = ("host (bot)", "bot-2", "bot-3", "ada", "hal", "test table")
-
-
-def seat_in(h: Harness, name: str, lang: str) -> tuple[Remote, TerminalPlayer, io.StringIO]:
-    peer = h.remote(name, connect=False)
-    out = io.StringIO()
-    terminal = TerminalPlayer(out=out, game=lambda: peer.session.game, colour=False, lang=lang)
-    session = peer.session
-    session.player = terminal
-    session.bot = False
-    session.observer = terminal.model
-    session.hand_gate = terminal.hand_gate
-    handle = session.handle
-    session.handle = lambda message, send: handle(message, peer.send)  # type: ignore[method-assign]
-    peer.connect()
-    return peer, terminal, out
 
 
 # What a person types wrong in a hand: a card that is none, a move without its cards, a verb of
@@ -77,7 +61,7 @@ def whole_hand(variant: str, lang: str) -> tuple[str, Harness, MistakenPerson]:
     rules = game_for(variant).rules if variant == "may-i" else classic(target=1500)
     h = Harness(config(rules, players=2, max_hands=1))
     # with these seeds bot-3, hal's partner, asks "may I go out?" in the hand
-    peer, terminal, out = seat_in(h, "hal", lang)
+    peer, terminal, out = seat_with_terminal(h, "hal", lang)
     person = MistakenPerson(peer, terminal)
     terminal.handle_line("help")  # before the welcome: the classic help
     play(h, person)
@@ -120,7 +104,7 @@ def test_the_english_detector_finds_the_english_hand() -> None:
 
 def test_russian_cards_are_shown_and_typed_in_russian_notation() -> None:
     h = Harness(config(classic(target=3000), players=2, max_hands=1))
-    _peer, terminal, out = seat_in(h, "ada", "ru")
+    _peer, terminal, out = seat_with_terminal(h, "ada", "ru")
     while terminal.pending is None:
         h.run()
     snap = terminal.model.snapshot()

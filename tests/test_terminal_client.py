@@ -43,10 +43,13 @@ class Person:
         return self.bot.choose(self.terminal.legal, self.terminal.view)
 
 
-def seat_with_terminal(h: Harness, name: str) -> tuple[Remote, TerminalPlayer, io.StringIO]:
+def seat_with_terminal(
+    h: Harness, name: str, lang: str = "en"
+) -> tuple[Remote, TerminalPlayer, io.StringIO]:
+    """A seat of ``h`` played by a person at the terminal client, in ``lang``."""
     peer = h.remote(name, connect=False)
     out = io.StringIO()
-    terminal = TerminalPlayer(out=out, game=lambda: peer.session.game, colour=False)
+    terminal = TerminalPlayer(out=out, game=lambda: peer.session.game, colour=False, lang=lang)
     session = peer.session
     session.player = terminal
     session.bot = False
