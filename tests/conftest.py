@@ -1,6 +1,10 @@
 """The whole suite reads English whatever the developer's locale (docs/i18n.md): the CLI takes
 its language from LANGUAGE/LC_ALL/LC_MESSAGES/LANG, and its subprocesses inherit them. Tests of
-other languages say so with ``--lang`` or an explicit environment."""
+other languages say so with ``--lang`` or an explicit environment.
+
+Hypothesis runs without its per-example deadline: speed is measured by the benchmarks in
+``scripts/``, never asserted by a test, and a deadline fails a property test on a busy machine
+for no fault of the code."""
 
 from __future__ import annotations
 
@@ -9,8 +13,12 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 os.environ["LANGUAGE"] = "en"
+
+settings.register_profile("canasta", deadline=None)
+settings.load_profile("canasta")
 
 
 @pytest.fixture
