@@ -35,7 +35,8 @@ name                kind   where, details
                            journal (``seat``)
 ``log.sync``        span   ``log.durable``: writing, flushing (with ``fsync``, syncing) a group of
                            records (``records``: how many; on the log's writer thread when the
-                           host syncs off its reactor thread)
+                           host syncs off its reactor thread: then the number of logs of one
+                           file system synced together)
 ==================  =====  ========================================================================
 
 :class:`Recorder` keeps the durations per name (tests, simple tools).

@@ -124,7 +124,7 @@ from canasta_net.net.host import ServiceEvents, TableConfig
 from canasta_net.net.peer import PeerSession
 from canasta_net.search import search_budget
 from canasta_net.table.host import HostTable
-from canasta_net.ui.app import bot_player, join_table, open_new_log, start_host
+from canasta_net.ui.app import LOG_SYNC_MODES, bot_player, join_table, open_new_log, start_host
 
 LOOPBACK = "127.0.0.1"
 GOAL_TABLES = 100
@@ -832,6 +832,7 @@ class PassConfig:
     bot: str
     host_bot: str  # the host's bots (``search:S`` searches in the host's worker pool)
     fsync: bool
+    log_sync: str  # how the host's logs reach the disk (``app.LOG_SYNC_MODES``)
     deadline: float  # time.perf_counter() value at which the pass is cut off
     bot_delay: float
     ramp: float
@@ -941,6 +942,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
                 events=host_events(table),
                 fsync=cfg.fsync,
                 timing=timing,
+                log_sync=cfg.log_sync,
             )
             host, _ = table.hosted.address
             assert host == LOOPBACK
@@ -1049,6 +1051,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
         }
     result: dict[str, Any] = {
         "fsync": cfg.fsync,
+        "log_sync": cfg.log_sync,
         "seats_run": "process" if cfg.seats_process else "in-process",
         "tables": cfg.tables,
         "remote_seats_per_table": cfg.remote_seats,
@@ -1256,6 +1259,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
                 bot=args.bot,
                 host_bot=args.host_bot or args.bot,
                 fsync=fsync,
+                log_sync=args.log_sync,
                 deadline=time.perf_counter() + left / (len(fsyncs) - number),  # a fair share
                 bot_delay=args.bot_delay,
                 ramp=args.ramp,
@@ -1342,6 +1346,15 @@ def main() -> int:
     )
     parser.add_argument(
         "--fsync", default="both", choices=["on", "off", "both"], help="the host logs' fsync"
+    )
+    parser.add_argument(
+        "--log-sync",
+        default="group",
+        choices=LOG_SYNC_MODES,
+        help="how the host's logs reach the disk: group (canasta host's: one writer thread with "
+        "group commit, the reactor syncing itself while syncs are fast), group-thread (always "
+        "on the thread), threads (a writer thread per log), reactor (each record synced on the "
+        "reactor's thread)",
     )
     where = parser.add_mutually_exclusive_group()
     where.add_argument(

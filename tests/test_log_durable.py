@@ -7,10 +7,12 @@ reports "through the reactor" is queued here and run on the test's thread.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 import pytest
@@ -20,7 +22,13 @@ from test_table_protocol import HOST, Harness, config, key_of
 from twisted.internet.task import Clock
 
 from canasta_net.log import LogWriter, LogWriterError, verify_log
-from canasta_net.log.durable import CoalescedCalls, LogSyncWorker, ThreadedDurability
+from canasta_net.log.durable import (
+    CoalescedCalls,
+    GroupCommit,
+    GroupDurability,
+    LogSyncWorker,
+    ThreadedDurability,
+)
 from canasta_net.net.host import HostFactory, TableService, reactor_reports, threaded_durability
 
 Call = tuple[Callable[..., object], tuple[Any, ...]]
@@ -158,7 +166,7 @@ class DrainingClock(Clock):
     def __init__(self) -> None:
         super().__init__()
         self.reactor = Reactor()
-        self.threads: list[ThreadedDurability] = []
+        self.threads: list[ThreadedDurability | GroupDurability] = []
         self.triggers: dict[int, Callable[[], object]] = {}  # "before shutdown"
 
     def addSystemEventTrigger(self, phase: str, event: str, f: Callable[[], object]) -> int:
@@ -387,3 +395,289 @@ def test_a_finished_table_is_no_longer_kept_by_the_reactor_shutdown_trigger() ->
     harness.run_to_end()
     assert harness.service.finished and harness.service.table is not None
     assert clock.triggers == {}
+
+
+# --------------------------------------------------------------------------- group commit
+
+
+class Disk:
+    """The group's sync calls, counted; each may be held (``gate``) or fail (``fail``)."""
+
+    def __init__(self) -> None:
+        self.syncfs_calls: list[int] = []
+        self.fsync_calls: list[int] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.entered = threading.Event()
+        self.fail_syncfs: OSError | None = None
+        self.fail_fsync: dict[int, OSError] = {}
+
+    def syncfs(self, fd: int) -> None:
+        self.entered.set()
+        assert self.gate.wait(10)
+        self.syncfs_calls.append(fd)
+        if self.fail_syncfs is not None:
+            raise self.fail_syncfs
+
+    def fsync(self, fd: int) -> None:
+        self.entered.set()
+        assert self.gate.wait(10)
+        self.fsync_calls.append(fd)
+        if fd in self.fail_fsync:
+            raise self.fail_fsync[fd]
+
+
+Opener = Callable[[str], BinaryIO]
+
+
+@pytest.fixture
+def opener(tmp_path: Path) -> Iterator[Opener]:
+    """Opens real files (a log on disk has a descriptor to sync) and closes them afterwards."""
+    with contextlib.ExitStack() as stack:
+        yield lambda name: cast(BinaryIO, stack.enter_context((tmp_path / name).open("w+b")))
+
+
+def group_logs(
+    opener: Opener, count: int, disk: Disk, reactor: Reactor
+) -> tuple[GroupCommit, list[GroupDurability], list[BinaryIO]]:
+    group = GroupCommit(
+        reactor.call_from_thread, syncfs=disk.syncfs, fsync=disk.fsync, inline_below=None
+    )
+    files = [opener(f"log{n}") for n in range(count)]
+    return group, [GroupDurability(f, group) for f in files], files
+
+
+def test_logs_of_many_tables_are_synced_together_with_one_syncfs(
+    tmp_path: Path, opener: Opener
+) -> None:
+    # a pass makes every log that moved meanwhile durable with ONE sync of their file system,
+    # reported to the reactor in one call; a record is written (visible in the file) at once
+    reactor, disk = Reactor(), Disk()
+    disk.gate.clear()
+    group, logs, files = group_logs(opener, 3, disk, reactor)
+    reached: list[tuple[int, int]] = []
+    for n, log in enumerate(logs):
+        log.on_durable = lambda position, n=n: reached.append((n, position))
+    logs[0].append(b"first", 1)
+    assert disk.entered.wait(10)  # the thread syncs log 0 alone, held
+    for n, log in enumerate(logs):  # meanwhile every table moves
+        log.append(b"r%d" % n, 2 if n == 0 else 1)
+    logs[2].append(b"again", 2)
+    assert [(tmp_path / f"log{n}").read_bytes() for n in range(3)] == [
+        b"firstr0",
+        b"r1",
+        b"r2again",
+    ]
+    assert [log.durable for log in logs] == [0, 0, 0]
+    disk.gate.set()
+    for log in logs:
+        log.close()
+    assert disk.fsync_calls == [files[0].fileno()]  # the lone log: its own fsync
+    assert len(disk.syncfs_calls) == 1  # then the three together: one syncfs
+    assert group.passes == 2
+    assert reactor.run_calls() == 2  # one report a pass
+    assert sorted(reached) == [(0, 1), (0, 2), (1, 1), (2, 2)]
+    assert [log.durable for log in logs] == [2, 1, 2]
+
+
+def test_a_failed_syncfs_falls_back_to_each_log_s_own_fsync(opener: Opener) -> None:
+    # the file system's sync failed (maybe another file's error): each log is synced alone and
+    # only the one whose own sync fails stops; the others are durable
+    reactor, disk = Reactor(), Disk()
+    disk.gate.clear()
+    _, logs, files = group_logs(opener, 3, disk, reactor)
+    disk.fail_syncfs = OSError(5, "Input/output error")
+    disk.fail_fsync[files[1].fileno()] = OSError(28, "No space left on device")
+    failures: list[str] = []
+    logs[1].on_failure = lambda error: failures.append(str(error))
+    for log in logs:
+        log.append(b"x", 1)
+    disk.gate.set()
+    for log in logs:
+        log.close()
+    reactor.run_calls()
+    assert len(disk.syncfs_calls) == 1 and len(disk.fsync_calls) == 3
+    assert failures == ["[Errno 28] No space left on device"]
+    assert [log.durable for log in logs] == [1, 0, 1]
+    with pytest.raises(OSError, match="an earlier write of the log failed"):
+        logs[1].append(b"y", 2)
+    logs[0].append(b"y", 2)  # the others go on
+    logs[0].close()
+    assert logs[0].durable == 2
+
+
+def test_without_syncfs_each_log_is_synced_alone(opener: Opener) -> None:
+    reactor, disk = Reactor(), Disk()
+    group = GroupCommit(reactor.call_from_thread, syncfs=None, fsync=disk.fsync, inline_below=None)
+    files = [opener(f"log{n}") for n in range(2)]
+    logs = [GroupDurability(f, group) for f in files]
+    disk.gate.clear()
+    logs[0].append(b"a", 1)
+    assert disk.entered.wait(10)
+    logs[0].append(b"b", 2)
+    logs[1].append(b"c", 1)
+    disk.gate.set()
+    for log in logs:
+        log.close()
+    reactor.run_calls()
+    assert sorted(disk.fsync_calls) == sorted([files[0].fileno()] * 2 + [files[1].fileno()])
+    assert [log.durable for log in logs] == [2, 1]
+
+
+def test_a_log_without_fsync_is_durable_once_written() -> None:
+    reactor, disk = Reactor(), Disk()
+    group = GroupCommit(
+        reactor.call_from_thread, syncfs=disk.syncfs, fsync=disk.fsync, inline_below=None
+    )
+    file = io.BytesIO()
+    log = GroupDurability(file, group)  # no descriptor: nothing to sync
+    log.append(b"a", 1)
+    assert log.durable == 1 and file.getvalue() == b"a"
+    assert not group.running and disk.fsync_calls == disk.syncfs_calls == []
+
+
+def test_a_write_that_fails_raises_at_once_and_refuses_later_records(opener: Opener) -> None:
+    reactor, disk = Reactor(), Disk()
+    group = GroupCommit(
+        reactor.call_from_thread, syncfs=disk.syncfs, fsync=disk.fsync, inline_below=None
+    )
+    file = opener("log")
+    log = GroupDurability(file, group)
+    file.close()
+    with pytest.raises(ValueError):
+        log.append(b"a", 1)
+    with pytest.raises(OSError, match="an earlier write of the log failed"):
+        log.append(b"b", 2)
+    assert log.durable == 0
+
+
+@pytest.mark.parametrize("inline", [False, True], ids=["on-the-thread", "inline"])
+def test_the_host_sends_a_record_only_once_the_group_synced_it(
+    opener: Opener, inline: bool
+) -> None:
+    # the network host with the group commit (what ``canasta host`` uses) on a real file
+    reactor, disk = Reactor(), Disk()
+    group = GroupCommit(
+        reactor.call_from_thread,
+        syncfs=disk.syncfs,
+        fsync=disk.fsync,
+        inline_below=0.001 if inline else None,
+    )
+    log_file = opener("host.log")
+    harness = Harness(config(players=3), log_file=log_file)
+    clock = DrainingClock()
+    clock.reactor = reactor
+    made: list[GroupDurability] = []
+
+    def durability(file: BinaryIO, position: int) -> GroupDurability:
+        made.append(GroupDurability(file, group, position=position))
+        clock.threads.append(made[-1])
+        return made[-1]
+
+    harness.clock = clock
+    harness.service = TableService(
+        harness.cfg,
+        HOST,
+        clock,
+        harness.log,
+        fsync=False,
+        random_bytes=harness.service.random_bytes,
+        table_id=harness.service.table_id,
+        durability=durability,
+    )
+    harness.factory = HostFactory(harness.service, key_of)
+    service = harness.service
+    sent_too_early: list[int] = []
+
+    def watch(message: dict[str, Any]) -> None:
+        if message["t"] == "record":
+            table = service.table
+            assert table is not None
+            if table.writer.durable <= message["seq"]:
+                sent_too_early.append(message["seq"])
+
+    a, b = harness.remote("a", connect=False), harness.remote("b", connect=False)
+    a.watch = b.watch = watch
+    a.connect()
+    b.connect()
+    harness.run_to_end()
+    assert sent_too_early == [] and made
+    records = harness.table.writer.next_seq
+    assert [m["seq"] for m in a.received if m["t"] == "record"] == list(range(records))
+    assert 0 < len(disk.fsync_calls) + len(disk.syncfs_calls) <= records
+    # inline: most syncs (a loaded machine may measure one slow and use the thread a while)
+    assert (group.inline_syncs > 0) == inline
+    assert inline or group.passes > 0
+    harness.log.seek(0)
+    assert verify_log(harness.log).records == records
+
+
+class SlowClock:
+    """``perf_counter`` for a group: each sync of the fake disk takes ``sync_seconds``."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sync_seconds = 0.0001
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_fast_disk_is_synced_inline_and_a_slow_one_on_the_thread(opener: Opener) -> None:
+    reactor, disk, clock = Reactor(), Disk(), SlowClock()
+
+    def fsync(fd: int) -> None:
+        disk.fsync(fd)
+        clock.now += clock.sync_seconds
+
+    group = GroupCommit(
+        reactor.call_from_thread, syncfs=disk.syncfs, fsync=fsync, clock=clock, inline_below=0.001
+    )
+    log = GroupDurability(opener("log"), group)
+    for position in range(1, 4):  # a fast disk: durable when append returns, no thread
+        log.append(b"x", position)
+        assert log.durable == position
+    assert group.inline_syncs == 3 and not group.running
+    clock.sync_seconds = 0.005  # the disk slows down: after a few syncs, the thread takes over
+    position = 3
+    while group.inline:
+        position += 1
+        log.append(b"y", position)
+        assert log.durable == position
+    assert 4 <= position <= 6
+    position += 1
+    log.append(b"z", position)
+    assert log.durable == position - 1  # on its way: the reactor did not wait
+    log.close()
+    reactor.run_calls()
+    assert log.durable == position and group.passes == 1
+    clock.sync_seconds = 0.0001  # fast again: measured on the thread, then inline again
+    while not group.inline:
+        position += 1
+        log.append(b"w", position)
+        log.close()
+        reactor.run_calls()
+    position += 1
+    log.append(b"v", position)
+    assert log.durable == position
+
+
+def test_a_log_with_records_on_the_thread_s_way_is_not_synced_inline(opener: Opener) -> None:
+    # an inline sync would make the later record durable while the host's outbox still waits for
+    # the thread's report of the earlier one: such a log keeps going through the thread
+    reactor, disk = Reactor(), Disk()
+    group = GroupCommit(reactor.call_from_thread, syncfs=disk.syncfs, fsync=disk.fsync)
+    log = GroupDurability(opener("log"), group)
+    group.inline = False
+    disk.gate.clear()
+    log.append(b"a", 1)
+    assert disk.entered.wait(10)
+    group.inline = True  # the disk got fast meanwhile
+    log.append(b"b", 2)
+    assert log.durable == 0 and group.inline_syncs == 0
+    disk.gate.set()
+    log.close()
+    reactor.run_calls()
+    assert log.durable == 2 and group.inline_syncs == 0
+    log.append(b"c", 3)  # nothing on its way any more: inline
+    assert log.durable == 3 and group.inline_syncs == 1

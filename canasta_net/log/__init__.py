@@ -16,8 +16,8 @@ against their hashes, author-signed actions (``act``/``asig``) and checkpoint si
 - :mod:`~canasta_net.log.verify`: the chain and the signatures, record by record.
 - :mod:`~canasta_net.log.redact`: a seat's copy of a record, and a watcher's.
 - :mod:`~canasta_net.log.writer`: the host's writer and the opening of a log file; with
-  :mod:`~canasta_net.log.durable` (records written and synced at once, or on a writer thread in
-  groups) the only modules that open, write or sync files.
+  :mod:`~canasta_net.log.durable` (records written and synced at once, or synced by a writer
+  thread in groups) the only modules that open, write or sync files.
 """
 
 from __future__ import annotations

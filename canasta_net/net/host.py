@@ -3,10 +3,10 @@
 ``TableService`` owns the lobby and, once every seat is taken, the authoritative
 :class:`~canasta_net.table.host.HostTable`. Everything the table writes is on disk before this
 module sends it. The table's writer builds and signs records at once; their bytes reach the disk
-through the writer's durability (``log.durable``: on a writer thread with group commit for
-:func:`~canasta_net.ui.app.start_host`, at once by default). Everything the table would send
-after a record (the records, the views, a reconnecting seat's resync, the next prompts) waits in
-an outbox until the log is on disk up to that record. Each seat gets its own redacted copy of
+through the writer's durability (``log.durable``: one writer thread with group commit across
+the tables for :func:`~canasta_net.ui.app.start_host`, at once by default). Everything the table
+would send after a record (the records, the views, a reconnecting seat's resync, the next
+prompts) waits in an outbox until the log is on disk up to that record. Each seat gets its own redacted copy of
 every record, its own view, and a prompt when the table waits for it.
 
 Seat 0 is always the host's own identity (the host's player, or a bot signing with the host key).
@@ -41,7 +41,13 @@ from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat, redact_public
 from ..log import records as R
-from ..log.durable import CoalescedCalls, ThreadedDurability
+from ..log.durable import (
+    INLINE_SYNC_SECONDS,
+    CoalescedCalls,
+    GroupCommit,
+    GroupDurability,
+    ThreadedDurability,
+)
 from ..search import SearchBot
 from ..selfplay import choose_for
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
@@ -138,11 +144,12 @@ class Slot:
 GIL_SWITCH_SECONDS = 0.001
 
 # Makes the durability of a table's log from the log file and the number of records already on
-# disk (``ThreadedDurability``: its reports come back through the reactor).
-DurabilityFactory = Callable[[BinaryIO, int], ThreadedDurability]
+# disk (its reports come back through the reactor).
+DurabilityFactory = Callable[[BinaryIO, int], ThreadedDurability | GroupDurability]
 
 
 _reactor_reports: dict[int, tuple[Any, CoalescedCalls]] = {}
+_reactor_groups: dict[tuple[int, int, float | None], tuple[Any, GroupCommit]] = {}
 
 
 def reactor_reports(reactor: Any) -> CoalescedCalls:
@@ -151,6 +158,34 @@ def reactor_reports(reactor: Any) -> CoalescedCalls:
     if key not in _reactor_reports or _reactor_reports[key][0] is not reactor:
         _reactor_reports[key] = (reactor, CoalescedCalls(reactor.callFromThread))
     return _reactor_reports[key][1]
+
+
+def group_durability(
+    reactor: Any,
+    *,
+    fsync: bool = True,
+    timing: Timing = NO_TIMING,
+    inline_below: float | None = INLINE_SYNC_SECONDS,
+) -> DurabilityFactory:
+    """Every table's log on ``reactor`` written on the reactor's thread and synced by ONE
+    writer thread with group commit across the tables (``GroupCommit``: one ``syncfs`` a pass
+    for the logs on one file system), or by the reactor's thread itself while a sync takes less
+    than ``inline_below`` seconds. What ``canasta host`` uses. One group per reactor (and
+    ``timing`` and ``inline_below``: a benchmark's passes each have their own). The process's
+    switch interval is lowered as for ``threaded_durability`` (the thread takes the interpreter
+    lock after each sync, to report)."""
+    if sys.getswitchinterval() > GIL_SWITCH_SECONDS:
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
+    key = (id(reactor), id(timing), inline_below)
+    if key not in _reactor_groups or _reactor_groups[key][0] is not reactor:
+        group = GroupCommit(reactor_reports(reactor), timing=timing, inline_below=inline_below)
+        _reactor_groups[key] = (reactor, group)
+    group = _reactor_groups[key][1]
+
+    def make(file: BinaryIO, position: int) -> GroupDurability:
+        return GroupDurability(file, group, fsync=fsync, position=position)
+
+    return make
 
 
 def threaded_durability(
@@ -251,7 +286,7 @@ class TableService:
         self._watchers_seen = itertools.count(1)  # numbers the names of unnamed watchers
         # what waits for the log to be on disk: (records it needs there, what to do then)
         self._durability = durability
-        self._log_thread: ThreadedDurability | None = None
+        self._log_thread: ThreadedDurability | GroupDurability | None = None
         self._shutdown_trigger: Any = None
         self._outbox: deque[tuple[int, Callable[[], None]]] = deque()
         self._setup_slots()
@@ -1446,5 +1481,6 @@ __all__ = [
     "TablePassword",
     "TableService",
     "derived_identity",
+    "group_durability",
     "threaded_durability",
 ]

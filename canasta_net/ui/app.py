@@ -17,12 +17,15 @@ from twisted.logger import Logger
 
 from ..identity import Identity
 from ..log import open_log_for_writing
+from ..log.durable import INLINE_SYNC_SECONDS
 from ..net.host import (
+    DurabilityFactory,
     HostConnection,
     HostFactory,
     ServiceEvents,
     TableConfig,
     TableService,
+    group_durability,
     threaded_durability,
 )
 from ..net.peer import HostSession, PeerSession, Player, SeatClient, connect_with_retry
@@ -39,6 +42,27 @@ def default_log_path(kind: str, name: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:40]
     return Path(base) / "canasta-net" / "games" / f"{stamp}-{safe}-{kind}.cnlog"
+
+
+# How a host's logs reach the disk (``start_host(log_sync=...)``; ``scripts/bench_table.py
+# --log-sync`` compares them): "group" (the default: one writer thread with group commit for
+# every table, the reactor's thread syncing itself while syncs are fast), "group-thread" (the
+# same, always on the thread), "threads" (a writer thread per table's log), "reactor" (every
+# record synced on the reactor's thread).
+LOG_SYNC_MODES = ("group", "group-thread", "threads", "reactor")
+
+
+def log_durability(
+    reactor: Any, mode: str, *, fsync: bool, timing: Timing
+) -> DurabilityFactory | None:
+    if mode == "reactor":
+        return None
+    if mode == "threads":
+        return threaded_durability(reactor, fsync=fsync, timing=timing)
+    if mode in ("group", "group-thread"):
+        inline = INLINE_SYNC_SECONDS if mode == "group" else None
+        return group_durability(reactor, fsync=fsync, timing=timing, inline_below=inline)
+    raise ValueError(f"unknown log sync mode {mode!r} (one of {', '.join(LOG_SYNC_MODES)})")
 
 
 def open_new_log(path: Path) -> BinaryIO:
@@ -122,9 +146,12 @@ async def start_host(
     events: ServiceEvents | None = None,
     fsync: bool = True,
     timing: Timing = NO_TIMING,
+    log_sync: str = "group",
 ) -> HostedTable:
     """Open (or resume) the log, then listen with TLS on ``bind:port``. ``timing`` is told of
-    the host's steps (``canasta_net.timing``)."""
+    the host's steps (``canasta_net.timing``); ``log_sync``: how the log reaches the disk
+    (``LOG_SYNC_MODES``)."""
+    durability = log_durability(reactor, log_sync, fsync=fsync, timing=timing)
     table: HostTable | None = None
     if resume:
         log_file = open_log_for_writing(log_path, resume=True)
@@ -143,8 +170,7 @@ async def start_host(
         fsync=fsync,
         events=events,
         timing=timing,
-        # the log synced on a writer thread, in groups: the reactor never waits for the disk
-        durability=threaded_durability(reactor, fsync=fsync, timing=timing),
+        durability=durability,
     )
     endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
     try:
