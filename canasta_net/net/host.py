@@ -6,8 +6,8 @@ module sends it. The table's writer builds and signs records at once; their byte
 through the writer's durability (``log.durable``: one writer thread with group commit across
 the tables for :func:`~canasta_net.ui.app.start_host`, at once by default). Everything the table
 would send after a record (the records, the views, a reconnecting seat's resync, the next
-prompts) waits in an outbox until the log is on disk up to that record. Each seat gets its own redacted copy of
-every record, its own view, and a prompt when the table waits for it.
+prompts) waits in an outbox until the log is on disk up to that record. Each seat gets its own
+redacted copy of every record, its own view, and a prompt when the table waits for it.
 
 Seat 0 is always the host's own identity (the host's player, or a bot signing with the host key).
 Bots sign with keys derived from the host's key, so a resumed host can sign for them again.
