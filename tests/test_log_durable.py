@@ -166,7 +166,7 @@ class DrainingClock(Clock):
     def __init__(self) -> None:
         super().__init__()
         self.reactor = Reactor()
-        self.threads: list[ThreadedDurability | GroupDurability] = []
+        self.threads: list[ThreadedDurability | GroupDurability] = []  # drained each step
         self.triggers: dict[int, Callable[[], object]] = {}  # "before shutdown"
 
     def addSystemEventTrigger(self, phase: str, event: str, f: Callable[[], object]) -> int:
@@ -190,12 +190,19 @@ class DrainingClock(Clock):
             super().advance(0)
 
 
-def threaded_harness(sync: Callable[[BinaryIO], None]) -> tuple[Harness, DrainingClock]:
-    harness = Harness(config(players=3))
+HostDurability = ThreadedDurability | GroupDurability
+
+
+def host_harness(
+    make: Callable[[BinaryIO, int, DrainingClock], HostDurability],
+    log_file: BinaryIO | None = None,
+) -> tuple[Harness, DrainingClock]:
+    """A network host whose table's log reaches the disk through ``make``'s durability."""
+    harness = Harness(config(players=3), log_file=log_file)
     clock = DrainingClock()
 
-    def durability(file: BinaryIO, position: int) -> ThreadedDurability:
-        made = ThreadedDurability(file, clock.callFromThread, position=position, sync=sync)
+    def durability(file: BinaryIO, position: int) -> HostDurability:
+        made = make(file, position, clock)
         clock.threads.append(made)
         return made
 
@@ -214,13 +221,17 @@ def threaded_harness(sync: Callable[[BinaryIO], None]) -> tuple[Harness, Drainin
     return harness, clock
 
 
-def test_the_host_sends_a_record_only_once_it_is_on_disk() -> None:
-    syncs = [0]
+def threaded_harness(sync: Callable[[BinaryIO], None]) -> tuple[Harness, DrainingClock]:
+    return host_harness(
+        lambda file, position, clock: ThreadedDurability(
+            file, clock.callFromThread, position=position, sync=sync
+        )
+    )
 
-    def sync(file: BinaryIO) -> None:
-        syncs[0] += 1
 
-    harness, _ = threaded_harness(sync)
+def play_checking_nothing_is_sent_before_it_is_on_disk(harness: Harness) -> int:
+    """Play the match to its end; every record a seat got was on disk when sent. The number of
+    records, each received in order and in the (valid) log."""
     service = harness.service
     sent_too_early: list[int] = []
 
@@ -239,9 +250,20 @@ def test_the_host_sends_a_record_only_once_it_is_on_disk() -> None:
     assert sent_too_early == []
     records = harness.table.writer.next_seq
     assert [m["seq"] for m in a.received if m["t"] == "record"] == list(range(records))
-    assert 0 < syncs[0] <= records
     harness.log.seek(0)
     assert verify_log(harness.log).records == records
+    return records
+
+
+def test_the_host_sends_a_record_only_once_it_is_on_disk() -> None:
+    syncs = [0]
+
+    def sync(file: BinaryIO) -> None:
+        syncs[0] += 1
+
+    harness, _ = threaded_harness(sync)
+    records = play_checking_nothing_is_sent_before_it_is_on_disk(harness)
+    assert 0 < syncs[0] <= records
 
 
 def test_a_log_that_cannot_be_written_stops_the_table_before_the_record_goes_out() -> None:
@@ -563,53 +585,16 @@ def test_the_host_sends_a_record_only_once_the_group_synced_it(
         fsync=disk.fsync,
         inline_below=0.001 if inline else None,
     )
-    log_file = opener("host.log")
-    harness = Harness(config(players=3), log_file=log_file)
-    clock = DrainingClock()
-    clock.reactor = reactor
-    made: list[GroupDurability] = []
-
-    def durability(file: BinaryIO, position: int) -> GroupDurability:
-        made.append(GroupDurability(file, group, position=position))
-        clock.threads.append(made[-1])
-        return made[-1]
-
-    harness.clock = clock
-    harness.service = TableService(
-        harness.cfg,
-        HOST,
-        clock,
-        harness.log,
-        fsync=False,
-        random_bytes=harness.service.random_bytes,
-        table_id=harness.service.table_id,
-        durability=durability,
+    harness, clock = host_harness(
+        lambda file, position, clock: GroupDurability(file, group, position=position),
+        log_file=opener("host.log"),
     )
-    harness.factory = HostFactory(harness.service, key_of)
-    service = harness.service
-    sent_too_early: list[int] = []
-
-    def watch(message: dict[str, Any]) -> None:
-        if message["t"] == "record":
-            table = service.table
-            assert table is not None
-            if table.writer.durable <= message["seq"]:
-                sent_too_early.append(message["seq"])
-
-    a, b = harness.remote("a", connect=False), harness.remote("b", connect=False)
-    a.watch = b.watch = watch
-    a.connect()
-    b.connect()
-    harness.run_to_end()
-    assert sent_too_early == [] and made
-    records = harness.table.writer.next_seq
-    assert [m["seq"] for m in a.received if m["t"] == "record"] == list(range(records))
+    clock.reactor = reactor  # the group reports through the test's reactor
+    records = play_checking_nothing_is_sent_before_it_is_on_disk(harness)
     assert 0 < len(disk.fsync_calls) + len(disk.syncfs_calls) <= records
     # inline: most syncs (a loaded machine may measure one slow and use the thread a while)
     assert (group.inline_syncs > 0) == inline
     assert inline or group.passes > 0
-    harness.log.seek(0)
-    assert verify_log(harness.log).records == records
 
 
 class SlowClock:

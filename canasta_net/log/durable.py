@@ -42,6 +42,7 @@ __all__ = [
     "GroupCommit",
     "GroupDurability",
     "LogSyncWorker",
+    "ReportedDurability",
     "SyncDurability",
     "ThreadedDurability",
     "flush_and_sync",
@@ -155,6 +156,36 @@ class CoalescedCalls:
             function(*args)
 
 
+class ReportedDurability:
+    """What the durabilities synced on another thread share: ``durable`` and ``failure`` as
+    known on the owner's thread, and the callbacks a pass's report calls there."""
+
+    def __init__(self, position: int) -> None:
+        self._durable = position  # read and written on the owner's thread only
+        self._failure: BaseException | None = None
+        self.on_durable: Callable[[int], None] | None = None
+        self.on_failure: Callable[[BaseException], None] | None = None
+
+    @property
+    def durable(self) -> int:
+        return self._durable
+
+    @property
+    def failure(self) -> BaseException | None:
+        return self._failure
+
+    def _reached(self, position: int) -> None:
+        if position > self._durable:
+            self._durable = position
+        if self.on_durable is not None:
+            self.on_durable(position)
+
+    def _failed(self, error: BaseException) -> None:
+        self._failure = error
+        if self.on_failure is not None:
+            self.on_failure(error)
+
+
 class LogSyncWorker:
     """A writer thread that serves many logs (one per table), so that a host with a hundred
     tables runs a few writer threads, not a hundred contending for the interpreter.
@@ -225,7 +256,7 @@ def _deliver(reports: list[tuple[ThreadedDurability, int | BaseException]]) -> N
             durability._reached(outcome)
 
 
-class ThreadedDurability:
+class ThreadedDurability(ReportedDurability):
     """A log written on a writer thread with group commit (see the module's docstring).
 
     ``call_from_thread`` runs a callable on the owner's thread (``reactor.callFromThread``);
@@ -252,24 +283,13 @@ class ThreadedDurability:
         self._timing = timing
         self._private = worker is None
         self._worker = worker or LogSyncWorker(call_from_thread, name=name)
-        self._durable = position  # read and written on the owner's thread only
-        self._failure: BaseException | None = None
+        super().__init__(position)
         self._lock = threading.Lock()
         self._drained = threading.Condition(self._lock)
         self._queue: list[tuple[bytes, int]] = []  # under _lock
         self._writing = False  # under _lock: the worker holds a group of this log
         self._dead = False  # under _lock: a write failed, nothing more is written
         self._synced = position  # under _lock: what the worker has synced
-        self.on_durable: Callable[[int], None] | None = None
-        self.on_failure: Callable[[BaseException], None] | None = None
-
-    @property
-    def durable(self) -> int:
-        return self._durable
-
-    @property
-    def failure(self) -> BaseException | None:
-        return self._failure
 
     @property
     def running(self) -> bool:
@@ -320,17 +340,6 @@ class ThreadedDurability:
             if not self._queue:
                 self._drained.notify_all()
         return self, group[-1][1]
-
-    def _reached(self, position: int) -> None:
-        if position > self._durable:
-            self._durable = position
-        if self.on_durable is not None:
-            self.on_durable(position)
-
-    def _failed(self, error: BaseException) -> None:
-        self._failure = error
-        if self.on_failure is not None:
-            self.on_failure(error)
 
 
 # -------------------------------------------------------------------------- group commit
@@ -510,7 +519,7 @@ def _deliver_group(reports: list[tuple[GroupDurability, int | BaseException]]) -
             durability._reached(outcome)
 
 
-class GroupDurability:
+class GroupDurability(ReportedDurability):
     """A log written on its owner's thread and synced by a :class:`GroupCommit` shared with the
     host's other logs. ``append`` writes and flushes the record into the operating system's
     cache at once (a failed write raises here, as with :class:`SyncDurability`) and returns; the
@@ -534,23 +543,12 @@ class GroupDurability:
             self.device: int | None = os.fstat(self.fd).st_dev
         except (AttributeError, OSError, ValueError):  # an in-memory file: nothing to sync
             self.fd, self.device = None, None
-        self._durable = position  # read and written on the owner's thread only
+        super().__init__(position)
         self._written = position  # the owner's thread: what has been handed to the file
-        self._failure: BaseException | None = None
         self._lock = threading.Lock()
         self._drained = threading.Condition(self._lock)
         self._synced = position  # under _lock: what the group's thread has synced
         self._dead = False  # under _lock: a sync failed
-        self.on_durable: Callable[[int], None] | None = None
-        self.on_failure: Callable[[BaseException], None] | None = None
-
-    @property
-    def durable(self) -> int:
-        return self._durable
-
-    @property
-    def failure(self) -> BaseException | None:
-        return self._failure
 
     def append(self, data: bytes, position: int) -> None:
         if self._failure is not None:
@@ -602,14 +600,3 @@ class GroupDurability:
             else:
                 self._synced = max(self._synced, outcome)
             self._drained.notify_all()
-
-    def _reached(self, position: int) -> None:
-        if position > self._durable:
-            self._durable = position
-        if self.on_durable is not None:
-            self.on_durable(position)
-
-    def _failed(self, error: BaseException) -> None:
-        self._failure = error
-        if self.on_failure is not None:
-            self.on_failure(error)
