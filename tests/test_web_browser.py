@@ -366,8 +366,8 @@ def play_any_move(page: Any) -> str:
     return contracts[0]
 
 
-@pytest.mark.parametrize("variant", ["may-i", "samba-2p"])
-def test_a_deal_of_may_i_and_a_hand_of_samba_played_by_clicks(
+@pytest.mark.parametrize("variant", ["may-i", "samba-2p", "vienna", "bolivia", "classic-3p"])
+def test_a_hand_of_each_other_variant_played_by_clicks(
     chromium_browser: Any, tmp_path: Path, variant: str
 ) -> None:
     play = PlayProcess(tmp_path, "--variant", variant, "--hands", "1", "--delay", "0")
