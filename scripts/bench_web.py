@@ -241,6 +241,11 @@ def measure(
                 "render_between_ms",
             )
         },
+        # each click as measured, in order: its whole time and its page's legs (the tail's causes)
+        "per_click_ms": [
+            {"ms": round(ms, 2), **{k: v if v is None else round(v, 2) for k, v in p.items()}}
+            for ms, p in zip(samples, parts, strict=False)
+        ],
         # the server's legs of each move (scripts/timed_play.py), its own clock
         "server_ms": server,
         "load_average": [[round(x, 2) for x in load] for load in loads],

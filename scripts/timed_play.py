@@ -3,9 +3,10 @@
     python scripts/timed_play.py OUT.json play --ui web ...
 
 runs the ``canasta`` command given after ``OUT.json`` with a timeline of the server side's steps
-(``canasta_net.timing``'s spans and marks of the host and the seat, plus the page server's
-``/act`` POSTs and snapshot pushes, on ``time.perf_counter``), written to ``OUT.json`` when the
-process ends. A step costs the timeline a tuple appended to a list: a few microseconds.
+(``canasta_net.timing``'s spans and marks of the host and the seat, plus the page server's moves
+(by the page's socket or ``POST /act``) and snapshot pushes, on ``time.perf_counter``), written
+to ``OUT.json`` when the process ends. A step costs the timeline a tuple appended to a list: a
+few microseconds.
 
 Each entry is ``[name, start, end or null, details]``; ``summarize`` turns a timeline into the
 legs of each move the page posted.
@@ -81,6 +82,15 @@ def install(timeline: Timeline) -> None:
         finally:
             timeline.entries.append(("page.post", start, clock(), {"path": path}))
 
+    by_socket = server.PageServer._act_by_socket
+
+    def timed_act_by_socket(self: Any, text: str) -> str | None:
+        start = clock()
+        try:
+            return by_socket(self, text)
+        finally:  # a move by the page's socket: timed as a POST /act was
+            timeline.entries.append(("page.post", start, clock(), {"path": "/act"}))
+
     push = server.PageServer._push
 
     def timed_push(self: Any) -> None:
@@ -92,6 +102,7 @@ def install(timeline: Timeline) -> None:
             timeline.entries.append(("page.push", start, clock(), {"hand": hand}))
 
     server.PageResource._post = timed_post  # type: ignore[method-assign]
+    server.PageServer._act_by_socket = timed_act_by_socket  # type: ignore[method-assign]
     server.PageServer._push = timed_push  # type: ignore[method-assign]
 
 

@@ -235,6 +235,33 @@
     }
   }
 
+  // The moves go over one WebSocket (GET /ws), opened once: a fetch per move cost the browser
+  // several milliseconds of request setup each time (docs/web-client.md). A move refused at once
+  // is answered on it; an accepted one is not (the next snapshot shows it). While the socket is
+  // down (it reopens after a second), a move goes by POST /act.
+  const moves = { socket: null };
+  function openMoveSocket() {
+    if (page.closed) return;
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    let socket = null;
+    try { socket = new WebSocket(scheme + location.host + "/ws"); } catch (e) { return; }
+    socket.addEventListener("message", function (e) {
+      let answer = null;
+      try { answer = JSON.parse(e.data); } catch (err) { return; }
+      if (!answer || answer.ok !== false) return;
+      page.localError = { tried: answer.tried || document.body.dataset.sent || "",
+        message: String(answer.error) };
+      endSending();
+      render();
+    });
+    socket.addEventListener("close", function () {
+      if (moves.socket === socket) moves.socket = null;
+      const over = page.snap && (page.snap.finished || page.snap.match_end);
+      if (!page.closed && !over) setTimeout(openMoveSocket, 1000);
+    });
+    moves.socket = socket;
+  }
+
   // The move goes to the seat; until the next snapshot the buttons are greyed (a class, not a
   // redraw: the server holds its "move sent" snapshot a moment, since the table's answer comes
   // first on a quick table, and the page's main thread is left free for that answer).
@@ -245,6 +272,11 @@
     page.sending = true;
     document.body.dataset.sent = text;
     $("me").classList.add("sending");
+    const socket = moves.socket;
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ action: text }));
+      return;
+    }
     const answer = await post("/act", { action: text });
     if (!answer.ok) {
       page.localError = { tried: text, message: answer.error };
@@ -1384,6 +1416,7 @@
   }
 
   function connect() {
+    openMoveSocket();
     const status = $("connection");
     const source = new EventSource("/events");
     source.addEventListener("snapshot", function (e) {
