@@ -508,42 +508,71 @@
     } else if (isMayI(snap)) line.appendChild(el("span", "score target", _("lowest total wins")));
   }
 
+  // Each seat's box is kept from one snapshot to the next and redrawn only when what it shows
+  // changed (a move changes one or two seats: the mover's cards, whose turn it is).
+  const seatKeys = [];
   function renderSeats(snap) {
-    const row = clear($("seats"));
+    const row = $("seats");
     const moved = snap.last_move ? snap.last_move.seat : null;
     const state = snap.state || {};
-    (snap.seats || []).forEach(function (s) {
-      const box = el("div", "seat");
-      box.dataset.seat = String(s.seat);
-      if (s.you) box.classList.add("you");
-      if (s.to_move) box.classList.add("to-move");
-      if (s.seat === moved) box.classList.add("moved");
-      if (s.left || !s.connected) box.classList.add("gone");
-      if (s.taken === false) box.classList.add("open");
-      box.appendChild(el("div", "name", s.name + (s.you && s.name !== "you" ? " " + _("(you)") : "")));
-      const info = [];
-      if (s.taken === false) info.push(_("waiting for a player"));
-      if (s.bot) info.push(_("bot"));
-      if (s.team !== null && s.team !== undefined && !isMayI(snap)) {
-        info.push(f(_("team {team}"), { team: s.team }));
+    const seats = snap.seats || [];
+    seats.forEach(function (s, i) {
+      const key = JSON.stringify([catalog.lang, snap.game, s, s.seat === moved,
+        state.down ? state.down[s.seat] : null, state.buys ? state.buys[s.seat] : null,
+        state.buy_limit]);
+      let box = row.children[i];
+      if (box && seatKeys[i] === key) return;
+      seatKeys[i] = key;
+      if (!box) {
+        box = el("div", "seat");
+        row.appendChild(box);
       }
-      if (s.cards !== null && s.cards !== undefined) info.push(f(_("cards: {n}"), { n: s.cards }));
-      if (s.dealer) info.push(_("dealer"));
-      if (isMayI(snap) && state.down) info.push(state.down[s.seat] ? _("down") : _("not down"));
-      if (isMayI(snap) && state.buys) {
-        info.push(f(_("buys {bought}/{limit}"), { bought: state.buys[s.seat], limit: state.buy_limit }));
-      }
-      if (s.to_move) info.push(_("to move"));
-      if (s.left) info.push(f(_("left: {reason}"), { reason: s.left }));
-      else if (!s.connected && s.taken !== false) info.push(_("disconnected"));
-      box.appendChild(el("div", "info", info.join(" \u00b7 ")));
-      if (!s.you && s.cards) {
-        const backs = el("span", "backs");
-        for (let i = 0; i < Math.min(s.cards, 22); i++) backs.appendChild(el("span", "card back"));
-        box.appendChild(backs);
-      }
-      row.appendChild(box);
+      drawSeat(snap, s, box, moved, state);
     });
+    while (row.children.length > seats.length) row.lastElementChild.remove();
+    seatKeys.length = seats.length;
+  }
+  function drawSeat(snap, s, box, moved, state) {
+    box.dataset.seat = String(s.seat);
+    box.classList.toggle("you", Boolean(s.you));
+    box.classList.toggle("to-move", Boolean(s.to_move));
+    box.classList.toggle("moved", s.seat === moved);
+    box.classList.toggle("gone", Boolean(s.left || !s.connected));
+    box.classList.toggle("open", s.taken === false);
+    setText(part(box, "name", "div"), s.name + (s.you && s.name !== "you" ? " " + _("(you)") : ""));
+    const info = [];
+    if (s.taken === false) info.push(_("waiting for a player"));
+    if (s.bot) info.push(_("bot"));
+    if (s.team !== null && s.team !== undefined && !isMayI(snap)) {
+      info.push(f(_("team {team}"), { team: s.team }));
+    }
+    if (s.cards !== null && s.cards !== undefined) info.push(f(_("cards: {n}"), { n: s.cards }));
+    if (s.dealer) info.push(_("dealer"));
+    if (isMayI(snap) && state.down) info.push(state.down[s.seat] ? _("down") : _("not down"));
+    if (isMayI(snap) && state.buys) {
+      info.push(f(_("buys {bought}/{limit}"), { bought: state.buys[s.seat], limit: state.buy_limit }));
+    }
+    if (s.to_move) info.push(_("to move"));
+    if (s.left) info.push(f(_("left: {reason}"), { reason: s.left }));
+    else if (!s.connected && s.taken !== false) info.push(_("disconnected"));
+    setText(part(box, "info", "div"), info.join(" \u00b7 "));
+    // the cards in hand as backs (at most 22), added or taken off one by one
+    const count = !s.you && s.cards ? Math.min(s.cards, 22) : 0;
+    let backs = box.querySelector(":scope > .backs");
+    if (!count) {
+      if (backs) backs.remove();
+      return;
+    }
+    if (!backs) backs = part(box, "backs", "span");
+    while (backs.children.length < count) backs.appendChild(el("span", "card back"));
+    while (backs.children.length > count) backs.lastElementChild.remove();
+  }
+  // the child of ``box`` with class ``cls`` (made, last, when there is none)
+  function part(box, cls, tag) {
+    return box.querySelector(":scope > ." + cls) || box.appendChild(el(tag, cls));
+  }
+  function setText(node, text) {
+    if (node.textContent !== text) node.textContent = text;
   }
 
   function renderPile(snap) {
@@ -918,36 +947,70 @@
     });
   }
 
+  // The hand is updated in place: a card still in it keeps its node (by its text and which copy
+  // of it it is), a group its box, and only what changed is touched (a class, a title, a node in
+  // or out). Rebuilt, every card's node had its style and layout worked out anew in the frame
+  // after each move; kept, the selection's lift also animates as the style sheet says.
+  const handNodes = { lang: null, cards: new Map(), groups: new Map() };
   function renderHand(snap) {
-    const box = clear($("hand"));
+    const box = $("hand");
+    if (handNodes.lang !== catalog.lang) { // the cards' faces are in the reader's notation
+      clear(box);
+      handNodes.lang = catalog.lang;
+      handNodes.cards = new Map();
+      handNodes.groups = new Map();
+    }
     const staged = stagedIndices();
     const suggested = suggestedIndices(snap);
-    let group = null;
-    let groupKey = null;
-    (snap.hand || []).forEach(function (h, i) {
-      if (group === null || h.group !== groupKey) {
-        group = el("div", "group");
-        group.dataset.group = h.group;
-        groupKey = h.group;
-        box.appendChild(group);
+    const hand = snap.hand || [];
+    const cards = new Map();
+    const groups = new Map();
+    const copies = {};
+    const order = []; // [group box, [card nodes]]
+    hand.forEach(function (h, i) {
+      let group = groups.get(h.group);
+      if (!group) {
+        group = handNodes.groups.get(h.group);
+        if (!group) {
+          group = el("div", "group");
+          group.dataset.group = h.group;
+        }
+        groups.set(h.group, group);
+        order.push([group, []]);
       }
-      const node = cardNode(h.card, { big: true });
-      node.dataset.index = String(i);
-      if (h.new) {
-        node.classList.add("new");
-        node.title = f(_("{card} (just drawn)"), { card: cardLabel(h.card) });
-      } else if (h.received) {
-        node.classList.add("new");
-        node.title = f(_("{card} (received)"), { card: cardLabel(h.card) });
+      copies[h.card] = (copies[h.card] || 0) + 1;
+      const key = h.card + "/" + copies[h.card];
+      let node = handNodes.cards.get(key);
+      if (!node) {
+        node = cardNode(h.card, { big: true });
+        node.title = cardLabel(h.card);
       }
-      if (page.selected.has(i)) node.classList.add("selected");
-      if (staged.has(i)) node.classList.add("staged");
-      if (suggested.has(i)) node.classList.add("suggested");
-      if (i === page.cursor && box.dataset.keys === "on") node.classList.add("cursor");
-      node.addEventListener("click", function () { toggle(i); });
-      group.appendChild(node);
+      cards.set(key, node);
+      order[order.length - 1][1].push(node);
+      const index = String(i);
+      if (node.dataset.index !== index) node.dataset.index = index;
+      const title = h.new ? f(_("{card} (just drawn)"), { card: cardLabel(h.card) })
+        : h.received ? f(_("{card} (received)"), { card: cardLabel(h.card) }) : cardLabel(h.card);
+      if (node.title !== title) node.title = title;
+      node.classList.toggle("new", Boolean(h.new || h.received));
+      node.classList.toggle("selected", page.selected.has(i));
+      node.classList.toggle("staged", staged.has(i));
+      node.classList.toggle("suggested", suggested.has(i));
+      node.classList.toggle("cursor", i === page.cursor && box.dataset.keys === "on");
     });
-    if (!(snap.hand || []).length) box.appendChild(el("span", "meta", _("No cards in your hand.")));
+    handNodes.cards = cards;
+    handNodes.groups = groups;
+    // put the groups and their cards in order, moving or removing only what is out of place
+    order.forEach(function (pair, g) {
+      const group = pair[0];
+      if (box.children[g] !== group) box.insertBefore(group, box.children[g] || null);
+      pair[1].forEach(function (node, c) {
+        if (group.children[c] !== node) group.insertBefore(node, group.children[c] || null);
+      });
+      while (group.children.length > pair[1].length) group.lastElementChild.remove();
+    });
+    while (box.children.length > order.length) box.lastElementChild.remove();
+    if (!hand.length) box.appendChild(el("span", "meta", _("No cards in your hand.")));
   }
 
   function renderStaging(snap) {
@@ -1439,6 +1502,10 @@
 
   function setup() {
     document.addEventListener("keydown", onKey);
+    $("hand").addEventListener("click", function (e) {
+      const node = e.target instanceof Element ? e.target.closest(".card[data-index]") : null;
+      if (node) toggle(Number(node.dataset.index));
+    });
     // A clicked move button is not focused: the snapshot that follows replaces the buttons, and
     // removing the focused element made the browser restyle and lay out the page there and
     // then, inside the render (4-14 ms). Keys still reach every button (Tab, then Enter).
