@@ -335,6 +335,7 @@ def main() -> None:
                 ("seat", "the seat's checks to the push"),
                 ("push", "the push"),
                 ("pushes", "snapshots pushed per move"),
+                ("gc", "the garbage collector's pauses"),
             ],
         )
     )
