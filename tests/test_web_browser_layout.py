@@ -123,13 +123,15 @@ def open_page(
             r.abort()
 
     page.route("**/*", route)
-    page.route_web_socket("**/ws", lambda ws: None)  # the moves' socket: opened, never answered
+    sent: list[str] = []  # the moves the page sends on its socket (opened, never answered)
+    page.route_web_socket("**/ws", lambda ws: ws.on_message(lambda m: sent.append(m)))
     page.goto(ORIGIN + "/?token=t")
     if pushed:
         page.wait_for_function("() => window.__listeners.length > 0")
         push(page, snap)
     page.wait_for_selector(f'body[data-version="{snap["version"]}"]')
     page.errors = errors
+    page.sent = sent
     return page
 
 
@@ -236,4 +238,25 @@ def test_the_hand_and_the_seats_are_updated_in_place(chromium: Any) -> None:
     assert page.eval_on_selector_all(
         "#hand .card.selected", "ns => ns.map(n => n.dataset.card)"
     ) == ["5H"]
+    assert not page.errors
+
+
+def test_a_kept_meld_lights_for_the_selection_and_takes_it_by_the_socket(chromium: Any) -> None:
+    """The melds stay drawn while the selection and the legal moves change around them; the one
+    the selection may be added to lights up, and a click on it sends the move on the socket."""
+    turn = snapshot(
+        state={"phase": "play", "turn": 0, "melds": None},
+        prompt={"kind": "turn", "text": "Your turn: meld, add or discard."},
+        legal=["add 2 8C", "discard 8C", "discard 4C"],
+        actions={"add": ["add 2 8C"], "discard": ["discard 8C", "discard 4C"]},
+    )
+    page = open_page(chromium, turn, 1280, 800)
+    page.evaluate("() => document.querySelectorAll('#sides .meld').forEach(n => n.__kept = 1)")
+    page.locator('#hand .card[data-card="8C"]').click()
+    lit = page.eval_on_selector_all("#sides .meld.target", "ns => ns.map(n => n.dataset.meld)")
+    assert lit == ["2"]
+    assert page.eval_on_selector_all("#sides .meld", "ns => ns.every(n => n.__kept === 1)")
+    page.locator("#sides .meld.target").click()
+    page.wait_for_function("() => document.getElementById('me').classList.contains('sending')")
+    assert [json.loads(m) for m in page.sent] == [{"action": "add 2 8C"}]
     assert not page.errors

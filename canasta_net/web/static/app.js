@@ -673,7 +673,7 @@
     return out;
   }
 
-  function meldNode(snap, meld, ref, clickable) {
+  function meldNode(snap, meld, ref) {
     const box = el("div", "meld");
     box.dataset.meld = ref;
     const head = el("div", "meld-head");
@@ -690,32 +690,68 @@
     }
     box.appendChild(head);
     box.appendChild(cardRow(meld.cards || []));
-    if (clickable) {
-      const sel = selectedCards(snap);
-      const text = addText(snap, ref, sel);
-      box.classList.add("clickable");
-      box.title = _("Select cards in your hand, then click here to add them");
-      if (text && legalMatch(snap, text)) box.classList.add("target");
-      box.addEventListener("click", function () {
-        const again = addText(snap, ref, selectedCards(page.snap));
-        if (again) act(legalMatch(page.snap, again) || again);
-        else showHint(isMayI(snap) ? _("Select the card to add first.")
-          : _("Select the cards to add first."));
-      });
-    }
-    if (!isMayI(snap) && clickable) {
-      const extra = meldActions(snap, ref);
-      if (extra.length) {
-        const bar = el("div", "meld-actions");
-        extra.forEach(function (pair) {
-          const b = actionButton(snap, pair[1], pair[0]);
-          b.addEventListener("click", function (e) { e.stopPropagation(); });
-          bar.appendChild(b);
-        });
-        box.appendChild(bar);
-      }
-    }
+    box.addEventListener("click", function () {
+      const now = page.snap;
+      if (!now || !box.classList.contains("clickable")) return;
+      const again = addText(now, ref, selectedCards(now));
+      if (again) act(legalMatch(now, again) || again);
+      else showHint(isMayI(now) ? _("Select the card to add first.")
+        : _("Select the cards to add first."));
+    });
     return box;
+  }
+  // Whether a meld takes the selection (and is lit when that makes a legal move), and its own
+  // buttons (Samba: take the top card here, the pile onto it, merge): changed in place, since
+  // they change with the selection and the legal moves, far more often than the meld.
+  function setMeldClickable(snap, box, clickable) {
+    const ref = box.dataset.meld;
+    box.classList.toggle("clickable", clickable);
+    const title = clickable ? _("Select cards in your hand, then click here to add them") : "";
+    if (box.title !== title) box.title = title;
+    const text = clickable ? addText(snap, ref, selectedCards(snap)) : null;
+    box.classList.toggle("target", Boolean(text && legalMatch(snap, text)));
+    const extra = !isMayI(snap) && clickable ? meldActions(snap, ref) : [];
+    const key = JSON.stringify(extra);
+    if (box.dataset.actions === key || (!extra.length && box.dataset.actions === undefined)) return;
+    const old = box.querySelector(":scope > .meld-actions");
+    if (old) old.remove();
+    box.dataset.actions = key;
+    if (!extra.length) return;
+    const bar = el("div", "meld-actions");
+    extra.forEach(function (pair) {
+      const b = actionButton(snap, pair[1], pair[0]);
+      b.addEventListener("click", function (e) { e.stopPropagation(); });
+      bar.appendChild(b);
+    });
+    box.appendChild(bar);
+  }
+  // The melds' panels are kept while what they show is the same (a move changes the legal moves
+  // and the selection far more often than the melds): each is drawn anew only when its own part
+  // of the snapshot changed, and its melds' clickability is then set in place.
+  const panelsDrawn = { by: null, keys: [] };
+  function placePanels(snap, by, parts) {
+    const box = $("sides");
+    if (panelsDrawn.by !== by) {
+      clear(box);
+      panelsDrawn.by = by;
+      panelsDrawn.keys = [];
+    }
+    parts.forEach(function (part, i) {
+      const key = JSON.stringify([catalog.lang, part.key]);
+      let panel = box.children[i];
+      if (!panel || panelsDrawn.keys[i] !== key) {
+        const fresh = part.draw();
+        if (panel) box.replaceChild(fresh, panel);
+        else box.appendChild(fresh);
+        panel = fresh;
+        panelsDrawn.keys[i] = key;
+      }
+      panel.querySelectorAll(".meld").forEach(function (node) {
+        setMeldClickable(snap, node, part.clickable);
+      });
+    });
+    while (box.children.length > parts.length) box.lastElementChild.remove();
+    panelsDrawn.keys.length = parts.length;
   }
   function addText(snap, ref, sel) {
     if (!sel.length) return null;
@@ -738,65 +774,73 @@
   }
 
   function renderSides(snap) {
-    const box = clear($("sides"));
     const canAdd = canAddToMelds(snap);
-    (snap.sides || []).forEach(function (side) {
-      const panel = el("div", "panel side" + (side.yours ? " yours" : ""));
-      panel.dataset.side = String(side.team);
-      const head = el("div", "side-head");
-      head.appendChild(el("h2", null, side.names.join(" & ") +
-        (side.yours ? " " + _("(your side)") : "")));
-      head.appendChild(el("span", "points", f(_("{points} points on the table"), {
-        points: side.meld_points,
-      })));
-      panel.appendChild(head);
-      const bits = [f(_("canastas: {n}"), { n: side.canastas })];
-      if (side.needs !== null && side.needs !== undefined) {
-        bits.unshift(side.laid_this_turn
-          ? f(_("not opened: the initial meld needs {points} points, {laid} laid this turn"),
-            { points: side.needs, laid: side.laid_this_turn })
-          : f(_("not opened: the initial meld needs {points} points"), { points: side.needs }));
-      } else {
-        bits.unshift(_("opened"));
-      }
-      panel.appendChild(el("div", "opening", bits.join(" \u00b7 ")));
-      if (side.red_threes && side.red_threes.length) {
-        const reds = el("div", "reds", _("Red threes:") + " ");
-        reds.appendChild(cardRow(side.red_threes));
-        panel.appendChild(reds);
-      }
-      const list = el("div", "meld-list");
-      (side.melds || []).forEach(function (meld) {
-        list.appendChild(meldNode(snap, meld, String(meld.index), side.yours && canAdd));
-      });
-      if (!(side.melds || []).length) list.appendChild(el("div", "no-melds", _("no melds yet")));
-      panel.appendChild(list);
-      box.appendChild(panel);
+    placePanels(snap, "sides", (snap.sides || []).map(function (side) {
+      return { key: side, clickable: Boolean(side.yours && canAdd),
+        draw: function () { return drawSide(snap, side); } };
+    }));
+  }
+  function drawSide(snap, side) {
+    const panel = el("div", "panel side" + (side.yours ? " yours" : ""));
+    panel.dataset.side = String(side.team);
+    const head = el("div", "side-head");
+    head.appendChild(el("h2", null, side.names.join(" & ") +
+      (side.yours ? " " + _("(your side)") : "")));
+    head.appendChild(el("span", "points", f(_("{points} points on the table"), {
+      points: side.meld_points,
+    })));
+    panel.appendChild(head);
+    const bits = [f(_("canastas: {n}"), { n: side.canastas })];
+    if (side.needs !== null && side.needs !== undefined) {
+      bits.unshift(side.laid_this_turn
+        ? f(_("not opened: the initial meld needs {points} points, {laid} laid this turn"),
+          { points: side.needs, laid: side.laid_this_turn })
+        : f(_("not opened: the initial meld needs {points} points"), { points: side.needs }));
+    } else {
+      bits.unshift(_("opened"));
+    }
+    panel.appendChild(el("div", "opening", bits.join(" \u00b7 ")));
+    if (side.red_threes && side.red_threes.length) {
+      const reds = el("div", "reds", _("Red threes:") + " ");
+      reds.appendChild(cardRow(side.red_threes));
+      panel.appendChild(reds);
+    }
+    const list = el("div", "meld-list");
+    (side.melds || []).forEach(function (meld) {
+      list.appendChild(meldNode(snap, meld, String(meld.index)));
     });
+    if (!(side.melds || []).length) list.appendChild(el("div", "no-melds", _("no melds yet")));
+    panel.appendChild(list);
+    return panel;
   }
 
   function renderMayISeats(snap) {
     // May I?: every seat melds alone, and anyone down may lay off on any meld
-    const box = clear($("sides"));
     const state = snap.state || {};
     const canAdd = canAddToMelds(snap);
-    (state.melds || []).forEach(function (melds, seat) {
-      const panel = el("div", "panel side" + (seat === snap.seat ? " yours" : ""));
-      panel.dataset.side = String(seat);
-      const head = el("div", "side-head");
-      head.appendChild(el("h2", null, seatName(snap, seat) +
-        (seat === snap.seat ? " " + _("(you)") : "")));
-      head.appendChild(el("span", "points", state.down && state.down[seat] ? _("down")
-        : _("not down")));
-      panel.appendChild(head);
-      const list = el("div", "meld-list");
-      melds.forEach(function (meld, n) {
-        list.appendChild(meldNode(snap, meld, seat + "." + n, canAdd));
-      });
-      if (!melds.length) list.appendChild(el("div", "no-melds", _("no melds yet")));
-      panel.appendChild(list);
-      box.appendChild(panel);
+    placePanels(snap, "may-i", (state.melds || []).map(function (melds, seat) {
+      const down = Boolean(state.down && state.down[seat]);
+      return { key: [melds, seat, seat === snap.seat, seatName(snap, seat), down],
+        clickable: canAdd, draw: function () { return drawSeatMelds(snap, melds, seat); } };
+    }));
+  }
+  function drawSeatMelds(snap, melds, seat) {
+    const state = snap.state || {};
+    const panel = el("div", "panel side" + (seat === snap.seat ? " yours" : ""));
+    panel.dataset.side = String(seat);
+    const head = el("div", "side-head");
+    head.appendChild(el("h2", null, seatName(snap, seat) +
+      (seat === snap.seat ? " " + _("(you)") : "")));
+    head.appendChild(el("span", "points", state.down && state.down[seat] ? _("down")
+      : _("not down")));
+    panel.appendChild(head);
+    const list = el("div", "meld-list");
+    melds.forEach(function (meld, n) {
+      list.appendChild(meldNode(snap, meld, seat + "." + n));
     });
+    if (!melds.length) list.appendChild(el("div", "no-melds", _("no melds yet")));
+    panel.appendChild(list);
+    return panel;
   }
 
   // ------------------------------------------------------------------ your hand and moves
