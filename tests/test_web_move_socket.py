@@ -22,6 +22,7 @@ from wsproto.events import (
     Request,
     TextMessage,
 )
+from wsproto.utilities import LocalProtocolError
 
 from canasta_net.web.move_socket import (
     MAX_MESSAGE,
@@ -68,6 +69,23 @@ def test_a_move_goes_to_the_seat_and_a_refusal_comes_back_at_once() -> None:
     assert transport.sent[-1]["error"] == NOT_A_MOVE
     sock.connectionLost(None)  # type: ignore[arg-type]
     assert opened == []
+
+
+class ClosingTransport:
+    """A socket's transport once the page has closed it: wsproto refuses to send."""
+
+    def sendTextMessage(self, text: str) -> None:
+        raise LocalProtocolError("Connection cannot be used to send")
+
+    def loseConnection(self) -> None:
+        raise LocalProtocolError("Connection cannot be used to send")
+
+
+def test_a_socket_the_page_is_closing_takes_no_answer_and_no_close() -> None:
+    sock = MoveSocket(lambda text: "no", lambda s: None, lambda s: None)
+    sock.negotiationStarted(ClosingTransport())  # type: ignore[arg-type]
+    sock.textMessageReceived('{"action": "draw"}')  # refused: the answer is dropped, no error
+    sock.close()
 
 
 def handshake(port: int, headers: dict[str, str]) -> tuple[socket.socket, WSConnection, Any]:

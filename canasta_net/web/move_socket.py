@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 from twisted.python.failure import Failure
 from twisted.web.server import Request
 from twisted.web.websocket import WebSocketResource, WebSocketTransport
+from wsproto.utilities import LocalProtocolError
 
 # At most this many move sockets at once (a page holds one; a few tabs or a reload's overlap).
 MAX_SOCKETS = 4
@@ -97,11 +99,15 @@ class MoveSocket:
 
     # ours
     def send(self, text: str) -> None:
-        if self.transport is not None:
+        if self.transport is None:
+            return
+        with suppress(LocalProtocolError):  # the page is closing the socket: nothing goes to it
             self.transport.sendTextMessage(text)
 
     def close(self) -> None:
-        if self.transport is not None:
+        if self.transport is None:
+            return
+        with suppress(LocalProtocolError):  # closing already (the page's close came first)
             self.transport.loseConnection()
 
 
