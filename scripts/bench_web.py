@@ -4,9 +4,10 @@ loopback.
 ``canasta play --ui web`` runs against bots; the system Chromium (driven by Playwright) plays its
 seat by clicking the page's buttons (Draw, Meld, Discard). For each click, the page itself times
 from the click event to the end of the first frame after the render that changed the hand (its
-layout and paint done): the POST, the seat's session, the host's check and log over its TCP
-connection, the view back, the server-sent snapshot, the page's redraw. Figures are the page's
-own clock (``performance.now``), so Playwright's driving costs nothing in them.
+layout and paint done): the move on the page's WebSocket, the seat's session, the host's check
+and log over its TCP connection, the view back, the server-sent snapshot, the page's redraw.
+Figures are the page's own clock (``performance.now``), so Playwright's driving costs nothing
+in them.
 
 What is timed is the person's own move. The bots play at a person's pace (``--delay``, the
 play command's default 0.3 s): with ``--delay 0`` their moves after a discard run on the same
@@ -14,17 +15,19 @@ two processes (the seat and host, the browser) while the person's discard is sti
 which measures the bots' pace as much as the page (indicative, one loaded 2-core machine: p95
 60 to 90 ms at 0.3 s, 80 to 105 ms at 0 s).
 
-Each click is split where the page can see it: ``post`` (the click to the POST's answer; since
-the page server answers an accepted move with the next push, it mostly comes after the render
-and is not counted), ``snapshot`` (the click to the arrival of the snapshot that changed the
+Each click is split where the page can see it: ``post`` (the click to a POST's answer, when
+the page posted the move: only while its socket is down, and then the answer comes with the next
+push), ``snapshot`` (the click to the arrival of the snapshot that changed the
 hand), ``deliver`` (its arrival to the end of the page's render), ``frame_wait`` (the render to
 the next frame's start) and ``frame_work`` (that frame's style, layout and paint; ``frame`` is
 both), and the renders the page made while the move was on its way (``renders_between``, their
 script time ``render_between_ms``). The server's side of each move comes from the canasta
 process itself, run through ``scripts/timed_play.py`` (its timing hooks: a few microseconds a
-step; ``--no-server-timing`` runs it plainly): the POST's handling, the way to the host, the
-host's check, durable log and answer, the seat's checks, the push. The load averages before
-and after are printed: the figures are only comparable at a like load.
+step; ``--no-server-timing`` runs it plainly): the move's handling, the way to the host, the
+host's check, durable log and answer, the seat's checks, the push, and the garbage collector's
+pauses meanwhile. The load averages before and after are printed: the figures are only
+comparable at a like load. ``--json`` also lists each click (``per_click_ms``) and each move's
+server legs (``server_ms.per_move``), in order: where the slow ones lost their time.
 
 The driver waits for the page by polling it every 20 ms (``--polling raf``: in every animation
 frame, Playwright's default and this benchmark's method before: it kept the page drawing a frame
@@ -241,6 +244,11 @@ def measure(
                 "render_between_ms",
             )
         },
+        # each click as measured, in order: its whole time and its page's legs (the tail's causes)
+        "per_click_ms": [
+            {"ms": round(ms, 2), **{k: v if v is None else round(v, 2) for k, v in p.items()}}
+            for ms, p in zip(samples, parts, strict=False)
+        ],
         # the server's legs of each move (scripts/timed_play.py), its own clock
         "server_ms": server,
         "load_average": [[round(x, 2) for x in load] for load in loads],
@@ -306,7 +314,7 @@ def main() -> None:
         + legs(
             result["parts_ms"],
             [
-                ("post", "click to the POST's answer"),
+                ("post", "click to a POST's answer"),
                 ("snapshot", "click to the snapshot's arrival"),
                 ("deliver", "arrival to the render's end"),
                 ("frame_wait", "then the wait for the frame"),
@@ -322,14 +330,15 @@ def main() -> None:
         + legs(
             result["server_ms"],
             [
-                ("server", "the POST's arrival to the snapshot written"),
-                ("post", "the POST (the seat signs and sends)"),
+                ("server", "the move's arrival to the snapshot written"),
+                ("post", "the move's handling (the seat signs and sends)"),
                 ("to_host", "to the host"),
                 ("host", "the host's check, log and answer"),
                 ("log_sync", "of which the log's sync"),
                 ("seat", "the seat's checks to the push"),
                 ("push", "the push"),
                 ("pushes", "snapshots pushed per move"),
+                ("gc", "the garbage collector's pauses"),
             ],
         )
     )

@@ -3,9 +3,10 @@
     python scripts/timed_play.py OUT.json play --ui web ...
 
 runs the ``canasta`` command given after ``OUT.json`` with a timeline of the server side's steps
-(``canasta_net.timing``'s spans and marks of the host and the seat, plus the page server's
-``/act`` POSTs and snapshot pushes, on ``time.perf_counter``), written to ``OUT.json`` when the
-process ends. A step costs the timeline a tuple appended to a list: a few microseconds.
+(``canasta_net.timing``'s spans and marks of the host and the seat, plus the page server's moves
+(by the page's socket or ``POST /act``) and snapshot pushes, on ``time.perf_counter``), written
+to ``OUT.json`` when the process ends. A step costs the timeline a tuple appended to a list: a
+few microseconds.
 
 Each entry is ``[name, start, end or null, details]``; ``summarize`` turns a timeline into the
 legs of each move the page posted.
@@ -14,6 +15,7 @@ legs of each move the page posted.
 from __future__ import annotations
 
 import atexit
+import gc
 import json
 import statistics
 import sys
@@ -81,6 +83,15 @@ def install(timeline: Timeline) -> None:
         finally:
             timeline.entries.append(("page.post", start, clock(), {"path": path}))
 
+    by_socket = server.PageServer._act_by_socket
+
+    def timed_act_by_socket(self: Any, text: str) -> str | None:
+        start = clock()
+        try:
+            return by_socket(self, text)
+        finally:  # a move by the page's socket: timed as a POST /act was
+            timeline.entries.append(("page.post", start, clock(), {"path": "/act"}))
+
     push = server.PageServer._push
 
     def timed_push(self: Any) -> None:
@@ -91,7 +102,18 @@ def install(timeline: Timeline) -> None:
             hand = " ".join(c["card"] for c in self.model.snapshot().get("hand") or [])
             timeline.entries.append(("page.push", start, clock(), {"hand": hand}))
 
+    started: dict[str, float] = {}
+
+    def collected(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started["gc"] = clock()
+        elif "gc" in started:
+            gen = info.get("generation")
+            timeline.entries.append(("gc", started.pop("gc"), clock(), {"gen": gen}))
+
+    gc.callbacks.append(collected)  # the garbage collector's pauses, in the process's thread
     server.PageResource._post = timed_post  # type: ignore[method-assign]
+    server.PageServer._act_by_socket = timed_act_by_socket  # type: ignore[method-assign]
     server.PageServer._push = timed_push  # type: ignore[method-assign]
 
 
@@ -119,12 +141,17 @@ def summarize(entries: list[list[Any]]) -> dict[str, Any]:
     - ``seat``: from that receipt to the push (the seat's checks of the records, the model);
     - ``push``: the snapshot made, encoded and written to the event stream;
     - ``server``: the whole, the POST's arrival to the push written;
-    - ``pushes``: snapshots pushed per move (the last one included).
+    - ``pushes``: snapshots pushed per move (the last one included);
+    - ``gc``: the garbage collector's pauses between the POST's arrival and the push (all of them,
+      in any thread: the reactor's waits for one only when it runs there).
     """
     ordered = sorted(entries, key=lambda e: float(e[1]))
     legs: dict[str, list[float]] = {
-        k: [] for k in ("post", "to_host", "host", "log_sync", "seat", "push", "server", "pushes")
+        k: []
+        for k in ("post", "to_host", "host", "log_sync", "seat", "push", "server", "pushes", "gc")
     }
+    pauses = [e for e in ordered if e[0] == "gc"]
+    per_move: list[dict[str, float]] = []
     hand: str | None = None
     for i, entry in enumerate(ordered):
         name, start, end, details = entry
@@ -154,16 +181,24 @@ def summarize(entries: list[list[Any]]) -> dict[str, Any]:
         if final is None or handled is None or received is None:
             continue
         ms = 1000.0
-        legs["post"].append((end - start) * ms)
-        legs["to_host"].append((handled[1] - end) * ms)
-        legs["host"].append((received[1] - handled[1]) * ms)
+        move = {
+            "post": (end - start) * ms,
+            "to_host": (handled[1] - end) * ms,
+            "host": (received[1] - handled[1]) * ms,
+            "seat": (final[1] - received[1]) * ms,
+            "push": (final[2] - final[1]) * ms,
+            "server": (final[2] - start) * ms,
+            "pushes": float(pushes),
+            "gc": sum((g[2] - g[1]) * ms for g in pauses if start <= g[1] and g[2] <= final[2]),
+        }
         if sync is not None and sync[1] < received[1]:
-            legs["log_sync"].append((sync[2] - sync[1]) * ms)
-        legs["seat"].append((final[1] - received[1]) * ms)
-        legs["push"].append((final[2] - final[1]) * ms)
-        legs["server"].append((final[2] - start) * ms)
-        legs["pushes"].append(float(pushes))
-    return {name: percentiles(values) for name, values in legs.items()}
+            move["log_sync"] = (sync[2] - sync[1]) * ms
+        for leg, value in move.items():
+            legs[leg].append(value)
+        per_move.append({leg: round(value, 2) for leg, value in move.items()})
+    summary: dict[str, Any] = {name: percentiles(values) for name, values in legs.items()}
+    summary["per_move"] = per_move  # in order, beside the page's ``per_click_ms``: the tail
+    return summary
 
 
 def main() -> None:

@@ -85,10 +85,25 @@ def chromium() -> Iterator[Any]:
         yield b
 
 
-def open_page(b: Any, snap: dict[str, Any], width: int, height: int) -> Any:
+# An event stream the test pushes snapshots on (``window.__push(snap)``), one at a time.
+PUSHED_EVENTS = """
+window.__listeners = [];
+window.EventSource = function () {
+  this.addEventListener = (kind, f) => { if (kind === "snapshot") window.__listeners.push(f); };
+  this.close = () => {};
+};
+window.__push = (snap) => window.__listeners.forEach((f) => f({ data: JSON.stringify(snap) }));
+"""
+
+
+def open_page(
+    b: Any, snap: dict[str, Any], width: int, height: int, *, pushed: bool = False
+) -> Any:
     """The page at ``width`` x ``height``, sent ``snap`` as its one snapshot (its console errors
-    listed in ``page.errors``)."""
+    listed in ``page.errors``); ``pushed``: on an event stream that ``push`` sends more on."""
     page = b.new_page(viewport={"width": width, "height": height})
+    if pushed:
+        page.add_init_script(PUSHED_EVENTS)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -108,10 +123,22 @@ def open_page(b: Any, snap: dict[str, Any], width: int, height: int) -> Any:
             r.abort()
 
     page.route("**/*", route)
+    sent: list[str] = []  # the moves the page sends on its socket (opened, never answered)
+    page.route_web_socket("**/ws", lambda ws: ws.on_message(lambda m: sent.append(m)))
     page.goto(ORIGIN + "/?token=t")
+    if pushed:
+        page.wait_for_function("() => window.__listeners.length > 0")
+        push(page, snap)
     page.wait_for_selector(f'body[data-version="{snap["version"]}"]')
     page.errors = errors
+    page.sent = sent
     return page
+
+
+def push(page: Any, snap: dict[str, Any]) -> None:
+    """Send ``snap`` on a ``pushed`` page's event stream; return once it is drawn."""
+    page.evaluate("s => window.__push(s)", snap)
+    page.wait_for_selector(f'body[data-version="{snap["version"]}"]')
 
 
 def in_view(page: Any, selector: str) -> bool:
@@ -169,4 +196,67 @@ def test_cards_received_outside_ones_turn_are_named(chromium: Any) -> None:
     assert said == ["You received K\u2660 2\u2665."]
     new = page.eval_on_selector_all("#hand .card.new", "ns => ns.map(n => n.dataset.card)")
     assert new == ["KS", "2H"]
+    assert not page.errors
+
+
+def test_the_hand_and_the_seats_are_updated_in_place(chromium: Any) -> None:
+    """A move changes a card or two and a seat or two: the nodes of what stays are kept (drawn
+    anew, each was styled and laid out again in the frame after every move)."""
+    first = snapshot()
+    page = open_page(chromium, first, 1280, 800, pushed=True)
+    page.evaluate(
+        """() => {
+      document.querySelectorAll('#hand .card').forEach((n) => { n.__kept = n.dataset.card; });
+      document.querySelectorAll('#seats .seat').forEach((n) => { n.__kept = n.dataset.seat; });
+    }"""
+    )
+    cards = ["4C", "4D", "5H", "6S", "7H", "8C", "9D", "JC", "QH", "KS", "AD"]  # 8S out, 5H in
+    seats = [dict(s) for s in first["seats"]]
+    seats[2].update(cards=10, to_move=False)
+    seats[3].update(to_move=True)
+    hand = [{"card": c, "group": c[:-1], "new": c == "5H"} for c in cards]
+    push(page, snapshot(version=8, hand=hand, seats=seats))
+    drawn = page.eval_on_selector_all(
+        "#hand .card", "ns => ns.map(n => [n.dataset.card, n.__kept || null, n.dataset.index])"
+    )
+    assert [d[0] for d in drawn] == cards
+    assert [d[1] for d in drawn] == [None if c == "5H" else c for c in cards]
+    assert [d[2] for d in drawn] == [str(i) for i in range(len(cards))]
+    groups = page.eval_on_selector_all("#hand .group", "ns => ns.map(n => n.dataset.group)")
+    assert groups == ["4", "5", "6", "7", "8", "9", "J", "Q", "K", "A"]
+    assert page.eval_on_selector("#hand .card.new", "n => n.dataset.card") == "5H"
+    boxes = page.eval_on_selector_all(
+        "#seats .seat",
+        "ns => ns.map(n => [n.__kept, n.classList.contains('to-move'),"
+        " n.querySelectorAll('.backs .card').length, n.querySelector('.info').textContent])",
+    )
+    assert [b[0] for b in boxes] == ["0", "1", "2", "3"]
+    assert [b[1] for b in boxes] == [False, False, False, True]
+    assert [b[2] for b in boxes] == [0, 11, 10, 11]
+    assert "cards: 10" in boxes[2][3] and "to move" in boxes[3][3]
+    page.locator('#hand .card[data-card="5H"]').click()  # a kept node still selects its card
+    assert page.eval_on_selector_all(
+        "#hand .card.selected", "ns => ns.map(n => n.dataset.card)"
+    ) == ["5H"]
+    assert not page.errors
+
+
+def test_a_kept_meld_lights_for_the_selection_and_takes_it_by_the_socket(chromium: Any) -> None:
+    """The melds stay drawn while the selection and the legal moves change around them; the one
+    the selection may be added to lights up, and a click on it sends the move on the socket."""
+    turn = snapshot(
+        state={"phase": "play", "turn": 0, "melds": None},
+        prompt={"kind": "turn", "text": "Your turn: meld, add or discard."},
+        legal=["add 2 8C", "discard 8C", "discard 4C"],
+        actions={"add": ["add 2 8C"], "discard": ["discard 8C", "discard 4C"]},
+    )
+    page = open_page(chromium, turn, 1280, 800)
+    page.evaluate("() => document.querySelectorAll('#sides .meld').forEach(n => n.__kept = 1)")
+    page.locator('#hand .card[data-card="8C"]').click()
+    lit = page.eval_on_selector_all("#sides .meld.target", "ns => ns.map(n => n.dataset.meld)")
+    assert lit == ["2"]
+    assert page.eval_on_selector_all("#sides .meld", "ns => ns.every(n => n.__kept === 1)")
+    page.locator("#sides .meld.target").click()
+    page.wait_for_function("() => document.getElementById('me').classList.contains('sending')")
+    assert [json.loads(m) for m in page.sent] == [{"action": "add 2 8C"}]
     assert not page.errors

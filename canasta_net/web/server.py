@@ -10,9 +10,11 @@ that a POST is JSON (an HTML form cannot send that). Everything else gets 403.
 
 Live updates go as server-sent events (``GET /events``) through ``twisted.web``: no new
 dependency, the browser's ``EventSource`` reconnects by itself, and one-way push is all the page
-needs; its moves go by POST. A push carries the model's whole snapshot (``docs/ui-model.md``),
-at most once per reactor turn however many changes the turn made; the snapshot that only says
-a move was sent waits ``SENT_PUSH_DELAY`` for the table's answer.
+needs. Its moves go over one WebSocket (``GET /ws``, ``move_socket.py``: a fetch per move cost
+the browser far more than the server), other requests by POST (``POST /act`` takes a move from
+any other program, such as the tests). A push carries the model's whole snapshot
+(``docs/ui-model.md``), at most once per reactor turn however many changes the turn made; the
+snapshot that only says a move was sent waits ``SENT_PUSH_DELAY`` for the table's answer.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from ..cards import JOKER, NOTATIONS, face_label
 from ..hint import NO_SUGGESTION
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, translator
 from ..ui.table_model import TableModel
+from .move_socket import MAX_SOCKETS, MoveSockets
 
 log = Logger()
 
@@ -289,6 +292,7 @@ class PageServer:
         self._heartbeat.clock = reactor
         self.on_streams_changed: Callable[[int], None] | None = None
         self.lobby: LobbyActions | None = None  # a joiner's page before its seat: /trust, /pick
+        self.sockets = MoveSockets(self._act_by_socket)  # the pages' moves (GET /ws)
         model.add_listener(self._changed)
 
     # ------------------------------------------------------------------ lifecycle
@@ -317,6 +321,7 @@ class PageServer:
         for stream in list(self.streams):
             stream.finish()
         self.streams.clear()
+        self.sockets.close_all()
         listening, self.listening = self.listening, None
         if listening is None:
             return None
@@ -346,6 +351,12 @@ class PageServer:
             ).format(langs=", ".join(LANGUAGES))
         self.model.set_language(lang)
         return None
+
+    # ------------------------------------------------------------------ moves by the socket
+    def _act_by_socket(self, text: str) -> str | None:
+        """A move from a page's socket: None (it went to the seat; the next snapshot shows it),
+        or why not."""
+        return self.actions.act(text)
 
     # ------------------------------------------------------------------ pushing snapshots
     def _changed(self) -> None:
@@ -516,6 +527,8 @@ class PageResource(Resource):
             return json_answer(request, 200, server.catalogue(facts.query_lang))
         if path == "/events" and facts.method == "GET":
             return server.open_stream(request)
+        if path == "/ws" and facts.method == "GET":
+            return server.sockets.handshake(request, facts.origin)
         if path == "/replay":
             return self._replay(request)
         if path.startswith("/static/"):
@@ -637,6 +650,7 @@ __all__ = [
     "CONTENT_SECURITY_POLICY",
     "HEARTBEAT_SECONDS",
     "MAX_BODY",
+    "MAX_SOCKETS",
     "MAX_STREAMS",
     "SENT_PUSH_DELAY",
     "LobbyActions",

@@ -235,6 +235,33 @@
     }
   }
 
+  // The moves go over one WebSocket (GET /ws), opened once: a fetch per move cost the browser
+  // several milliseconds of request setup each time (docs/web-client.md). A move refused at once
+  // is answered on it; an accepted one is not (the next snapshot shows it). While the socket is
+  // down (it reopens after a second), a move goes by POST /act.
+  const moves = { socket: null };
+  function openMoveSocket() {
+    if (page.closed) return;
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    let socket = null;
+    try { socket = new WebSocket(scheme + location.host + "/ws"); } catch (e) { return; }
+    socket.addEventListener("message", function (e) {
+      let answer = null;
+      try { answer = JSON.parse(e.data); } catch (err) { return; }
+      if (!answer || answer.ok !== false) return;
+      page.localError = { tried: answer.tried || document.body.dataset.sent || "",
+        message: String(answer.error) };
+      endSending();
+      render();
+    });
+    socket.addEventListener("close", function () {
+      if (moves.socket === socket) moves.socket = null;
+      const over = page.snap && (page.snap.finished || page.snap.match_end);
+      if (!page.closed && !over) setTimeout(openMoveSocket, 1000);
+    });
+    moves.socket = socket;
+  }
+
   // The move goes to the seat; until the next snapshot the buttons are greyed (a class, not a
   // redraw: the server holds its "move sent" snapshot a moment, since the table's answer comes
   // first on a quick table, and the page's main thread is left free for that answer).
@@ -245,6 +272,11 @@
     page.sending = true;
     document.body.dataset.sent = text;
     $("me").classList.add("sending");
+    const socket = moves.socket;
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ action: text }));
+      return;
+    }
     const answer = await post("/act", { action: text });
     if (!answer.ok) {
       page.localError = { tried: text, message: answer.error };
@@ -476,42 +508,71 @@
     } else if (isMayI(snap)) line.appendChild(el("span", "score target", _("lowest total wins")));
   }
 
+  // Each seat's box is kept from one snapshot to the next and redrawn only when what it shows
+  // changed (a move changes one or two seats: the mover's cards, whose turn it is).
+  const seatKeys = [];
   function renderSeats(snap) {
-    const row = clear($("seats"));
+    const row = $("seats");
     const moved = snap.last_move ? snap.last_move.seat : null;
     const state = snap.state || {};
-    (snap.seats || []).forEach(function (s) {
-      const box = el("div", "seat");
-      box.dataset.seat = String(s.seat);
-      if (s.you) box.classList.add("you");
-      if (s.to_move) box.classList.add("to-move");
-      if (s.seat === moved) box.classList.add("moved");
-      if (s.left || !s.connected) box.classList.add("gone");
-      if (s.taken === false) box.classList.add("open");
-      box.appendChild(el("div", "name", s.name + (s.you && s.name !== "you" ? " " + _("(you)") : "")));
-      const info = [];
-      if (s.taken === false) info.push(_("waiting for a player"));
-      if (s.bot) info.push(_("bot"));
-      if (s.team !== null && s.team !== undefined && !isMayI(snap)) {
-        info.push(f(_("team {team}"), { team: s.team }));
+    const seats = snap.seats || [];
+    seats.forEach(function (s, i) {
+      const key = JSON.stringify([catalog.lang, snap.game, s, s.seat === moved,
+        state.down ? state.down[s.seat] : null, state.buys ? state.buys[s.seat] : null,
+        state.buy_limit]);
+      let box = row.children[i];
+      if (box && seatKeys[i] === key) return;
+      seatKeys[i] = key;
+      if (!box) {
+        box = el("div", "seat");
+        row.appendChild(box);
       }
-      if (s.cards !== null && s.cards !== undefined) info.push(f(_("cards: {n}"), { n: s.cards }));
-      if (s.dealer) info.push(_("dealer"));
-      if (isMayI(snap) && state.down) info.push(state.down[s.seat] ? _("down") : _("not down"));
-      if (isMayI(snap) && state.buys) {
-        info.push(f(_("buys {bought}/{limit}"), { bought: state.buys[s.seat], limit: state.buy_limit }));
-      }
-      if (s.to_move) info.push(_("to move"));
-      if (s.left) info.push(f(_("left: {reason}"), { reason: s.left }));
-      else if (!s.connected && s.taken !== false) info.push(_("disconnected"));
-      box.appendChild(el("div", "info", info.join(" \u00b7 ")));
-      if (!s.you && s.cards) {
-        const backs = el("span", "backs");
-        for (let i = 0; i < Math.min(s.cards, 22); i++) backs.appendChild(el("span", "card back"));
-        box.appendChild(backs);
-      }
-      row.appendChild(box);
+      drawSeat(snap, s, box, moved, state);
     });
+    while (row.children.length > seats.length) row.lastElementChild.remove();
+    seatKeys.length = seats.length;
+  }
+  function drawSeat(snap, s, box, moved, state) {
+    box.dataset.seat = String(s.seat);
+    box.classList.toggle("you", Boolean(s.you));
+    box.classList.toggle("to-move", Boolean(s.to_move));
+    box.classList.toggle("moved", s.seat === moved);
+    box.classList.toggle("gone", Boolean(s.left || !s.connected));
+    box.classList.toggle("open", s.taken === false);
+    setText(part(box, "name", "div"), s.name + (s.you && s.name !== "you" ? " " + _("(you)") : ""));
+    const info = [];
+    if (s.taken === false) info.push(_("waiting for a player"));
+    if (s.bot) info.push(_("bot"));
+    if (s.team !== null && s.team !== undefined && !isMayI(snap)) {
+      info.push(f(_("team {team}"), { team: s.team }));
+    }
+    if (s.cards !== null && s.cards !== undefined) info.push(f(_("cards: {n}"), { n: s.cards }));
+    if (s.dealer) info.push(_("dealer"));
+    if (isMayI(snap) && state.down) info.push(state.down[s.seat] ? _("down") : _("not down"));
+    if (isMayI(snap) && state.buys) {
+      info.push(f(_("buys {bought}/{limit}"), { bought: state.buys[s.seat], limit: state.buy_limit }));
+    }
+    if (s.to_move) info.push(_("to move"));
+    if (s.left) info.push(f(_("left: {reason}"), { reason: s.left }));
+    else if (!s.connected && s.taken !== false) info.push(_("disconnected"));
+    setText(part(box, "info", "div"), info.join(" \u00b7 "));
+    // the cards in hand as backs (at most 22), added or taken off one by one
+    const count = !s.you && s.cards ? Math.min(s.cards, 22) : 0;
+    let backs = box.querySelector(":scope > .backs");
+    if (!count) {
+      if (backs) backs.remove();
+      return;
+    }
+    if (!backs) backs = part(box, "backs", "span");
+    while (backs.children.length < count) backs.appendChild(el("span", "card back"));
+    while (backs.children.length > count) backs.lastElementChild.remove();
+  }
+  // the child of ``box`` with class ``cls`` (made, last, when there is none)
+  function part(box, cls, tag) {
+    return box.querySelector(":scope > ." + cls) || box.appendChild(el(tag, cls));
+  }
+  function setText(node, text) {
+    if (node.textContent !== text) node.textContent = text;
   }
 
   function renderPile(snap) {
@@ -612,7 +673,7 @@
     return out;
   }
 
-  function meldNode(snap, meld, ref, clickable) {
+  function meldNode(snap, meld, ref) {
     const box = el("div", "meld");
     box.dataset.meld = ref;
     const head = el("div", "meld-head");
@@ -629,32 +690,68 @@
     }
     box.appendChild(head);
     box.appendChild(cardRow(meld.cards || []));
-    if (clickable) {
-      const sel = selectedCards(snap);
-      const text = addText(snap, ref, sel);
-      box.classList.add("clickable");
-      box.title = _("Select cards in your hand, then click here to add them");
-      if (text && legalMatch(snap, text)) box.classList.add("target");
-      box.addEventListener("click", function () {
-        const again = addText(snap, ref, selectedCards(page.snap));
-        if (again) act(legalMatch(page.snap, again) || again);
-        else showHint(isMayI(snap) ? _("Select the card to add first.")
-          : _("Select the cards to add first."));
-      });
-    }
-    if (!isMayI(snap) && clickable) {
-      const extra = meldActions(snap, ref);
-      if (extra.length) {
-        const bar = el("div", "meld-actions");
-        extra.forEach(function (pair) {
-          const b = actionButton(snap, pair[1], pair[0]);
-          b.addEventListener("click", function (e) { e.stopPropagation(); });
-          bar.appendChild(b);
-        });
-        box.appendChild(bar);
-      }
-    }
+    box.addEventListener("click", function () {
+      const now = page.snap;
+      if (!now || !box.classList.contains("clickable")) return;
+      const again = addText(now, ref, selectedCards(now));
+      if (again) act(legalMatch(now, again) || again);
+      else showHint(isMayI(now) ? _("Select the card to add first.")
+        : _("Select the cards to add first."));
+    });
     return box;
+  }
+  // Whether a meld takes the selection (and is lit when that makes a legal move), and its own
+  // buttons (Samba: take the top card here, the pile onto it, merge): changed in place, since
+  // they change with the selection and the legal moves, far more often than the meld.
+  function setMeldClickable(snap, box, clickable) {
+    const ref = box.dataset.meld;
+    box.classList.toggle("clickable", clickable);
+    const title = clickable ? _("Select cards in your hand, then click here to add them") : "";
+    if (box.title !== title) box.title = title;
+    const text = clickable ? addText(snap, ref, selectedCards(snap)) : null;
+    box.classList.toggle("target", Boolean(text && legalMatch(snap, text)));
+    const extra = !isMayI(snap) && clickable ? meldActions(snap, ref) : [];
+    const key = JSON.stringify(extra);
+    if (box.dataset.actions === key || (!extra.length && box.dataset.actions === undefined)) return;
+    const old = box.querySelector(":scope > .meld-actions");
+    if (old) old.remove();
+    box.dataset.actions = key;
+    if (!extra.length) return;
+    const bar = el("div", "meld-actions");
+    extra.forEach(function (pair) {
+      const b = actionButton(snap, pair[1], pair[0]);
+      b.addEventListener("click", function (e) { e.stopPropagation(); });
+      bar.appendChild(b);
+    });
+    box.appendChild(bar);
+  }
+  // The melds' panels are kept while what they show is the same (a move changes the legal moves
+  // and the selection far more often than the melds): each is drawn anew only when its own part
+  // of the snapshot changed, and its melds' clickability is then set in place.
+  const panelsDrawn = { by: null, keys: [] };
+  function placePanels(snap, by, parts) {
+    const box = $("sides");
+    if (panelsDrawn.by !== by) {
+      clear(box);
+      panelsDrawn.by = by;
+      panelsDrawn.keys = [];
+    }
+    parts.forEach(function (part, i) {
+      const key = JSON.stringify([catalog.lang, part.key]);
+      let panel = box.children[i];
+      if (!panel || panelsDrawn.keys[i] !== key) {
+        const fresh = part.draw();
+        if (panel) box.replaceChild(fresh, panel);
+        else box.appendChild(fresh);
+        panel = fresh;
+        panelsDrawn.keys[i] = key;
+      }
+      panel.querySelectorAll(".meld").forEach(function (node) {
+        setMeldClickable(snap, node, part.clickable);
+      });
+    });
+    while (box.children.length > parts.length) box.lastElementChild.remove();
+    panelsDrawn.keys.length = parts.length;
   }
   function addText(snap, ref, sel) {
     if (!sel.length) return null;
@@ -677,65 +774,73 @@
   }
 
   function renderSides(snap) {
-    const box = clear($("sides"));
     const canAdd = canAddToMelds(snap);
-    (snap.sides || []).forEach(function (side) {
-      const panel = el("div", "panel side" + (side.yours ? " yours" : ""));
-      panel.dataset.side = String(side.team);
-      const head = el("div", "side-head");
-      head.appendChild(el("h2", null, side.names.join(" & ") +
-        (side.yours ? " " + _("(your side)") : "")));
-      head.appendChild(el("span", "points", f(_("{points} points on the table"), {
-        points: side.meld_points,
-      })));
-      panel.appendChild(head);
-      const bits = [f(_("canastas: {n}"), { n: side.canastas })];
-      if (side.needs !== null && side.needs !== undefined) {
-        bits.unshift(side.laid_this_turn
-          ? f(_("not opened: the initial meld needs {points} points, {laid} laid this turn"),
-            { points: side.needs, laid: side.laid_this_turn })
-          : f(_("not opened: the initial meld needs {points} points"), { points: side.needs }));
-      } else {
-        bits.unshift(_("opened"));
-      }
-      panel.appendChild(el("div", "opening", bits.join(" \u00b7 ")));
-      if (side.red_threes && side.red_threes.length) {
-        const reds = el("div", "reds", _("Red threes:") + " ");
-        reds.appendChild(cardRow(side.red_threes));
-        panel.appendChild(reds);
-      }
-      const list = el("div", "meld-list");
-      (side.melds || []).forEach(function (meld) {
-        list.appendChild(meldNode(snap, meld, String(meld.index), side.yours && canAdd));
-      });
-      if (!(side.melds || []).length) list.appendChild(el("div", "no-melds", _("no melds yet")));
-      panel.appendChild(list);
-      box.appendChild(panel);
+    placePanels(snap, "sides", (snap.sides || []).map(function (side) {
+      return { key: side, clickable: Boolean(side.yours && canAdd),
+        draw: function () { return drawSide(snap, side); } };
+    }));
+  }
+  function drawSide(snap, side) {
+    const panel = el("div", "panel side" + (side.yours ? " yours" : ""));
+    panel.dataset.side = String(side.team);
+    const head = el("div", "side-head");
+    head.appendChild(el("h2", null, side.names.join(" & ") +
+      (side.yours ? " " + _("(your side)") : "")));
+    head.appendChild(el("span", "points", f(_("{points} points on the table"), {
+      points: side.meld_points,
+    })));
+    panel.appendChild(head);
+    const bits = [f(_("canastas: {n}"), { n: side.canastas })];
+    if (side.needs !== null && side.needs !== undefined) {
+      bits.unshift(side.laid_this_turn
+        ? f(_("not opened: the initial meld needs {points} points, {laid} laid this turn"),
+          { points: side.needs, laid: side.laid_this_turn })
+        : f(_("not opened: the initial meld needs {points} points"), { points: side.needs }));
+    } else {
+      bits.unshift(_("opened"));
+    }
+    panel.appendChild(el("div", "opening", bits.join(" \u00b7 ")));
+    if (side.red_threes && side.red_threes.length) {
+      const reds = el("div", "reds", _("Red threes:") + " ");
+      reds.appendChild(cardRow(side.red_threes));
+      panel.appendChild(reds);
+    }
+    const list = el("div", "meld-list");
+    (side.melds || []).forEach(function (meld) {
+      list.appendChild(meldNode(snap, meld, String(meld.index)));
     });
+    if (!(side.melds || []).length) list.appendChild(el("div", "no-melds", _("no melds yet")));
+    panel.appendChild(list);
+    return panel;
   }
 
   function renderMayISeats(snap) {
     // May I?: every seat melds alone, and anyone down may lay off on any meld
-    const box = clear($("sides"));
     const state = snap.state || {};
     const canAdd = canAddToMelds(snap);
-    (state.melds || []).forEach(function (melds, seat) {
-      const panel = el("div", "panel side" + (seat === snap.seat ? " yours" : ""));
-      panel.dataset.side = String(seat);
-      const head = el("div", "side-head");
-      head.appendChild(el("h2", null, seatName(snap, seat) +
-        (seat === snap.seat ? " " + _("(you)") : "")));
-      head.appendChild(el("span", "points", state.down && state.down[seat] ? _("down")
-        : _("not down")));
-      panel.appendChild(head);
-      const list = el("div", "meld-list");
-      melds.forEach(function (meld, n) {
-        list.appendChild(meldNode(snap, meld, seat + "." + n, canAdd));
-      });
-      if (!melds.length) list.appendChild(el("div", "no-melds", _("no melds yet")));
-      panel.appendChild(list);
-      box.appendChild(panel);
+    placePanels(snap, "may-i", (state.melds || []).map(function (melds, seat) {
+      const down = Boolean(state.down && state.down[seat]);
+      return { key: [melds, seat, seat === snap.seat, seatName(snap, seat), down],
+        clickable: canAdd, draw: function () { return drawSeatMelds(snap, melds, seat); } };
+    }));
+  }
+  function drawSeatMelds(snap, melds, seat) {
+    const state = snap.state || {};
+    const panel = el("div", "panel side" + (seat === snap.seat ? " yours" : ""));
+    panel.dataset.side = String(seat);
+    const head = el("div", "side-head");
+    head.appendChild(el("h2", null, seatName(snap, seat) +
+      (seat === snap.seat ? " " + _("(you)") : "")));
+    head.appendChild(el("span", "points", state.down && state.down[seat] ? _("down")
+      : _("not down")));
+    panel.appendChild(head);
+    const list = el("div", "meld-list");
+    melds.forEach(function (meld, n) {
+      list.appendChild(meldNode(snap, meld, seat + "." + n));
     });
+    if (!melds.length) list.appendChild(el("div", "no-melds", _("no melds yet")));
+    panel.appendChild(list);
+    return panel;
   }
 
   // ------------------------------------------------------------------ your hand and moves
@@ -886,36 +991,70 @@
     });
   }
 
+  // The hand is updated in place: a card still in it keeps its node (by its text and which copy
+  // of it it is), a group its box, and only what changed is touched (a class, a title, a node in
+  // or out). Rebuilt, every card's node had its style and layout worked out anew in the frame
+  // after each move; kept, the selection's lift also animates as the style sheet says.
+  const handNodes = { lang: null, cards: new Map(), groups: new Map() };
   function renderHand(snap) {
-    const box = clear($("hand"));
+    const box = $("hand");
+    if (handNodes.lang !== catalog.lang) { // the cards' faces are in the reader's notation
+      clear(box);
+      handNodes.lang = catalog.lang;
+      handNodes.cards = new Map();
+      handNodes.groups = new Map();
+    }
     const staged = stagedIndices();
     const suggested = suggestedIndices(snap);
-    let group = null;
-    let groupKey = null;
-    (snap.hand || []).forEach(function (h, i) {
-      if (group === null || h.group !== groupKey) {
-        group = el("div", "group");
-        group.dataset.group = h.group;
-        groupKey = h.group;
-        box.appendChild(group);
+    const hand = snap.hand || [];
+    const cards = new Map();
+    const groups = new Map();
+    const copies = {};
+    const order = []; // [group box, [card nodes]]
+    hand.forEach(function (h, i) {
+      let group = groups.get(h.group);
+      if (!group) {
+        group = handNodes.groups.get(h.group);
+        if (!group) {
+          group = el("div", "group");
+          group.dataset.group = h.group;
+        }
+        groups.set(h.group, group);
+        order.push([group, []]);
       }
-      const node = cardNode(h.card, { big: true });
-      node.dataset.index = String(i);
-      if (h.new) {
-        node.classList.add("new");
-        node.title = f(_("{card} (just drawn)"), { card: cardLabel(h.card) });
-      } else if (h.received) {
-        node.classList.add("new");
-        node.title = f(_("{card} (received)"), { card: cardLabel(h.card) });
+      copies[h.card] = (copies[h.card] || 0) + 1;
+      const key = h.card + "/" + copies[h.card];
+      let node = handNodes.cards.get(key);
+      if (!node) {
+        node = cardNode(h.card, { big: true });
+        node.title = cardLabel(h.card);
       }
-      if (page.selected.has(i)) node.classList.add("selected");
-      if (staged.has(i)) node.classList.add("staged");
-      if (suggested.has(i)) node.classList.add("suggested");
-      if (i === page.cursor && box.dataset.keys === "on") node.classList.add("cursor");
-      node.addEventListener("click", function () { toggle(i); });
-      group.appendChild(node);
+      cards.set(key, node);
+      order[order.length - 1][1].push(node);
+      const index = String(i);
+      if (node.dataset.index !== index) node.dataset.index = index;
+      const title = h.new ? f(_("{card} (just drawn)"), { card: cardLabel(h.card) })
+        : h.received ? f(_("{card} (received)"), { card: cardLabel(h.card) }) : cardLabel(h.card);
+      if (node.title !== title) node.title = title;
+      node.classList.toggle("new", Boolean(h.new || h.received));
+      node.classList.toggle("selected", page.selected.has(i));
+      node.classList.toggle("staged", staged.has(i));
+      node.classList.toggle("suggested", suggested.has(i));
+      node.classList.toggle("cursor", i === page.cursor && box.dataset.keys === "on");
     });
-    if (!(snap.hand || []).length) box.appendChild(el("span", "meta", _("No cards in your hand.")));
+    handNodes.cards = cards;
+    handNodes.groups = groups;
+    // put the groups and their cards in order, moving or removing only what is out of place
+    order.forEach(function (pair, g) {
+      const group = pair[0];
+      if (box.children[g] !== group) box.insertBefore(group, box.children[g] || null);
+      pair[1].forEach(function (node, c) {
+        if (group.children[c] !== node) group.insertBefore(node, group.children[c] || null);
+      });
+      while (group.children.length > pair[1].length) group.lastElementChild.remove();
+    });
+    while (box.children.length > order.length) box.lastElementChild.remove();
+    if (!hand.length) box.appendChild(el("span", "meta", _("No cards in your hand.")));
   }
 
   function renderStaging(snap) {
@@ -1384,6 +1523,7 @@
   }
 
   function connect() {
+    openMoveSocket();
     const status = $("connection");
     const source = new EventSource("/events");
     source.addEventListener("snapshot", function (e) {
@@ -1406,6 +1546,10 @@
 
   function setup() {
     document.addEventListener("keydown", onKey);
+    $("hand").addEventListener("click", function (e) {
+      const node = e.target instanceof Element ? e.target.closest(".card[data-index]") : null;
+      if (node) toggle(Number(node.dataset.index));
+    });
     // A clicked move button is not focused: the snapshot that follows replaces the buttons, and
     // removing the focused element made the browser restyle and lay out the page there and
     // then, inside the render (4-14 ms). Keys still reach every button (Tab, then Enter).
