@@ -964,6 +964,11 @@ class TableService:
             self._finish()
             return
         for slot in self.slots:
+            if slot.local is not None and slot.local.agent is not None:
+                exposure = slot.local.agent.exposure()  # a wrong key sealed to a seat it plays
+                if exposure is not None:
+                    self._take_local_message(slot, exposure)
+                    return
             need = table.needs(slot.seat)
             if need == "wait":
                 continue
@@ -1024,6 +1029,18 @@ class TableService:
             infos = table.take_message(slot.seat, reply, signed_here=True)
         except (TableError, SeatProblem) as e:  # a bug, not a player's doing: say so loudly
             log.failure("a local seat could not answer: {error}", error=e)
+            return
+        self._publish(infos)
+
+    def _take_local_message(self, slot: Slot, message: dict[str, Any]) -> None:
+        """A message a seat the host plays sends unprompted (its exposure of a wrong sealed
+        key), taken like a remote seat's."""
+        table = self.table
+        assert table is not None
+        try:
+            infos = table.take_message(slot.seat, message, signed_here=True)
+        except TableError as e:
+            log.failure("a local seat's message was refused: {error}", error=e)
             return
         self._publish(infos)
 

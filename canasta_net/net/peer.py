@@ -291,6 +291,10 @@ class PeerSession:
         self.names: list[str] = []
         self.done = False
         self.problem: str | None = None  # set when the host was caught misbehaving
+        # the seat's signed exposure of a wrong key sealed to it (blind-v2), kept: with this
+        # seat's copy of the log it names the sender even if the host ignores it
+        # (``log.replay.exposure_verdict``, docs/blind-proofs.md section 10)
+        self.exposure: dict[str, Any] | None = None
         self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
         self.watchers: list[str] = []  # who watches the table, as the host last said
 
@@ -565,6 +569,10 @@ class PeerSession:
                 self.agent.observe(record)
             except SeatProblem as e:
                 self._misbehaving(f"record {record.index}: {e.text}")
+            exposure = self.agent.exposure() if self.problem is None else None
+            if exposure is not None:  # a wrong key sealed to this seat: it shows the host now
+                self.exposure = exposure
+                send(exposure)
         if self.observer is not None:
             self.observer.record(record)
         line = describe_record(record, self.names, reader_translator(self.player))
