@@ -35,6 +35,12 @@ def act_of_body(body: bytes) -> dict[str, Any] | None:
     return R.unpack_map(act, "signed message") if isinstance(act, bytes) else None
 
 
+StageWork = tuple[list[bytes], bytes]
+# runs a piece of work, possibly in another thread; returns how to get its result (waiting for
+# it if need be)
+Background = Callable[[Callable[[], StageWork]], Callable[[], StageWork]]
+
+
 class BlindSeat:
     """One seat's secrets and view of the current blind-dealt hand."""
 
@@ -160,6 +166,24 @@ class BlindSeat:
         if type_ in ("announce", "stage") and hand.needs(self.seat).kind == "wait":
             hand.prepare()  # while another seat computes its stage
 
+    def work_ahead(self, kind: str, act: dict[str, Any] | None, run: Background) -> None:
+        """Before a record is checked: if it is the stage output this seat's own next stage
+        takes as input (version 2), start working that stage out with ``run`` (in another
+        thread, beside the check); the seat still sends it only when prompted, after the
+        record has checked and been followed."""
+        found = message_of(kind, act)
+        if found is None or found[1] != "stage" or self.hand is None:
+            return
+        fields = found[2]
+        hand = self.hand
+        if fields.get("hand") != hand.hand_no or self._accusing(hand.hand_no):
+            return
+        ahead = hand.next_stage_input(fields)
+        if ahead is None:
+            return
+        stage, incoming = ahead
+        hand.stage_ahead(stage, incoming, run(lambda: hand.compute_stage(stage, incoming)))
+
     def _accusing(self, hand_no: int) -> bool:
         return self.accusation is not None and self.accusation[0] == hand_no
 
@@ -222,4 +246,4 @@ class BlindSeat:
         return view
 
 
-__all__ = ["BlindSeat", "act_of_body"]
+__all__ = ["Background", "BlindSeat", "StageWork", "act_of_body"]

@@ -29,7 +29,7 @@ from ..identity import Identity
 from ..log import RecordInfo
 from ..log import records as R
 from ..log.seed_store import SeedStoreError
-from .blind_seat import BlindSeat
+from .blind_seat import Background, BlindSeat
 from .signer import SeatSigner, SeedKeeper, SeedLost
 
 Message = dict[str, Any]  # a wire message from the seat to the host (``docs/wire-protocol.md``)
@@ -111,6 +111,11 @@ class SeatPart(Protocol):
         table, the exposure proving that a key sealed to it is wrong."""
         ...
 
+    def work_ahead(self, record: ObservedRecord, run: Background) -> None:
+        """A record about to be checked: start, with ``run``, work the seat will need once it is
+        (a ``blind-v2`` seat's next stage)."""
+        ...
+
 
 class CommitRevealPart:
     """A seat at a commit-reveal table: its seed per hand, committed to, revealed to the host once
@@ -169,6 +174,9 @@ class CommitRevealPart:
 
     def exposure(self) -> tuple[str, int, dict[str, Any]] | None:
         return None
+
+    def work_ahead(self, record: ObservedRecord, run: Background) -> None:
+        pass
 
 
 class BlindPart:
@@ -240,6 +248,10 @@ class BlindPart:
 
     def stop_keeping_seeds(self) -> None:
         self.seat.seed_keeper = None
+
+    def work_ahead(self, record: ObservedRecord, run: Background) -> None:
+        if record.kind == "stage":
+            self.seat.work_ahead(record.kind, record.action, run)
 
     def exposure(self) -> tuple[str, int, dict[str, Any]] | None:
         found = self.seat.exposure()
@@ -377,6 +389,13 @@ class SeatAgent:
         if secret is not None:
             message["seed"] = secret  # the commit-reveal deal's seed, beside its reveal
         return message
+
+    def work_ahead(self, record: ObservedRecord, run: Background) -> None:
+        """A record about to be checked (by the seat's owner): start, with ``run`` (in another
+        thread), work the seat will need once the record has checked: a ``blind-v2`` seat's
+        own next stage, when the record is its input. Nothing is sent before the record has
+        checked and the table asks for it."""
+        self.part.work_ahead(record, run)
 
     def exposure(self) -> Message | None:
         """Once, the signed message the seat must send now, unprompted (a ``blind-v2`` seat's

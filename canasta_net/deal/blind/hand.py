@@ -947,8 +947,11 @@ class BlindHand:
             step = len(self.stage_outputs)
             stage = 1 + step // self.seats
             incoming2 = self.stage_outputs[-1] if step else self.initial
-            make = stages2.stage1 if stage == 1 else stages2.stage2
-            out, proof = make(self.secrets2, incoming2)
+            ahead = self._prepared.pop("stage-ahead", None)
+            if ahead is not None and ahead[0] == (stage, incoming2):  # worked out while checked
+                out, proof = ahead[1]()
+            else:
+                out, proof = self.compute_stage(stage, incoming2)
             return {"stage": stage, "deck": b"".join(out), "proof": proof}
         if kind == "stage":
             step = len(self.stage_outputs)
@@ -1021,6 +1024,43 @@ class BlindHand:
             self.table_id, self.hand_no, position, secrets.seat, recipient, ciphertext
         )
         return replace(unsigned, signature=identity.sign(KEY_SIGNATURE_KIND, unsigned.body()))
+
+    # ------------------------------------------------------------------ a stage worked out ahead
+    def next_stage_input(self, fields: dict[str, Any]) -> tuple[int, list[bytes]] | None:
+        """Version 2, a seat's view: if ``fields`` (the next stage output the hand will follow,
+        not checked yet) is the input of the viewer's own next stage, that stage's number and
+        the output's entries, so that the seat can work its stage out while the output's proof
+        is still being checked (:meth:`compute_stage`, :meth:`stage_ahead`). What it works out
+        is used only once the output has been checked and taken, and only for that very input:
+        nothing leaves the seat before every proof before its stage has checked
+        (``docs/blind-proofs.md`` section 9)."""
+        if self.secrets2 is None or self.phase is not HandPhase.STAGES:
+            return None
+        step = len(self.stage_outputs) + 1  # the viewer's step, after the output's
+        if step >= 2 * self.seats or step % self.seats != self.viewer:
+            return None
+        data, size = fields.get("deck"), group2.POINT_SIZE
+        if not isinstance(data, bytes) or len(data) != self.size * size:
+            return None
+        return 1 + step // self.seats, [data[i : i + size] for i in range(0, len(data), size)]
+
+    def compute_stage(self, stage: int, incoming: Sequence[bytes]) -> tuple[list[bytes], bytes]:
+        """Version 2: the viewer's stage-``stage`` output and its proof for ``incoming``. Reads
+        only the seat's secrets, which never change, so it may run beside the hand's own work
+        (another thread)."""
+        assert self.secrets2 is not None
+        make = stages2.stage1 if stage == 1 else stages2.stage2
+        return make(self.secrets2, incoming)
+
+    def stage_ahead(
+        self,
+        stage: int,
+        incoming: list[bytes],
+        result: Callable[[], tuple[list[bytes], bytes]],
+    ) -> None:
+        """Remember a stage worked out ahead: ``result()`` gives it (waiting for it if it is still
+        being worked out); :meth:`respond` uses it if its stage and input are the hand's."""
+        self._prepared["stage-ahead"] = ((stage, incoming), result)
 
     def prepare(self) -> None:
         """Work a seat can do ahead, while others compute (call it when idle): its stage-2
