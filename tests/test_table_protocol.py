@@ -1893,7 +1893,8 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A seat starts its stage as the record holding its input arrives, before checking it, and
-    sends it, worked out once, when the table asks: after the record checked."""
+    sends it, worked out once, when the table asks: after the record checked. So does a seat the
+    host plays, as the host receives its input, before the host's check."""
     from canasta_net.deal.blind.hand import BlindHand
 
     computed: list[tuple[int | None, int]] = []
@@ -1910,10 +1911,14 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
     )
     alice = h.remote("alice", connect=False)
     alice.session.background = _eager(started)
+    at_host: list[int] = []
+    h.service.background = _eager(at_host)
     alice.connect()
     stopped(h.run(turn_for("act")))
     assert started == [1, 1] and [c for c in computed if c[0] == 1] == [(1, 1), (1, 2)]
     assert _stages_sent(alice) == [1, 2]
+    # seat 0's stage 1 takes the initial deck; its stage 2 took alice's output, worked out ahead
+    assert at_host == [1] and [c for c in computed if c[0] == 0] == [(0, 1), (0, 2)]
     assert any(r.kind == R.DEAL for r in iter_records(h.log_bytes()))
 
 

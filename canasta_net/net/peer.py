@@ -568,7 +568,8 @@ class PeerSession:
         self._forget_public_seeds(record)
         if self.problem is None:
             if self.agent is not None and self.background is not None:
-                self.agent.work_ahead(record, self.background)  # used only once it checks
+                # used only once it checks
+                self.agent.work_ahead(record.kind, record.action, self.background)
             try:
                 self.copy.replay(record)
             except HostFault as e:

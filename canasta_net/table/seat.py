@@ -111,9 +111,10 @@ class SeatPart(Protocol):
         table, the exposure proving that a key sealed to it is wrong."""
         ...
 
-    def work_ahead(self, record: ObservedRecord, run: Background) -> None:
-        """A record about to be checked: start, with ``run``, work the seat will need once it is
-        (a ``blind-v2`` seat's next stage)."""
+    def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
+        """A record (or a seat's message) about to be checked, its kind and signed message:
+        start, with ``run``, work the seat will need once it is (a ``blind-v2`` seat's next
+        stage)."""
         ...
 
 
@@ -175,7 +176,7 @@ class CommitRevealPart:
     def exposure(self) -> tuple[str, int, dict[str, Any]] | None:
         return None
 
-    def work_ahead(self, record: ObservedRecord, run: Background) -> None:
+    def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
         pass
 
 
@@ -249,9 +250,9 @@ class BlindPart:
     def stop_keeping_seeds(self) -> None:
         self.seat.seed_keeper = None
 
-    def work_ahead(self, record: ObservedRecord, run: Background) -> None:
-        if record.kind == "stage":
-            self.seat.work_ahead(record.kind, record.action, run)
+    def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
+        if kind == "stage":
+            self.seat.work_ahead(kind, action, run)
 
     def exposure(self) -> tuple[str, int, dict[str, Any]] | None:
         found = self.seat.exposure()
@@ -390,12 +391,13 @@ class SeatAgent:
             message["seed"] = secret  # the commit-reveal deal's seed, beside its reveal
         return message
 
-    def work_ahead(self, record: ObservedRecord, run: Background) -> None:
-        """A record about to be checked (by the seat's owner): start, with ``run`` (in another
-        thread), work the seat will need once the record has checked: a ``blind-v2`` seat's
-        own next stage, when the record is its input. Nothing is sent before the record has
-        checked and the table asks for it."""
-        self.part.work_ahead(record, run)
+    def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
+        """A record about to be checked (by the seat's owner; or, at the host, a seat's message
+        about to be taken), its kind and signed message: start, with ``run`` (in another
+        thread), work the seat will need once it has checked: a ``blind-v2`` seat's own next
+        stage, when the message is its input. Nothing is sent before the record has checked
+        and the table asks for it."""
+        self.part.work_ahead(kind, action, run)
 
     def exposure(self) -> Message | None:
         """Once, the signed message the seat must send now, unprompted (a ``blind-v2`` seat's

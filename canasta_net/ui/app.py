@@ -25,7 +25,14 @@ from ..net.host import (
     TableService,
     threaded_durability,
 )
-from ..net.peer import HostSession, PeerSession, Player, SeatClient, connect_with_retry
+from ..net.peer import (
+    HostSession,
+    PeerSession,
+    Player,
+    SeatClient,
+    connect_with_retry,
+    in_a_thread,
+)
 from ..net.tls import client_context_factory, server_context_factory, verified_peer_key
 from ..table.host import HostTable
 from ..timing import NO_TIMING, Timing
@@ -145,6 +152,8 @@ async def start_host(
         timing=timing,
         # the log synced on a writer thread, in groups: the reactor never waits for the disk
         durability=threaded_durability(reactor, fsync=fsync, timing=timing),
+        # its own blind-v2 seats work their stage out while it checks their input
+        background=in_a_thread,
     )
     endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
     try:
