@@ -1897,14 +1897,14 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
     host plays, as the host receives its input, before the host's check."""
     from canasta_net.deal.blind.hand import BlindHand
 
-    computed: list[tuple[int | None, int]] = []
-    honest = BlindHand.compute_stage
+    computed: list[tuple[int | None, int]] = []  # every stage a seat works out, ahead or not
+    honest = BlindHand.stage_work
 
-    def compute(self: BlindHand, stage: int, incoming: Any) -> Any:
+    def work(self: BlindHand, stage: int, incoming: Any) -> Any:
         computed.append((self.viewer, stage))
         return honest(self, stage, incoming)
 
-    monkeypatch.setattr(BlindHand, "compute_stage", compute)
+    monkeypatch.setattr(BlindHand, "stage_work", work)
     started: list[int] = []
     h = Harness(
         config(deal="blind-v2", rules=preset("classic-2p").with_changes(target=1500), players=2)

@@ -36,8 +36,8 @@ def act_of_body(body: bytes) -> dict[str, Any] | None:
 
 
 StageWork = tuple[list[bytes], bytes]
-# runs a piece of work, possibly in another thread; returns how to get its result (waiting for
-# it if need be)
+# runs a piece of work (a call that pickles), possibly in another thread or process; returns how
+# to get its result (waiting for it if need be)
 Background = Callable[[Callable[[], StageWork]], Callable[[], StageWork]]
 
 
@@ -182,7 +182,7 @@ class BlindSeat:
         if ahead is None:
             return
         stage, incoming = ahead
-        hand.stage_ahead(stage, incoming, run(lambda: hand.compute_stage(stage, incoming)))
+        hand.stage_ahead(stage, incoming, run(hand.stage_work(stage, incoming)))
 
     def _accusing(self, hand_no: int) -> bool:
         return self.accusation is not None and self.accusation[0] == hand_no

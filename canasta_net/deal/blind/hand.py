@@ -17,6 +17,7 @@ with every card known and names the seat that broke a rule.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -1045,12 +1046,18 @@ class BlindHand:
         return 1 + step // self.seats, [data[i : i + size] for i in range(0, len(data), size)]
 
     def compute_stage(self, stage: int, incoming: Sequence[bytes]) -> tuple[list[bytes], bytes]:
-        """Version 2: the viewer's stage-``stage`` output and its proof for ``incoming``. Reads
-        only the seat's secrets, which never change, so it may run beside the hand's own work
-        (another thread)."""
+        """Version 2: the viewer's stage-``stage`` output and its proof for ``incoming``."""
+        return self.stage_work(stage, incoming)()
+
+    def stage_work(
+        self, stage: int, incoming: Sequence[bytes]
+    ) -> functools.partial[tuple[list[bytes], bytes]]:
+        """The work of :meth:`compute_stage` as a call of a module-level function on the seat's
+        secrets (which never change) and the input: it needs nothing of the hand, so it may run
+        beside the hand's own work, in another thread or process (it pickles)."""
         assert self.secrets2 is not None
         make = stages2.stage1 if stage == 1 else stages2.stage2
-        return make(self.secrets2, incoming)
+        return functools.partial(make, self.secrets2, list(incoming))
 
     def stage_ahead(
         self,
