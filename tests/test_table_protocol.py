@@ -1872,6 +1872,97 @@ def test_blind_v2_seat_with_a_bad_stage_proof_forfeits_at_once_named_in_the_log(
         assert replay_log(peer.log.getvalue()).forfeit == result.forfeit
 
 
+def _eager(started: list[int]) -> Any:
+    """A seat's background that works the stage out at once, before the record is checked (a
+    thread would run it beside the check)."""
+
+    def run(work: Callable[[], Any]) -> Callable[[], Any]:
+        started.append(1)
+        result = work()
+        return lambda: result
+
+    return run
+
+
+def _stages_sent(peer: Remote) -> list[int]:
+    acts = [R.unpack_map(m["act"], "act") for m in peer.sent if m["t"] == "act"]
+    return [act["stage"] for act in acts if act["type"] == "stage"]
+
+
+def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A seat starts its stage as the record holding its input arrives, before checking it, and
+    sends it, worked out once, when the table asks: after the record checked. So does a seat the
+    host plays, as the host receives its input, before the host's check."""
+    from canasta_net.deal.blind.hand import BlindHand
+
+    computed: list[tuple[int | None, int]] = []  # every stage a seat works out, ahead or not
+    honest = BlindHand.stage_work
+
+    def work(self: BlindHand, stage: int, incoming: Any) -> Any:
+        computed.append((self.viewer, stage))
+        return honest(self, stage, incoming)
+
+    monkeypatch.setattr(BlindHand, "stage_work", work)
+    started: list[int] = []
+    h = Harness(
+        config(deal="blind-v2", rules=preset("classic-2p").with_changes(target=1500), players=2)
+    )
+    alice = h.remote("alice", connect=False)
+    alice.session.background = _eager(started)
+    at_host: list[int] = []
+    h.service.background = _eager(at_host)
+    alice.connect()
+    stopped(h.run(turn_for("act")))
+    assert started == [1, 1] and [c for c in computed if c[0] == 1] == [(1, 1), (1, 2)]
+    assert _stages_sent(alice) == [1, 2]
+    # seat 0's stage 1 takes the initial deck; its stage 2 took alice's output, worked out ahead
+    assert at_host == [1] and [c for c in computed if c[0] == 0] == [(0, 1), (0, 2)]
+    assert any(r.kind == R.DEAL for r in iter_records(h.log_bytes()))
+
+
+def test_a_blind_v2_seat_sends_no_stage_worked_out_on_an_input_that_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A host that logs its own seat's stage 1 without checking it, with a traced entry: the
+    remote seat works its stage out on it ahead, but its copy refuses the record (naming seat 0)
+    and the seat leaves without sending its stage."""
+    from canasta_net.deal.blind.hand import BlindHand
+    from canasta_net.deal.blind.proofs import group
+    from canasta_net.hand.blind import BlindHandProtocol
+
+    honest = BlindHand.respond
+
+    def respond(self: BlindHand, need: Any) -> dict[str, Any]:
+        fields = honest(self, need)
+        if self.viewer == 0 and need.kind == "stage" and fields["stage"] == 1:
+            deck = bytearray(fields["deck"])
+            deck[0:33] = group.encode(group.mul(group.decode(self.initial[9]), 0xBAD))
+            fields = {**fields, "deck": bytes(deck)}
+        return fields
+
+    def take(self: BlindHandProtocol, *args: Any) -> Any:
+        self.blind.trusted = True  # the host checks nothing (followers do not take)
+        return honest_take(self, *args)
+
+    honest_take = BlindHandProtocol.take
+    monkeypatch.setattr(BlindHand, "respond", respond)
+    monkeypatch.setattr(BlindHandProtocol, "take", take)
+    started: list[int] = []
+    h = Harness(
+        config(deal="blind-v2", rules=preset("classic-2p").with_changes(target=1500), players=2)
+    )
+    alice = h.remote("alice", connect=False)
+    alice.session.background = _eager(started)
+    alice.connect()
+    h.run(limit=500)
+    assert started == [1]
+    problem = alice.session.problem
+    assert problem is not None and "seat 0's stage-1 output is refused" in problem
+    assert _stages_sent(alice) == []
+
+
 def test_a_forfeit_whose_evidence_proves_nothing_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -29,6 +29,10 @@ PROVING_TYPES = frozenset({"announce", "stage", "release"})
 PROVING_CODES = frozenset(
     {"bad-keys", "bad-stage-proof", "wrong-deck-size", "duplicate-ciphertext", "wrong-key"}
 )
+# version 2: a recipient's exposure of a wrong sealed key (docs/blind-proofs.md section 10): never
+# a hand record of its own; whatever its verdict, the match ends, and the exposure is the
+# forfeit's evidence
+EXPOSE = R.EXPOSE
 _KINDS = frozenset(MESSAGE_TYPES | {R.DEAL, R.HAND_END, R.SEEDS})
 
 
@@ -185,6 +189,8 @@ class BlindHandProtocol:
     def take(self, seat: int, type_: str, fields: dict[str, Any], secret: bytes | None) -> Step:
         if type_ == "commit":
             raise HandRefused("bad-message", "a blind-dealt table takes no commit")
+        if type_ == EXPOSE:
+            raise self._exposure(seat, fields)
         try:
             feed_message(self.blind, seat, type_, fields, self.game)
         except BlindRefused as e:
@@ -201,7 +207,19 @@ class BlindHandProtocol:
         only: version 1's stages carry no proof, and its refusals stay as they were)."""
         return self.version == 2 and type_ in PROVING_TYPES and code in PROVING_CODES
 
+    def _exposure(self, accuser: int, fields: dict[str, Any]) -> HandRefused:
+        """The verdict on ``accuser``'s exposure, as a refusal that proves who deviated: the
+        sender it accuses, or the accuser itself. A malformed one proves nothing."""
+        try:
+            found = self.blind.exposure_verdict(accuser, fields)
+        except BlindRefused as e:
+            return HandRefused(e.code, str(e))
+        return HandRefused(found.code, found.reason, proves=True, culprit=found.seat)
+
     def proven_deviation(self, seat: int, type_: str, fields: dict[str, Any]) -> HandRefused | None:
+        if type_ == EXPOSE:
+            found = self._exposure(seat, fields)
+            return found if found.proves else None
         if type_ not in PROVING_TYPES:
             return None
         try:

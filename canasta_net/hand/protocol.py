@@ -25,8 +25,10 @@ class HandRefused(ValueError):
     """A seat's message is refused by the hand; ``code`` is stable and nothing changed.
     ``params`` and ``variant`` are the engine's (see :class:`~canasta_net.errors.IllegalAction`):
     None where the refusal is not the engine's. ``proves``: the signed message itself shows that
-    its seat deviated from the deal (a stage whose proof fails, a key that is not the seat's),
-    so the host ends the match against the seat at once, with the message as evidence."""
+    a seat deviated from the deal (a stage whose proof fails, a key that is not the seat's), so
+    the host ends the match against that seat at once, with the message as evidence: the
+    message's own seat, or ``culprit`` where the message shows another seat's deviation (a
+    recipient's exposure of a wrong sealed key names its sender)."""
 
     def __init__(
         self,
@@ -36,12 +38,14 @@ class HandRefused(ValueError):
         variant: str | None = None,
         *,
         proves: bool = False,
+        culprit: int | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.params = params
         self.variant = variant
         self.proves = proves
+        self.culprit = culprit
 
 
 class HandFault(ValueError):
@@ -192,8 +196,9 @@ class HandProtocol(Protocol):
 
     def proven_deviation(self, seat: int, type_: str, fields: dict[str, Any]) -> HandRefused | None:
         """A follower checks a forfeit's evidence, ``seat``'s signed message: the refusal that
-        proves the seat deviated (``proves`` set), or None if the message proves nothing. The
-        hand may have taken the message when it proves nothing (the forfeit is then false)."""
+        proves a seat deviated (``proves`` set; ``culprit``, where it is not ``seat``), or None
+        if the message proves nothing. The hand may have taken the message when it proves
+        nothing (the forfeit is then false)."""
         ...
 
 

@@ -16,7 +16,9 @@ A seat's signed message (``act``) is a msgpack map with the container's fields `
 =============  ===============================  ===========================================
 
 Blind-dealt tables (``docs/blind-deal.md``) add ``announce``, ``stage``, ``keys``, ``release`` and
-``reds``; there ``reveal`` carries the ``seed`` itself and ``action`` its card ``proofs``.
+``reds``; there ``reveal`` carries the ``seed`` itself and ``action`` its card ``proofs``. Version 2
+(``docs/blind-proofs.md``) adds ``expose``: a recipient's X25519 key for the hand, ``sender`` and
+``position``, accusing the sender of a wrong sealed key.
 """
 
 from __future__ import annotations
@@ -55,7 +57,10 @@ STOP_REASONS: Final = frozenset({STOP_MAX_HANDS, STOP_PLAYERS_LEFT, STOP_HOST_QU
 # the blind deal's messages (docs/blind-deal.md): an announcement, a stage output, sealed keys,
 # released keys, a report of the red threes among positions just received
 BLIND_TYPES: Final = frozenset({"announce", "stage", "keys", "release", "reds"})
-ACT_TYPES: Final = frozenset({"commit", "reveal", "action", "chat"}) | BLIND_TYPES
+# version 2 of the blind deal: a recipient exposes its X25519 key for the hand to prove a key
+# sealed to it wrong (docs/blind-proofs.md section 10); journaled only as a forfeit's evidence
+EXPOSE: Final = "expose"
+ACT_TYPES: Final = frozenset({"commit", "reveal", "action", "chat", EXPOSE}) | BLIND_TYPES
 MAX_ACT_SIZE: Final = 65536  # a version-2 blind stage of 162 cards with its proof is 26.6 kB
 MAX_CHAT_LENGTH: Final = 500
 SALT_SIZE: Final = 16

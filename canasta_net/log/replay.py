@@ -367,17 +367,23 @@ class Replayer:
         self.forfeit = (seat, reason)
 
     def _check_evidence(self, record: StoredRecord, seat: int, reason: str) -> None:
-        """A forfeit with the seat's own signed message as evidence (the verifier checked its
-        signature, sequence number and head: it is the message the seat sent after the log's
-        records up to that head): the hand must refuse it with the code the reason names, as a
-        refusal that proves the seat deviated."""
+        """A forfeit with a signed message as evidence (the verifier checked its signature,
+        sequence number and head: it is the message its author sent after the log's records up
+        to that head): the hand must refuse it with the code the reason names, as a refusal
+        that proves the forfeiting seat deviated. The author is the seat itself, or (version 2
+        of the blind deal) a recipient whose exposure shows the seat sealed it a wrong key; an
+        exposure whose accusation is false proves its own author deviated."""
         act = record.action
         assert act is not None
-        type_ = act.get("type")
-        if act.get("seat") != seat or act.get("hand") != self.hand_no or not isinstance(type_, str):
+        type_, author = act.get("type"), act.get("seat")
+        if act.get("hand") != self.hand_no or not isinstance(type_, str):
+            self._fail(record, "bad-forfeit", "the forfeit's evidence is not of this hand")
+        assert isinstance(author, int)  # the log's schema of an act
+        if author != seat and type_ != R.EXPOSE:
             self._fail(record, "bad-forfeit", "the forfeit's evidence is not the seat's message")
-        found = self.hand.proven_deviation(seat, type_, act)
-        if found is None or not reason.startswith(f"violation: {found.code}"):
+        found = self.hand.proven_deviation(author, type_, act)
+        culprit = None if found is None else author if found.culprit is None else found.culprit
+        if found is None or culprit != seat or not reason.startswith(f"violation: {found.code}"):
             self._fail(
                 record, "bad-forfeit", "the forfeit's evidence shows no such violation by the seat"
             )
@@ -505,3 +511,53 @@ def replay_log(source: LogSource) -> ReplayResult:
         claims=list(replayer.claims),
         stop=replayer.stop,
     )
+
+
+@dataclass(frozen=True)
+class ExposureVerdict:
+    """Who an exposure of a wrong sealed key shows deviating (``docs/blind-proofs.md`` section
+    10): ``seat`` (the sender it accuses, or the accuser itself), with the code and why."""
+
+    accuser: int
+    seat: int
+    code: str
+    reason: str
+
+
+def exposure_verdict(source: LogSource, act: bytes, asig: bytes) -> ExposureVerdict:
+    """Check a seat's signed ``expose`` (``act``, ``asig``) against a copy of the log that the
+    host may never have shown it in: the copy is verified and replayed, the exposure must be
+    signed by its seat's key, name this table, the copy's last hand and one of its records as
+    ``head``; then the hand's own verdict (the one the host should have journaled) names the
+    seat. So a seat whose exposure a host ignored shows, with its own copy, that the sender
+    cheated. Raises ``log.LogError`` or :class:`ReplayError` for a copy that does not check, and
+    ValueError (one sentence) for an exposure that proves nothing."""
+    from ..identity import BadSignature, verify
+    from . import ACTION_SIGNATURE_KIND
+
+    replayer: Replayer | None = None
+    heads: set[bytes] = set()
+    for record, replayed in replay_records(source):
+        heads.add(record.hash)
+        replayer = replayed
+    if replayer is None:
+        raise ValueError("the log holds no record")
+    fields = R.unpack_map(act, "signed message")
+    accuser = fields.get("seat")
+    if fields.get("type") != R.EXPOSE or not isinstance(accuser, int):
+        raise ValueError("the message is not an exposure")
+    if not 0 <= accuser < len(replayer.keys):
+        raise ValueError(f"the exposure names seat {accuser}, which the table does not have")
+    if fields.get("table") != replayer.table or fields.get("hand") != replayer.hand_no:
+        raise ValueError("the exposure is for another table or hand than the log's last")
+    if fields.get("head") not in heads:
+        raise ValueError("the exposure names a head that is no record of the log")
+    try:
+        verify(replayer.keys[accuser], ACTION_SIGNATURE_KIND, act, asig)
+    except BadSignature:
+        raise ValueError(f"the exposure is not signed by seat {accuser}") from None
+    found = replayer.hand.proven_deviation(accuser, R.EXPOSE, fields)
+    if found is None:
+        raise ValueError("the exposure proves nothing in this hand")
+    culprit = accuser if found.culprit is None else found.culprit
+    return ExposureVerdict(accuser, culprit, found.code, str(found))

@@ -50,6 +50,7 @@ from ..log.durable import (
 )
 from ..search import SearchBot
 from ..selfplay import choose_for
+from ..table.blind_seat import Background
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
@@ -248,7 +249,11 @@ class TableService:
         timing: Timing = NO_TIMING,
         limits: HostLimits | None = None,
         durability: DurabilityFactory | None = None,
+        background: Background | None = None,
     ) -> None:
+        # runs the host's own seats' work ahead beside the host's check of the message it needs
+        # (a blind-v2 stage: another thread); None: the work is done when it is asked for
+        self.background = background
         self.config = config
         self.limits = limits or HostLimits()
         self.unauthenticated: UnauthenticatedBudget[HostConnection] = UnauthenticatedBudget(
@@ -999,6 +1004,11 @@ class TableService:
             self._finish()
             return
         for slot in self.slots:
+            if slot.local is not None and slot.local.agent is not None:
+                exposure = slot.local.agent.exposure()  # a wrong key sealed to a seat it plays
+                if exposure is not None:
+                    self._take_local_message(slot, exposure)
+                    return
             need = table.needs(slot.seat)
             if need == "wait":
                 continue
@@ -1059,6 +1069,18 @@ class TableService:
             infos = table.take_message(slot.seat, reply, signed_here=True)
         except (TableError, SeatProblem) as e:  # a bug, not a player's doing: say so loudly
             log.failure("a local seat could not answer: {error}", error=e)
+            return
+        self._publish(infos)
+
+    def _take_local_message(self, slot: Slot, message: dict[str, Any]) -> None:
+        """A message a seat the host plays sends unprompted (its exposure of a wrong sealed
+        key), taken like a remote seat's."""
+        table = self.table
+        assert table is not None
+        try:
+            infos = table.take_message(slot.seat, message, signed_here=True)
+        except TableError as e:
+            log.failure("a local seat's message was refused: {error}", error=e)
             return
         self._publish(infos)
 
@@ -1157,11 +1179,36 @@ class TableService:
                     "it): the match cannot go on from this log; keep every seat's copy"
                 )
                 return
+            if t == "act" and self.background is not None:
+                self._work_ahead(conn.seat, message["act"])
             infos = table.take_message(conn.seat, message)
         except (TableError, wire.WireError) as e:
             self._refuse(conn, t, e)
             return
         self._publish(infos)
+
+    def _work_ahead(self, seat: int, act: bytes) -> None:
+        """A seat's message about to be checked: the seats the host plays start the work they
+        will need once it is taken (a blind-v2 stage that is one's input: its own stage, in
+        another thread, used only after the host's check passed and only for that input). Only
+        for the message the table waits for, with the seat's next number, so that a seat cannot
+        make the host work for messages it will refuse."""
+        table = self.table
+        assert table is not None and self.background is not None
+        try:
+            fields = R.unpack_map(act, "signed message")
+        except R.MessageError:
+            return
+        type_ = fields.get("type")
+        if (
+            not isinstance(type_, str)
+            or fields.get("aseq") != table.next_aseq[seat]
+            or table.needs(seat) != type_
+        ):
+            return
+        for slot in self.slots:
+            if slot.local is not None and slot.local.agent is not None:
+                slot.local.agent.work_ahead(type_, fields, self.background)
 
     def _refuse(self, conn: HostConnection, t: str, e: TableError | wire.WireError) -> None:
         """Answer a refused message of type ``t``: an error, or (a refused hello) a goodbye."""

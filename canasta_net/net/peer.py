@@ -11,7 +11,9 @@ framing, and reconnection with backoff through ``ClientService``.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from typing import Any, BinaryIO, Protocol
 
 from twisted.application.internet import ClientService, backoffPolicy
@@ -31,6 +33,7 @@ from ..log.replay import Replayer
 from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
 from ..reasons import reason_sentence
 from ..safe_text import safe_text
+from ..table.blind_seat import Background, StageWork
 from ..table.seat import Decision, SeatAgent, SeatProblem
 from ..table.signer import SeatSigner
 from ..timing import NO_TIMING, Timing
@@ -267,8 +270,12 @@ class PeerSession:
         timing: Timing = NO_TIMING,
         observer: SessionObserver | None = None,
         hand_gate: HandGate | None = None,
+        background: Background | None = None,
     ) -> None:
         self.identity = identity
+        # runs a seat's work ahead beside the check of the record it needs (another thread: the
+        # curve arithmetic gives the GIL back); None: the work is done when it is asked for
+        self.background = background
         self.observer = observer  # a person's client following the session in detail
         self.hand_gate = hand_gate  # holds the next hand until the person is ready
         self._started_hand = -1  # the latest hand this seat took a step in
@@ -291,6 +298,10 @@ class PeerSession:
         self.names: list[str] = []
         self.done = False
         self.problem: str | None = None  # set when the host was caught misbehaving
+        # the seat's signed exposure of a wrong key sealed to it (blind-v2), kept: with this
+        # seat's copy of the log it names the sender even if the host ignores it
+        # (``log.replay.exposure_verdict``, docs/blind-proofs.md section 10)
+        self.exposure: dict[str, Any] | None = None
         self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
         self.watchers: list[str] = []  # who watches the table, as the host last said
 
@@ -556,6 +567,9 @@ class PeerSession:
             self.names = self.copy.names
         self._forget_public_seeds(record)
         if self.problem is None:
+            if self.agent is not None and self.background is not None:
+                # used only once it checks
+                self.agent.work_ahead(record.kind, record.action, self.background)
             try:
                 self.copy.replay(record)
             except HostFault as e:
@@ -565,6 +579,10 @@ class PeerSession:
                 self.agent.observe(record)
             except SeatProblem as e:
                 self._misbehaving(f"record {record.index}: {e.text}")
+            exposure = self.agent.exposure() if self.problem is None else None
+            if exposure is not None:  # a wrong key sealed to this seat: it shows the host now
+                self.exposure = exposure
+                send(exposure)
         if self.observer is not None:
             self.observer.record(record)
         line = describe_record(record, self.names, reader_translator(self.player))
@@ -761,6 +779,22 @@ class SeatClient(ClientService):
         return self.stopService()
 
 
+def in_a_thread(work: Callable[[], StageWork]) -> Callable[[], StageWork]:
+    """A :data:`Background` that runs ``work`` in a thread of its own (a seat's next stage,
+    worked out while the reactor's thread checks its input: both spend most of their time in
+    libsecp256k1, outside the GIL); the getter waits for it."""
+    future: Future[StageWork] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as e:  # given to whoever asks for the result
+            future.set_exception(e)
+
+    threading.Thread(target=run, name="canasta-stage-ahead", daemon=True).start()
+    return future.result
+
+
 def connect_with_retry(
     reactor: Any, endpoint: Any, session: HostSession, *, max_delay: float = 10.0
 ) -> SeatClient:
@@ -783,6 +817,7 @@ __all__ = [
     "comings_and_goings",
     "connect_with_retry",
     "describe_record",
+    "in_a_thread",
     "reader_translator",
     "watchers_coming_and_going",
 ]

@@ -15,10 +15,11 @@ from typing import Any
 
 from ..canasta.actions import Action
 from ..canasta.rules import RuleSet
-from ..deal.blind.hand import BlindHand
+from ..deal.blind.hand import BlindHand, WrongSealedKey
 from ..deal.blind.keys import SEED_SIZE, SeatSecrets
 from ..deal.blind.points import card_points
 from ..deal.blind.proofs.stages import card_points as proved_card_points
+from ..deal.blind.protocol import KeyMessage
 from ..deal.blind.schedule import labels_for_rules
 from ..hand.blind import feed_message, message_of
 from ..hand.protocol import HandContext
@@ -32,6 +33,12 @@ def act_of_body(body: bytes) -> dict[str, Any] | None:
     fields = R.unpack_map(body, "record", limit=1 << 20)
     act = fields.get("act")
     return R.unpack_map(act, "signed message") if isinstance(act, bytes) else None
+
+
+StageWork = tuple[list[bytes], bytes]
+# runs a piece of work (a call that pickles), possibly in another thread or process; returns how
+# to get its result (waiting for it if need be)
+Background = Callable[[Callable[[], StageWork]], Callable[[], StageWork]]
 
 
 class BlindSeat:
@@ -65,6 +72,11 @@ class BlindSeat:
         self._seen: list[tuple[int, str, dict[str, Any]]] = []  # the current hand's messages
         self._seed_kept = False  # the current hand's seed is fresh and written to the keeper
         self._seed_read_back = False  # the current hand's seed came from the keeper
+        # version 2: a key sealed to this seat that is wrong (its hand, the sender's message):
+        # the seat exposes its X25519 key for the hand to prove it, and plays no further part in
+        # the hand (docs/blind-proofs.md section 10, "A wrong sealed key")
+        self.accusation: tuple[int, KeyMessage] | None = None
+        self._exposed = False
         card_points(labels_for_rules(self.rules))  # computed once per process, before any hand
         if version == 2:
             proved_card_points(tuple(labels_for_rules(self.rules)))
@@ -131,8 +143,8 @@ class BlindSeat:
             return
         seat, type_, fields = found
         hand_no = int(fields["hand"])
-        if hand_no in self.not_ours:
-            return
+        if hand_no in self.not_ours or self._accusing(hand_no):
+            return  # a hand this seat accuses a sender in follows no further in its view
         hand = self._hand(hand_no)
         if type_ == "announce" and seat == self.seat:
             assert hand.secrets is not None
@@ -146,13 +158,54 @@ class BlindSeat:
                 self._seed_read_back, self._seed_kept, self._seen = False, True, []
             else:  # kept to rebuild the hand if the kept seed turns out not to be in the log
                 self._seen.append((seat, type_, fields))
-        feed_message(hand, seat, type_, fields, self.game)
+        try:
+            feed_message(hand, seat, type_, fields, self.game)
+        except WrongSealedKey as e:  # only this seat sees it: it shows everyone (exposure)
+            self.accusation = (hand_no, e.message)
+            return
         if type_ in ("announce", "stage") and hand.needs(self.seat).kind == "wait":
             hand.prepare()  # while another seat computes its stage
 
+    def work_ahead(self, kind: str, act: dict[str, Any] | None, run: Background) -> None:
+        """Before a record is checked: if it is the stage output this seat's own next stage
+        takes as input (version 2), start working that stage out with ``run`` (in another
+        thread, beside the check); the seat still sends it only when prompted, after the
+        record has checked and been followed."""
+        found = message_of(kind, act)
+        if found is None or found[1] != "stage" or self.hand is None:
+            return
+        fields = found[2]
+        hand = self.hand
+        if fields.get("hand") != hand.hand_no or self._accusing(hand.hand_no):
+            return
+        ahead = hand.next_stage_input(fields)
+        if ahead is None:
+            return
+        stage, incoming = ahead
+        hand.stage_ahead(stage, incoming, run(hand.stage_work(stage, incoming)))
+
+    def _accusing(self, hand_no: int) -> bool:
+        return self.accusation is not None and self.accusation[0] == hand_no
+
+    def exposure(self) -> tuple[int, dict[str, Any]] | None:
+        """Once, after a wrong key was sealed to this seat: the hand and the ``expose`` fields
+        that prove it to everyone (its X25519 private key for the hand, the sender, the
+        position). The host then ends the match against whichever seat the exposure shows
+        deviated; a host that ignores it leaves the seat waiting, with its copy of the log
+        holding the sender's signed key message and its seed store the seed."""
+        if self.accusation is None or self._exposed or self.hand is None:
+            return None
+        hand_no, message = self.accusation
+        if self.hand.hand_no != hand_no:
+            return None
+        self._exposed = True
+        return hand_no, self.hand.exposure(message)
+
     def answer(self, hand_no: int, need: str) -> tuple[str, dict[str, Any]] | None:
         """The message (type, fields) for a deal step the hand waits for, or None if this seat's
-        own view of the hand waits for nothing of that kind."""
+        own view of the hand waits for nothing of that kind (or it accuses a sender in it)."""
+        if self._accusing(hand_no):
+            return None
         hand = self._announcing(hand_no) if need == "announce" else self._hand(hand_no)
         wanted = hand.needs(self.seat)
         if wanted.kind != need or need == "act":
@@ -165,6 +218,8 @@ class BlindSeat:
             self.hand.prepare()
 
     def legal_actions(self, hand_no: int) -> list[Action]:
+        if self._accusing(hand_no):
+            return []
         hand = self._hand(hand_no)
         if hand.state is None or hand.needs(self.seat).kind != "act":
             return []
@@ -191,4 +246,4 @@ class BlindSeat:
         return view
 
 
-__all__ = ["BlindSeat", "act_of_body"]
+__all__ = ["Background", "BlindSeat", "StageWork", "act_of_body"]

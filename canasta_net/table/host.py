@@ -353,11 +353,14 @@ class HostTable:
         try:
             step = hand.take(seat, type_, fields, seed)
         except HandRefused as e:
-            if e.proves:  # the signed message shows the seat cheated: the match ends at once
+            if e.proves:  # the signed message shows a seat cheated: the match ends at once
+                # against it: the message's own seat, or the one it shows deviating (an exposed
+                # wrong sealed key names its sender)
                 self.next_aseq[seat] += 1
-                hand.forfeit(seat)
+                culprit = seat if e.culprit is None else e.culprit
+                hand.forfeit(culprit)
                 evidence = {"act": act, "asig": asig}
-                return self._forfeit_records(seat, f"violation: {e.code}: {e}", evidence)
+                return self._forfeit_records(culprit, f"violation: {e.code}: {e}", evidence)
             raise TableError(e.code, str(e), seat, e.params, e.variant) from None
         self.next_aseq[seat] += 1
         body: dict[str, Any] = {"act": act, "asig": asig, **step.fields}
@@ -455,8 +458,9 @@ class HostTable:
         self, seat: int, reason: str, evidence: Mapping[str, bytes] | None = None
     ) -> list[RecordInfo]:
         """The match ends against ``seat`` (-1: a fault no seat can be named for). ``evidence``:
-        the seat's own signed message that proves its violation (``act``, ``asig``), journaled in
-        the forfeit record so that every follower checks it."""
+        the signed message that proves its violation (``act``, ``asig``: the seat's own, or
+        another seat's exposure of a wrong key it sealed), journaled in the forfeit record so
+        that every follower checks it."""
         winner = self.game.forfeit_winner(self.match.scores, seat) if seat >= 0 else None
         forfeit = {"hand": self.hand_no, "seat": seat, "reason": reason, **(evidence or {})}
         out = [

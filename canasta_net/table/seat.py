@@ -29,7 +29,7 @@ from ..identity import Identity
 from ..log import RecordInfo
 from ..log import records as R
 from ..log.seed_store import SeedStoreError
-from .blind_seat import BlindSeat
+from .blind_seat import Background, BlindSeat
 from .signer import SeatSigner, SeedKeeper, SeedLost
 
 Message = dict[str, Any]  # a wire message from the seat to the host (``docs/wire-protocol.md``)
@@ -106,6 +106,17 @@ class SeatPart(Protocol):
         """The seed store failed: keep this hand's secret in memory only."""
         ...
 
+    def exposure(self) -> tuple[str, int, dict[str, Any]] | None:
+        """Once, a message the seat must send unprompted (type, hand, fields): at a ``blind-v2``
+        table, the exposure proving that a key sealed to it is wrong."""
+        ...
+
+    def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
+        """A record (or a seat's message) about to be checked, its kind and signed message:
+        start, with ``run``, work the seat will need once it is (a ``blind-v2`` seat's next
+        stage)."""
+        ...
+
 
 class CommitRevealPart:
     """A seat at a commit-reveal table: its seed per hand, committed to, revealed to the host once
@@ -161,6 +172,12 @@ class CommitRevealPart:
 
     def stop_keeping_seeds(self) -> None:
         self.signer.seed_keeper = None
+
+    def exposure(self) -> tuple[str, int, dict[str, Any]] | None:
+        return None
+
+    def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
+        pass
 
 
 class BlindPart:
@@ -232,6 +249,14 @@ class BlindPart:
 
     def stop_keeping_seeds(self) -> None:
         self.seat.seed_keeper = None
+
+    def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
+        if kind == "stage":
+            self.seat.work_ahead(kind, action, run)
+
+    def exposure(self) -> tuple[str, int, dict[str, Any]] | None:
+        found = self.seat.exposure()
+        return None if found is None else (R.EXPOSE, found[0], found[1])
 
 
 class WrittenRecord:
@@ -336,6 +361,9 @@ class SeatAgent:
     def reply(self, need: str, hand: int, prompt: Mapping[str, Any]) -> Message | Decision | None:
         """What the seat answers to the table's need: a message to send, a decision for whoever
         plays the seat, or None when the seat's view is not there yet. Raises SeatProblem."""
+        exposure = self.exposure()
+        if exposure is not None:
+            return exposure
         if need == "wait":
             return None
         if need == "checkpoint":
@@ -362,6 +390,25 @@ class SeatAgent:
         if secret is not None:
             message["seed"] = secret  # the commit-reveal deal's seed, beside its reveal
         return message
+
+    def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
+        """A record about to be checked (by the seat's owner; or, at the host, a seat's message
+        about to be taken), its kind and signed message: start, with ``run`` (in another
+        thread), work the seat will need once it has checked: a ``blind-v2`` seat's own next
+        stage, when the message is its input. Nothing is sent before the record has checked
+        and the table asks for it."""
+        self.part.work_ahead(kind, action, run)
+
+    def exposure(self) -> Message | None:
+        """Once, the signed message the seat must send now, unprompted (a ``blind-v2`` seat's
+        exposure of a wrong key sealed to it: ``docs/blind-proofs.md`` section 10); None
+        otherwise. Asked after each record the seat observes."""
+        found = self.part.exposure()
+        if found is None:
+            return None
+        type_, hand, fields = found
+        act, asig = self.signer.sign(hand, type_, **fields)
+        return {"t": "act", "act": act, "asig": asig}
 
     def act(self, hand: int, text: str) -> Message:
         """Sign the action chosen for a decision (raises ValueError or IllegalAction where the

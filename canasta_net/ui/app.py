@@ -28,7 +28,14 @@ from ..net.host import (
     group_durability,
     threaded_durability,
 )
-from ..net.peer import HostSession, PeerSession, Player, SeatClient, connect_with_retry
+from ..net.peer import (
+    HostSession,
+    PeerSession,
+    Player,
+    SeatClient,
+    connect_with_retry,
+    in_a_thread,
+)
 from ..net.tls import client_context_factory, server_context_factory, verified_peer_key
 from ..table.host import HostTable
 from ..timing import NO_TIMING, Timing
@@ -171,6 +178,8 @@ async def start_host(
         events=events,
         timing=timing,
         durability=durability,
+        # its own blind-v2 seats work their stage out while it checks their input
+        background=in_a_thread,
     )
     endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
     try:

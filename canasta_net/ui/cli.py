@@ -33,7 +33,7 @@ from ..log.seed_store import SeedStore
 from ..net.host import ServiceEvents
 from ..net.host_key import HostUnreachable, fetch_host_fingerprint
 from ..net.known_hosts import KnownHosts, KnownHostsError, default_known_hosts_path
-from ..net.peer import PeerSession, describe_record
+from ..net.peer import PeerSession, describe_record, in_a_thread
 from ..net.spectator import SpectatorSession
 from ..net.tls import normalize_fingerprint
 from ..safe_text import safe_text
@@ -604,6 +604,7 @@ async def _serve(
             seed_store=seed_store,
             observer=player.model,  # the client draws the table from its model
             hand_gate=player.hand_gate,  # the next hand waits until the person is ready
+            background=in_a_thread,  # a blind-v2 seat works its stage out while it checks
         )
         session_box.append(session)
         if page is None:
@@ -1295,6 +1296,7 @@ def join(
             # the next hand until they are ready; a bot neither watches nor waits
             observer=None if bot_kind else player.model,
             hand_gate=None if bot_kind else player.hand_gate,
+            background=in_a_thread,  # a blind-v2 seat works its stage out while it checks
         )
         box.append(session)
         if not bot_kind and page is None:

@@ -17,6 +17,7 @@ with every card known and names the seat that broke a rule.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -31,8 +32,8 @@ from ...identity import Identity
 from ...schema import Bytes, Int, List, Map, Schema, SchemaError, Tuple, validate
 from . import points
 from .audit import audit_key_message, check_open, check_reveal, replay_deal_ids
-from .errors import BlindError, NotACard, SealedKeyError, WrongPublishedKey
-from .keys import SEED_SIZE, SeatSecrets, derive_x25519
+from .errors import BadParameters, BlindError, NotACard, SealedKeyError, WrongPublishedKey
+from .keys import SEED_SIZE, SeatSecrets, derive_x25519, x25519_private_bytes
 from .proofs import group as group2
 from .proofs import stages as stages2
 from .proofs.stages import PublicKeys, StageSecrets
@@ -85,6 +86,17 @@ class BlindRefused(ValueError):
         self.code = code
         self.params = params
         self.variant = variant
+
+
+class WrongSealedKey(BlindRefused):
+    """Version 2, in a seat's own view: a key sealed to it (``message``) is not the sender's
+    announced one, or is no key. Only this seat can see it; it proves it to everyone by exposing
+    its X25519 key for the hand (:meth:`BlindHand.exposure`, ``docs/blind-proofs.md`` section
+    10)."""
+
+    def __init__(self, message: KeyMessage, error: BlindError) -> None:
+        super().__init__(error.code, str(error))
+        self.message = message
 
 
 class Violation(Exception):
@@ -149,6 +161,12 @@ FIELD_SCHEMAS_V2: Final[dict[str, Map]] = {
     "announce": Map({"commitment": Bytes(size=32), "x25519": Bytes(size=32), "keys": Bytes()}),
     "stage": Map({"stage": Int(), "deck": Bytes(), "proof": Bytes()}),
 }
+# version 2: a recipient's exposure of its per-hand X25519 private key, accusing the sender of
+# the key it sealed to it for a position (docs/blind-proofs.md section 10, "A wrong sealed key")
+EXPOSE_SCHEMA: Final = Map({"x25519": Bytes(size=32), "sender": Int(), "position": Int()})
+# the code of an exposure's verdict against the accuser (the sender's deviations keep theirs:
+# ``wrong-key``, ``sealed-key-error``)
+FALSE_ACCUSATION: Final = "false-accusation"
 
 
 def _checked(schema: Schema, value: Any, what: str) -> Any:
@@ -425,8 +443,13 @@ class BlindHand:
         messages = self._decode_key_messages(seat, fields, expected)
         if self.viewer is not None:
             mine = [m for m in messages if m.recipient == self.viewer]
-            for m in mine:
-                self._receive(m)
+            received = {p: dict(keys) for p, keys in self.received.items()}  # if one is refused
+            try:
+                for m in mine:
+                    self._receive(m)
+            except (BlindError, BlindRefused):
+                self.received = received
+                raise
         self.key_messages.extend(messages)
         if self.phase is HandPhase.DEAL_KEYS:
             self.deal_keys_from.add(seat)
@@ -457,29 +480,98 @@ class BlindHand:
 
     def _receive2(self, message: KeyMessage) -> None:
         """Version 2: a sealed key is checked against the sender's announced position key as soon
-        as it is opened (a wrong one names the sender, to this seat)."""
+        as it is opened: a wrong one names the sender, to this seat (:class:`WrongSealedKey`),
+        which can show it to everyone by exposing its X25519 key (:meth:`exposure`)."""
         assert self.secrets is not None
         sender, position = message.sender, message.position
         message.verify(self.keys[sender])
-        plain = open_sealed(
-            self.secrets.x25519_private,
-            self.x25519[sender],
-            self.table_id,
-            self.hand_no,
-            position,
-            sender,
-            message.recipient,
-            message.ciphertext,
-        )
         try:
-            key = group2.scalar_from(plain)
-        except group2.GroupError:
-            raise SealedKeyError(
-                sender, message.recipient, position, sender, "the sealed bytes are not a key"
-            ) from None
-        if not stages2.key_matches(self.public_keys[sender].position_keys[position], key):
-            raise WrongPublishedKey(sender, position)
+            plain = open_sealed(
+                self.secrets.x25519_private,
+                self.x25519[sender],
+                self.table_id,
+                self.hand_no,
+                position,
+                sender,
+                message.recipient,
+                message.ciphertext,
+            )
+            try:
+                key = group2.scalar_from(plain)
+            except group2.GroupError:
+                raise SealedKeyError(
+                    sender, message.recipient, position, sender, "the sealed bytes are not a key"
+                ) from None
+            if not stages2.key_matches(self.public_keys[sender].position_keys[position], key):
+                raise WrongPublishedKey(sender, position)
+        except (SealedKeyError, WrongPublishedKey) as e:
+            raise WrongSealedKey(message, e) from None
         self.received.setdefault(position, {})[sender] = key
+
+    # ------------------------------------------------------------------ a wrong sealed key
+    def exposure(self, message: KeyMessage) -> dict[str, Any]:
+        """The viewer's ``expose`` fields accusing ``message``'s sender (version 2): its X25519
+        private key for the hand and which sealed key it means. Exposing it reveals the keys
+        sealed between this seat and the others for this hand, no card (docs/blind-proofs.md
+        section 10); the hand cannot go on anyway."""
+        assert self.secrets is not None and self.version == 2
+        return {
+            "x25519": x25519_private_bytes(self.secrets.x25519_private),
+            "sender": message.sender,
+            "position": message.position,
+        }
+
+    def exposure_verdict(self, accuser: int, fields: dict[str, Any]) -> Violation:
+        """Anyone's verdict on ``accuser``'s ``expose`` (version 2): the seat that deviated.
+
+        The exposed X25519 key must be the accuser's announced one and open the key the sender
+        signed and sealed to the accuser for the position: if what it holds is no key
+        (``sealed-key-error``) or not the sender's announced ``K_j`` (``wrong-key``), the sender
+        deviated; if the key is right, or the exposed key is not the accuser's, or the sender
+        sealed no key to it for the position, the accusation is false (``false-accusation``)
+        and the accuser deviated: either way the hand cannot go on. A malformed exposure (its
+        fields, a version-1 hand, a hand before any key) is refused (:class:`BlindRefused`)."""
+        if self.version != 2:
+            raise BlindRefused("bad-message", "an exposure belongs to the blind deal's version 2")
+        _checked(EXPOSE_SCHEMA, fields, "expose")
+        if len(self.x25519) < self.seats or self.phase is HandPhase.DONE:
+            raise BlindRefused("wrong-phase", "expose: no sealed key of the hand to accuse")
+        sender, position = fields["sender"], fields["position"]
+        if not 0 <= sender < self.seats or sender == accuser:
+            raise BlindRefused("bad-message", "expose: the sender is another seat")
+        message = next(
+            (
+                m
+                for m in self.key_messages
+                if (m.sender, m.position, m.recipient) == (sender, position, accuser)
+            ),
+            None,
+        )
+        if message is None:
+            return Violation(
+                accuser,
+                FALSE_ACCUSATION,
+                f"seat {accuser} accuses seat {sender} of its sealed key for position {position}, "
+                "which the hand does not hold",
+            )
+        try:
+            stages2.check_exposed_key(
+                message,
+                fields["x25519"],
+                self.x25519[accuser],
+                self.x25519[sender],
+                self.public_keys[sender].position_keys[position],
+            )
+        except BadParameters as e:
+            return Violation(accuser, FALSE_ACCUSATION, f"seat {accuser}'s exposure: {e}")
+        except (WrongPublishedKey, SealedKeyError) as e:
+            return Violation(sender, e.code, f"{e} (exposed by seat {accuser})")
+        return Violation(
+            accuser,
+            FALSE_ACCUSATION,
+            f"seat {accuser} accuses seat {sender} of its key for position {position}, which its "
+            "exposed key shows right",
+        )
 
     def _open(self, final_x: bytes, keys: Iterable[int], position: int) -> int:
         """The card id at ``position`` of the final deck, given every seat's key for it."""
@@ -856,8 +948,11 @@ class BlindHand:
             step = len(self.stage_outputs)
             stage = 1 + step // self.seats
             incoming2 = self.stage_outputs[-1] if step else self.initial
-            make = stages2.stage1 if stage == 1 else stages2.stage2
-            out, proof = make(self.secrets2, incoming2)
+            ahead = self._prepared.pop("stage-ahead", None)
+            if ahead is not None and ahead[0] == (stage, incoming2):  # worked out while checked
+                out, proof = ahead[1]()
+            else:
+                out, proof = self.compute_stage(stage, incoming2)
             return {"stage": stage, "deck": b"".join(out), "proof": proof}
         if kind == "stage":
             step = len(self.stage_outputs)
@@ -930,6 +1025,49 @@ class BlindHand:
             self.table_id, self.hand_no, position, secrets.seat, recipient, ciphertext
         )
         return replace(unsigned, signature=identity.sign(KEY_SIGNATURE_KIND, unsigned.body()))
+
+    # ------------------------------------------------------------------ a stage worked out ahead
+    def next_stage_input(self, fields: dict[str, Any]) -> tuple[int, list[bytes]] | None:
+        """Version 2, a seat's view: if ``fields`` (the next stage output the hand will follow,
+        not checked yet) is the input of the viewer's own next stage, that stage's number and
+        the output's entries, so that the seat can work its stage out while the output's proof
+        is still being checked (:meth:`compute_stage`, :meth:`stage_ahead`). What it works out
+        is used only once the output has been checked and taken, and only for that very input:
+        nothing leaves the seat before every proof before its stage has checked
+        (``docs/blind-proofs.md`` section 9)."""
+        if self.secrets2 is None or self.phase is not HandPhase.STAGES:
+            return None
+        step = len(self.stage_outputs) + 1  # the viewer's step, after the output's
+        if step >= 2 * self.seats or step % self.seats != self.viewer:
+            return None
+        data, size = fields.get("deck"), group2.POINT_SIZE
+        if not isinstance(data, bytes) or len(data) != self.size * size:
+            return None
+        return 1 + step // self.seats, [data[i : i + size] for i in range(0, len(data), size)]
+
+    def compute_stage(self, stage: int, incoming: Sequence[bytes]) -> tuple[list[bytes], bytes]:
+        """Version 2: the viewer's stage-``stage`` output and its proof for ``incoming``."""
+        return self.stage_work(stage, incoming)()
+
+    def stage_work(
+        self, stage: int, incoming: Sequence[bytes]
+    ) -> functools.partial[tuple[list[bytes], bytes]]:
+        """The work of :meth:`compute_stage` as a call of a module-level function on the seat's
+        secrets (which never change) and the input: it needs nothing of the hand, so it may run
+        beside the hand's own work, in another thread or process (it pickles)."""
+        assert self.secrets2 is not None
+        make = stages2.stage1 if stage == 1 else stages2.stage2
+        return functools.partial(make, self.secrets2, list(incoming))
+
+    def stage_ahead(
+        self,
+        stage: int,
+        incoming: list[bytes],
+        result: Callable[[], tuple[list[bytes], bytes]],
+    ) -> None:
+        """Remember a stage worked out ahead: ``result()`` gives it (waiting for it if it is still
+        being worked out); :meth:`respond` uses it if its stage and input are the hand's."""
+        self._prepared["stage-ahead"] = ((stage, incoming), result)
 
     def prepare(self) -> None:
         """Work a seat can do ahead, while others compute (call it when idle): its stage-2
@@ -1112,6 +1250,8 @@ class BlindHand:
 
 __all__ = [
     "BLIND_ACT_TYPES",
+    "EXPOSE_SCHEMA",
+    "FALSE_ACCUSATION",
     "FIELD_SCHEMAS",
     "FIELD_SCHEMAS_V2",
     "BlindHand",
@@ -1120,4 +1260,5 @@ __all__ = [
     "HandPhase",
     "Need",
     "Violation",
+    "WrongSealedKey",
 ]

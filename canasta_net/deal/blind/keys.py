@@ -128,6 +128,14 @@ def derive_x25519(table_id: bytes, hand_no: int, seat: int, seed: bytes) -> X255
     return X25519PrivateKey.from_private_bytes(hashlib.sha256(data).digest())
 
 
+def x25519_private_bytes(private_key: X25519PrivateKey) -> bytes:
+    """The 32 private bytes of a per-hand X25519 key (a recipient exposes them to prove that a
+    key sealed to it is wrong: docs/blind-proofs.md section 10)."""
+    return private_key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+
+
 def x25519_public_bytes(private_key: X25519PrivateKey) -> bytes:
     return private_key.public_key().public_bytes(
         serialization.Encoding.Raw, serialization.PublicFormat.Raw
