@@ -8,10 +8,12 @@ the shortcut lets a false record through, or answers differently from the plain 
 
 from __future__ import annotations
 
+import copy
 import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgpack
 import pytest
 from twisted.internet.testing import StringTransport
 
@@ -19,6 +21,7 @@ from canasta_net.canasta.actions import parse_action
 from canasta_net.errors import IllegalAction
 from canasta_net.identity import Identity
 from canasta_net.log import StoredRecord, iter_records, parse_header
+from canasta_net.log import format as log_format
 from canasta_net.log import records as R
 from canasta_net.log.replay import Replayer
 from canasta_net.net import wire
@@ -295,3 +298,43 @@ def test_the_connection_checks_a_hand_one_slice_a_reactor_turn() -> None:
 def frame(message: dict[str, Any]) -> bytes:
     data = wire.encode(message)
     return struct.pack("!I", len(data)) + data
+
+
+# ----------------------------------------------------------------- the log reader's plain walk
+
+
+def plain_by_reference(value: Any) -> bool:
+    """The plain-msgpack walk, item by item (what ``format._is_plain`` did before it checked a
+    map's or list's scalars all at once)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+        elif type(item) not in (str, bytes, int, float, bool, type(None)):
+            return False
+    return True
+
+
+def test_the_plain_walk_refuses_an_ext_value_at_any_place() -> None:
+    odd = msgpack.Timestamp(1, 0)  # the one ext type msgpack decodes past ``ext_hook``
+    record = next(r for r in semantic_log().records() if r.action is not None)
+    base: Any = {**record.fields, "nested": [{"a": [1, b"x", None]}, 2.5], "k": {"x": {}}}
+    variants = [base, [], {}, 3, odd, [odd], {odd: 1}, {"a": odd}]
+    for path in (("nested",), ("nested", 0, "a"), ("k", "x"), ("priv",)):
+        for place in ("value", "key"):
+            changed = copy.deepcopy(base)
+            holder = changed
+            for step in path:
+                holder = holder[step] if type(holder) is not dict or step in holder else {}
+            if type(holder) is list:
+                holder.append(odd)
+            elif type(holder) is dict:
+                holder[odd if place == "key" else "odd"] = 1 if place == "key" else odd
+            variants.append(changed)
+    for value in variants:
+        assert log_format._is_plain(value) == plain_by_reference(value), value
+    assert not all(plain_by_reference(v) for v in variants)
