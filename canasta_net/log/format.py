@@ -210,11 +210,12 @@ class StoredRecord:
     hash: bytes
     action: dict[str, Any] | None
     checkpoint: dict[str, Any] | None
+    #: ``fields["kind"]`` (checked when the record was read), kept as an attribute: every step
+    #: of a seat's record path asks for it, and a property is a call each time
+    kind: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def kind(self) -> str:
-        kind: str = self.fields["kind"]  # checked when the record was read (no ``cast`` call:
-        return kind  # every step of a seat's record path asks for it)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", self.fields["kind"])
 
     @property
     def seq(self) -> int:

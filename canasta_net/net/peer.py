@@ -303,6 +303,8 @@ class PeerSession:
         # while a hand's records are checked in slices: the seeds record (the rest of its
         # handling waits too) and the messages that came meanwhile, handled in order after it
         self._checking: StoredRecord | None = None
+        #: A hand's records are being checked in slices: messages wait (:meth:`work`).
+        self.busy = False
         self._waiting: deque[tuple[dict[str, Any], Callable[[dict[str, Any]], None]]] = deque()
 
     # ------------------------------------------------------------------ the seat's log
@@ -367,11 +369,6 @@ class PeerSession:
         :meth:`work` (in a later reactor turn) as long as :attr:`busy`."""
         self.check_slice = seconds
 
-    @property
-    def busy(self) -> bool:
-        """A hand's records are being checked in slices: messages wait (:meth:`work`)."""
-        return self._checking is not None
-
     def work(self) -> None:
         """Check a further slice of the hand's held records; once all are, finish the seeds
         record and handle the messages that waited, in order."""
@@ -384,10 +381,10 @@ class PeerSession:
                     return
             except HostFault as e:
                 self._misbehaving(e.text)
-        self._checking = None
+        self._checking, self.busy = None, False
         self._record_checked(record)
         waiting = self._waiting
-        while waiting and self._checking is None:
+        while waiting and not self.busy:
             message, send = waiting.popleft()
             self._handle(message, send)
 
@@ -400,7 +397,7 @@ class PeerSession:
 
     def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         self.timing.mark("seat.receive", message=message, session=self)
-        if self._checking is not None:
+        if self.busy:
             self._waiting.append((message, send))  # after the hand's check, in order
             return
         self._handle(message, send)
@@ -613,8 +610,9 @@ class PeerSession:
                 self.copy.replay(record, catch_up_later=self.check_slice is not None)
             except HostFault as e:
                 self._misbehaving(e.text)
-            if self.copy.replayer is not None and self.copy.replayer.catching_up:
-                self._checking = record  # its hand's held records: checked by ``work``
+            replayer = self.copy.replayer
+            if record.kind == R.SEEDS and replayer is not None and replayer.catching_up:
+                self._checking, self.busy = record, True  # the hand's held records: ``work``
                 self.work()  # a first slice now
                 return
         self._record_checked(record)
@@ -759,7 +757,8 @@ class PeerProtocol(FrameProtocol):
 
     def message_received(self, message: dict[str, Any]) -> None:
         self.session.handle(message, self.send)
-        self._after_session_step()
+        if self.session.done or (self.checking is not None and self.checking.busy):
+            self._after_session_step()
 
     def _after_session_step(self) -> None:
         if self.session.done:
