@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
 __all__ = [
@@ -359,13 +359,14 @@ class Map(Schema):
     """A map holding every key of ``required`` and any of ``optional``, each value of its own
     schema. Other keys (of any type) are ignored."""
 
-    __slots__ = ("optional", "required")
+    __slots__ = ("_accepts", "optional", "required")
 
     def __init__(
         self, required: Mapping[str, Schema], optional: Mapping[str, Schema] | None = None
     ) -> None:
         self.required: tuple[tuple[str, Schema], ...] = tuple(required.items())
         self.optional: tuple[tuple[str, Schema], ...] = tuple((optional or {}).items())
+        self._accepts: Callable[[Any], bool] | None = None  # compiled at the first check
 
     @property
     def fields(self) -> dict[str, Schema]:
@@ -373,6 +374,17 @@ class Map(Schema):
         return dict(self.required + self.optional)
 
     def check(self, value: Any) -> None:
+        # Every message and record passes through here: first one compiled test of the whole
+        # map (no call per field), and only where it fails the walk below, which names the bad
+        # field. The test never accepts what the walk refuses (``_compiled``; tested).
+        accepts = self._accepts
+        if accepts is None:
+            accepts = self._accepts = _compiled(self)
+        if not accepts(value):
+            self.walk(value)
+
+    def walk(self, value: Any) -> None:
+        """Check ``value`` field by field, raising SchemaError at the first bad one."""
         if type(value) is not dict:
             raise _wrong_type(self, value)
         for key, node in self.required:
@@ -450,6 +462,76 @@ class Nullable(Schema):
 
     def describe(self) -> str:
         return f"{self.inner.describe()} or nil"
+
+
+def _compiled(node: Map) -> Callable[[Any], bool]:
+    """One Python function that tells whether a value follows ``node``, without a call per
+    field: the map's keys and its scalar leaves (``Int``, ``Bool``, ``Bytes``, plain ``Text``,
+    ``Nullable`` and nested ``Map``) as one expression; any other node (lists, text with a
+    pattern or printable, ``MapOf``, ``Tuple``) is asked through its own ``check``. It must
+    accept exactly the values ``node.walk`` accepts (a value it wrongly refused would only
+    take the slow walk; one it wrongly accepted would skip a check)."""
+    nodes: dict[str, Any] = {"_follows": _follows}
+    source = f"def accepts(v):\n    return {_expression(node, 'v', nodes)}\n"
+    exec(compile(source, "<schema>", "exec"), nodes)  # the source is built from our own nodes
+    accepts: Callable[[Any], bool] = nodes["accepts"]
+    return accepts
+
+
+def _follows(node: Schema, value: Any) -> bool:
+    try:
+        node.check(value)
+    except SchemaError:
+        return False
+    return True
+
+
+def _length(value: str, low: int, high: int | None) -> str:
+    """The expression bounding ``len(value)`` (empty if it is not bounded)."""
+    parts = [f"len({value}) >= {low!r}"] if low else []
+    if high is not None:
+        parts.append(f"len({value}) <= {high!r}")
+    return " and ".join(parts)
+
+
+def _expression(node: Schema, value: str, nodes: dict[str, Any]) -> str:
+    """A Python expression that is true if the value the expression ``value`` names follows
+    ``node`` (``value`` is evaluated only after its container's type and key are checked)."""
+    kind = type(node)
+    parts: list[str]
+    if kind is Anything:
+        return "True"
+    if kind is Bool:
+        return f"type({value}) is bool"
+    if isinstance(node, Int) and kind is Int:
+        parts = [f"type({value}) is int"]
+        if node.low is not None:
+            parts.append(f"{value} >= {node.low!r}")
+        if node.high is not None:
+            parts.append(f"{value} <= {node.high!r}")
+        return "(" + " and ".join(parts) + ")"
+    if isinstance(node, Bytes) and kind is Bytes:
+        if node.size is not None:
+            return f"(type({value}) is bytes and len({value}) == {node.size!r})"
+        length = _length(value, node.min_len, node.max_len)
+        return f"(type({value}) is bytes{' and ' + length if length else ''})"
+    if isinstance(node, Text) and kind is Text and node.pattern is None and not node.printable:
+        length = _length(value, node.min_len, node.max_len)
+        return f"(type({value}) is str{' and ' + length if length else ''})"
+    if isinstance(node, Nullable) and kind is Nullable:
+        return f"({value} is None or {_expression(node.inner, value, nodes)})"
+    if isinstance(node, Map) and kind is Map:
+        parts = [f"type({value}) is dict"]
+        for key, child in node.required:
+            item = f"{value}[{key!r}]"
+            parts += [f"{key!r} in {value}", _expression(child, item, nodes)]
+        for key, child in node.optional:
+            item = f"{value}[{key!r}]"
+            parts.append(f"({key!r} not in {value} or {_expression(child, item, nodes)})")
+        return "(" + " and ".join(parts) + ")"
+    name = f"_node{len(nodes)}"
+    nodes[name] = node
+    return f"_follows({name}, {value})"
 
 
 def validate(schema: Schema, value: Any, name: str = "") -> Any:

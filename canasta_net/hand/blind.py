@@ -8,6 +8,7 @@ is replayed with every card known to score it or to name the seat that broke a r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, NoReturn
 
 from ..canasta.rules import RuleSet
@@ -135,6 +136,9 @@ class BlindHandProtocol:
 
     def pending(self) -> int:
         return 0
+
+    def catch_up(self, more: Callable[[], bool] | None = None) -> bool:
+        return True  # every record is checked as it comes: nothing waits for a secret
 
     def stage(self) -> tuple[str, str]:
         blind, players = self.blind, self.players

@@ -15,6 +15,8 @@ seed, and its hand records wait for the published seeds.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Callable
 from typing import Any, ClassVar, NoReturn
 
 from ..deal.commit_reveal import DealError, DealRound, verify_deal
@@ -54,6 +56,11 @@ class CommitRevealHand:
         self.listed: list[bytes] | None = None  # the commitments as the log fixed them
         self.seeds: dict[int, bytes] = {}  # seeds known so far (a follower's own, or all)
         self.held: list[StoredRecord] = []  # a follower's hand records waiting for the seeds
+        # once the seeds came: the held records still to check (:meth:`catch_up`), the observer
+        # to tell of each, and the seeds record's number (a fault found after the last one)
+        self._unchecked: deque[StoredRecord] = deque()
+        self._applied: Applied | None = None
+        self._seeds_index = -1
         self.hand_ended = False
         self._published = False
 
@@ -118,7 +125,7 @@ class CommitRevealHand:
         return None  # a refused commit-reveal message proves nothing: it is simply not logged
 
     def pending(self) -> int:
-        return len(self.held)
+        return len(self.held) + len(self._unchecked)
 
     def stage(self) -> tuple[str, str]:
         committed = self.players - len(self.round.missing_commitments())
@@ -126,7 +133,7 @@ class CommitRevealHand:
             if not committed:
                 return "not-started", ""
             return "dealing", f"{committed} of {self.players} commitments"
-        if self._state is None and not self.held:
+        if self._state is None and not self.held and not self._unchecked:
             return "revealing", f"{len(self.seeds)} of {self.players} seeds known"
         if self._state is None or not self._state.is_over:
             return "playing", ""
@@ -166,10 +173,15 @@ class CommitRevealHand:
             {seat: {"hand": sorted(state.hands[seat])} for seat in range(self.players)},
         )
 
-    def _play(self, seat: int, action: Any) -> Effects:
-        """Apply ``seat``'s action to the state (raises IllegalAction, and changes nothing)."""
+    def _play(self, seat: int, action: Any, *, precheck: bool = True) -> Effects:
+        """Apply ``seat``'s action to the state (raises IllegalAction, and changes nothing).
+
+        ``precheck``: ask the engine's ``check`` first (the host, whose refusal codes a seat
+        reads). A follower leaves it out: the engine's ``apply`` validates the action completely
+        itself (the ``GameState`` contract), and a refused record ends the follow anyway."""
         state = self._state
-        state.check(action, seat)
+        if precheck:
+            state.check(action, seat)
         before = snapshot(state)
         state.apply(action, seat)
         return action_effects(before, state)
@@ -372,7 +384,7 @@ class CommitRevealHand:
         text = act.get("action")
         try:
             action = self.game.parse_action(text if isinstance(text, str) else "")
-            effects = self._play(seat, action)
+            effects = self._play(seat, action, precheck=False)
         except (ValueError, IllegalAction) as e:  # a parse error, or a refused action
             code = getattr(e, "code", "bad-action")
             _fault("illegal-action", f"seat {seat}: {text!r}: {code}: {e}", seat)
@@ -408,8 +420,19 @@ class CommitRevealHand:
             if not self._matches(seat, seed):
                 _fault("reveal-mismatch", f"seat {seat}'s seed does not match", seat)
             self.seeds[seat] = seed
-        held, self.held = self.held, []
-        for h in held:
+        self._unchecked = deque(self.held)
+        self.held = []
+        self._applied = applied
+        self._seeds_index = record.index
+
+    def catch_up(self, more: Callable[[], bool] | None = None) -> bool:
+        # the hand's records held until its seeds came, checked in order; ``more`` is asked
+        # after each one whether to go on now (a seat spreads the work over reactor turns)
+        unchecked, applied = self._unchecked, self._applied
+        if applied is None:
+            return True  # nothing was held back: the seeds have not come
+        while unchecked:
+            h = unchecked.popleft()
             try:
                 if self._state is None:
                     self._deal_state()
@@ -417,13 +440,17 @@ class CommitRevealHand:
             except HandFault as fault:
                 fault.index = h.index if fault.index is None else fault.index
                 raise
+            if unchecked and more is not None and not more():
+                return False
+        self._applied = None
         if not self.hand_ended:
-            _fault("bad-seeds", "seeds published before the hand ended")
+            _fault("bad-seeds", "seeds published before the hand ended", index=self._seeds_index)
         self._published = True
+        return True
 
 
-def _fault(code: str, reason: str, seat: int | None = None) -> NoReturn:
-    raise HandFault(code, reason, seat)
+def _fault(code: str, reason: str, seat: int | None = None, index: int | None = None) -> NoReturn:
+    raise HandFault(code, reason, seat, index)
 
 
 def _private(payload: bytes) -> dict[str, Any]:

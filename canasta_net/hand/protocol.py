@@ -175,6 +175,14 @@ class HandProtocol(Protocol):
         """Records followed whose check waits for the hand's secrets."""
         ...
 
+    def catch_up(self, more: Callable[[], bool] | None = None) -> bool:
+        """Check the records that waited for the hand's secrets, once the record publishing
+        them was followed (:meth:`follow` only checks the secrets themselves); raise
+        :class:`HandFault` at a false one. ``more`` is asked after each record whether to go
+        on now (None: always): False stops there, and a later call goes on. True once every
+        held record is checked (at once where nothing waits)."""
+        ...
+
     def holds_secret(self, seat: int) -> bool:
         """Whether ``seat`` holds a secret of this hand that only it can give: then no other key
         (a stand-in, the player reclaiming) may take the seat before the hand is finished."""

@@ -39,7 +39,6 @@ from canasta_net.schema import (
     Tuple,
     kind_of,
     require,
-    validate,
 )
 
 from .scan import first_problem
@@ -112,6 +111,7 @@ CHECKPOINT_SIGNATURE_KIND: Final = "checkpoint"
 _HEADER_FORBIDDEN: Final = frozenset({"priv", "act", "asig", "msg", "sigs", "rekey"})
 
 _PLAIN_SCALARS: Final = frozenset({str, bytes, int, float, bool, type(None)})
+_STR_ONLY: Final = frozenset({str})
 _DECODE_ERRORS: Final = (ValueError, TypeError, OverflowError)
 
 
@@ -210,14 +210,17 @@ class StoredRecord:
     hash: bytes
     action: dict[str, Any] | None
     checkpoint: dict[str, Any] | None
+    #: ``fields["kind"]`` (checked when the record was read), kept as an attribute: every step
+    #: of a seat's record path asks for it, and a property is a call each time
+    kind: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def kind(self) -> str:
-        return cast(str, self.fields["kind"])
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", self.fields["kind"])
 
     @property
     def seq(self) -> int:
-        return cast(int, self.fields["seq"])
+        seq: int = self.fields["seq"]
+        return seq
 
 
 @dataclass(frozen=True)
@@ -326,17 +329,26 @@ def _is_plain(value: Any) -> bool:
     The timestamp extension bypasses ``ext_hook``, so this walk is what refuses it (and any other
     non-plain value). Iterative: nesting depth is bounded by msgpack, not by Python's stack.
     """
+    if type(value) is not dict and type(value) is not list:
+        return type(value) in _PLAIN_SCALARS
     stack = [value]
     while stack:
         item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-        elif kind not in _PLAIN_SCALARS:
-            return False
+        if type(item) is dict:
+            groups: tuple[Any, ...] = (item.keys(), item.values())
+        else:
+            groups = (item,)
+        for group in groups:
+            # a record's maps hold scalars mostly: their types all at once, at C speed; a
+            # group holding anything else is walked item by item
+            if _PLAIN_SCALARS.issuperset(map(type, group)):
+                continue
+            for child in group:
+                kind = type(child)
+                if kind is dict or kind is list:
+                    stack.append(child)
+                elif kind not in _PLAIN_SCALARS:
+                    return False
     return True
 
 
@@ -357,7 +369,7 @@ def _decode_map(data: bytes, record_no: int, what: str) -> dict[str, Any]:
         raise _not_msgpack(data, record_no, what) from None
     if type(value) is not dict:
         raise LogFormatError(record_no, "bad-field", f"{what} is not a msgpack map")
-    if not all(type(key) is str for key in value):
+    if not _STR_ONLY.issuperset(map(type, value)):
         raise LogFormatError(record_no, "bad-field", f"{what} has a key that is not a string")
     if not _is_plain(value):
         raise LogFormatError(
@@ -379,9 +391,10 @@ def _bad(record_no: int, reason: str) -> LogFormatError:
 def _checked(schema: Schema, value: Any, record_no: int, name: str) -> Any:
     """``value`` if it follows ``schema``, else LogFormatError ``bad-field`` naming the field."""
     try:
-        return validate(schema, value, name)
+        schema.check(value)
     except SchemaError as e:
-        raise _bad(record_no, str(e)) from None
+        raise _bad(record_no, str(e.within(name))) from None
+    return value
 
 
 def _describe(value: Any) -> str:

@@ -13,7 +13,7 @@ published seeds); records of a hand whose deck is not known yet are held until t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn
 
@@ -190,6 +190,8 @@ class Replayer:
         self.current: HandReplay | None = None
         self.hand_end_hash: bytes | None = None
         self.seeds_hash: bytes | None = None
+        # the record publishing the hand's secrets, while the records held for them are checked
+        self._seeds_record: StoredRecord | None = None
         self.revealed: dict[int, int] = {}  # seat -> the record of its signed reveal this hand
 
     @property
@@ -211,7 +213,13 @@ class Replayer:
         raise ReplayError(record.index, code, reason, self.header.host if seat is None else seat)
 
     # ------------------------------------------------------------------ feeding
-    def feed(self, record: StoredRecord) -> None:
+    def feed(self, record: StoredRecord, *, catch_up_later: bool = False) -> None:
+        """Check the next record. A record that publishes a hand's secrets also checks the
+        hand's records that waited for them, unless ``catch_up_later``: then :meth:`catch_up`
+        checks them (a seat spreads that work over reactor turns); feeding the next record
+        first finishes them."""
+        if self._seeds_record is not None:
+            self.catch_up()
         if record.index == 0:
             return
         if self.over:
@@ -220,6 +228,10 @@ class Replayer:
         if kind in self.hand.kinds:
             self._follow_hand(record)
             self._note_reveal(record)
+            if record.kind == R.SEEDS:
+                self._seeds_record = record
+                if not catch_up_later:
+                    self.catch_up()
             return
         handler = {
             R.CHECKPOINT: self._on_checkpoint,
@@ -246,8 +258,30 @@ class Replayer:
         if self.current is None and hand.begun:
             self.current = HandReplay(self.hand_no, hand.dealer)
             self.hands.append(self.current)
-        if record.kind == R.SEEDS:
-            self.seeds_hash = record.hash
+
+    @property
+    def catching_up(self) -> bool:
+        """Whether a hand's held records are still to check (``feed(catch_up_later=True)``)."""
+        return self._seeds_record is not None
+
+    def catch_up(self, more: Callable[[], bool] | None = None) -> bool:
+        """Check the current hand's records that waited for its published secrets: all of them,
+        or while ``more()`` says to go on (asked after each). True once none is left; until
+        then the hand's secrets do not count as published (:attr:`seeds_published`)."""
+        seeds = self._seeds_record
+        if seeds is None:
+            return True
+        try:
+            done = self.hand.catch_up(more)
+        except HandFault as f:
+            index = seeds.index if f.index is None else f.index
+            raise ReplayError(
+                index, f.code, f.reason, self.header.host if f.seat is None else f.seat
+            ) from None
+        if done:
+            self._seeds_record = None
+            self.seeds_hash = seeds.hash
+        return done
 
     def _note_reveal(self, record: StoredRecord) -> None:
         """Remember a seat's own signed reveal of this hand: it disproves a claim that the seat

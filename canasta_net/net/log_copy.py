@@ -9,6 +9,7 @@ goes, and its latest records are kept to show a host whose log lost them (``fork
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import BinaryIO
 
 from ..log import Header, LogError, LogVerifier, StoredRecord, parse_header, parse_stored_record
@@ -50,6 +51,7 @@ class LogCopy:
         # the latest records' bytes, to show a host whose log lost them (its unsynced tail);
         # bounded, so that a host sending record after record cannot grow the peer's memory
         self.recent: deque[bytes] = deque(maxlen=RECENT_RECORDS)
+        self._catching_up_at = -1  # the record whose secrets the held records wait on
 
     @property
     def names(self) -> list[str]:
@@ -107,14 +109,30 @@ class LogCopy:
             self.seeds_hash = record.hash
         return record
 
-    def replay(self, record: StoredRecord) -> None:
-        """Follow a record just taken through the game (HostFault if the game refutes it)."""
+    def replay(self, record: StoredRecord, *, catch_up_later: bool = False) -> None:
+        """Follow a record just taken through the game (HostFault if the game refutes it).
+
+        ``catch_up_later``: a record publishing a hand's secrets leaves the hand's records that
+        waited for them to :meth:`catch_up`."""
         if self.replayer is None:
             return
         try:
-            self.replayer.feed(record)
+            self.replayer.feed(record, catch_up_later=catch_up_later)
         except ReplayError as e:
             raise HostFault(f"record {record.index}: {e.reason}") from None
+        if self.replayer.catching_up:
+            self._catching_up_at = record.index
+
+    def catch_up(self, more: Callable[[], bool] | None = None) -> bool:
+        """Check the hand records that waited for the secrets just published, while ``more()``
+        says to go on (HostFault, naming the publishing record, if the game refutes one); True
+        once all are checked."""
+        if self.replayer is None:
+            return True
+        try:
+            return self.replayer.catch_up(more)
+        except ReplayError as e:
+            raise HostFault(f"record {self._catching_up_at}: {e.reason}") from None
 
 
 __all__ = ["RECENT_RECORDS", "HostFault", "LogCopy", "LostRecord"]

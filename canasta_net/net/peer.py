@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any, BinaryIO, Protocol
@@ -304,6 +306,18 @@ class PeerSession:
         self.exposure: dict[str, Any] | None = None
         self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
         self.watchers: list[str] = []  # who watches the table, as the host last said
+        # Seconds one call may spend checking a hand's records when its seeds come (None: all
+        # at once). The connection layer sets it (:meth:`spread_checks`) and then calls
+        # :meth:`work` while the session is :attr:`busy`: a seat's whole hand, checked in one
+        # reactor turn, would hold up every other connection of its process for tens of ms.
+        self.check_slice: float | None = None
+        # while a hand's records are checked in slices: the seeds record (the rest of its
+        # handling waits too) with where to answer it, and the messages that came meanwhile,
+        # handled in order after it
+        self._checking: tuple[StoredRecord, Callable[[dict[str, Any]], None]] | None = None
+        #: A hand's records are being checked in slices: messages wait (:meth:`work`).
+        self.busy = False
+        self._waiting: deque[tuple[dict[str, Any], Callable[[dict[str, Any]], None]]] = deque()
 
     # ------------------------------------------------------------------ the seat's log
     @property
@@ -362,8 +376,45 @@ class PeerSession:
         return {"t": "bye", "reason": reason[: wire.MAX_TEXT]}
 
     # ------------------------------------------------------------------ incoming
+    def spread_checks(self, seconds: float) -> None:
+        """Check a hand's held records in slices of about ``seconds``; the caller then calls
+        :meth:`work` (in a later reactor turn) as long as :attr:`busy`."""
+        self.check_slice = seconds
+
+    def work(self) -> None:
+        """Check a further slice of the hand's held records; once all are, finish the seeds
+        record and handle the messages that waited, in order."""
+        checking = self._checking
+        if checking is None:
+            return
+        if self.problem is None:
+            try:
+                if not self.copy.catch_up(self._slice_left()):
+                    return
+            except HostFault as e:
+                self._misbehaving(e.text)
+        self._checking, self.busy = None, False
+        self._record_checked(*checking)
+        waiting = self._waiting
+        while waiting and not self.busy:
+            message, send = waiting.popleft()
+            self._handle(message, send)
+
+    def _slice_left(self) -> Callable[[], bool] | None:
+        """Whether the current slice has time left (None: no slices)."""
+        if self.check_slice is None:
+            return None
+        end = time.perf_counter() + self.check_slice
+        return lambda: time.perf_counter() < end
+
     def handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         self.timing.mark("seat.receive", message=message, session=self)
+        if self.busy:
+            self._waiting.append((message, send))  # after the hand's check, in order
+            return
+        self._handle(message, send)
+
+    def _handle(self, message: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         if self.problem is not None:
             return  # the seat has left: nothing the host says is taken any more
         try:
@@ -571,9 +622,18 @@ class PeerSession:
                 # used only once it checks
                 self.agent.work_ahead(record.kind, record.action, self.background)
             try:
-                self.copy.replay(record)
+                self.copy.replay(record, catch_up_later=self.check_slice is not None)
             except HostFault as e:
                 self._misbehaving(e.text)
+            replayer = self.copy.replayer
+            if record.kind == R.SEEDS and replayer is not None and replayer.catching_up:
+                self._checking, self.busy = (record, send), True  # held records: ``work``
+                self.work()  # a first slice now
+                return
+        self._record_checked(record, send)
+
+    def _record_checked(self, record: StoredRecord, send: Callable[[dict[str, Any]], None]) -> None:
+        """A record taken and checked (with its hand's held records): the seat follows it."""
         if self.agent is not None and self.problem is None:
             try:
                 self.agent.observe(record)
@@ -682,6 +742,11 @@ class PeerSession:
         return None
 
 
+# Seconds a seat spends checking a hand's held records in one reactor turn when the hand's seeds
+# come (then the next slice in the next turn): the whole hand at once took ~20 ms a seat.
+CHECK_SLICE = 0.002
+
+
 class PeerProtocol(FrameProtocol):
     """One connection to the host, for a seat or a watcher: its session says hello, takes each
     message, and says when it is over."""
@@ -689,6 +754,12 @@ class PeerProtocol(FrameProtocol):
     def __init__(self, session: HostSession, factory: PeerFactory | None = None) -> None:
         self.session = session
         self.peer_factory = factory
+        # a seat's session checks a hand's records in slices, one a reactor turn (a watcher's
+        # checks them at once)
+        self.checking = session if isinstance(session, PeerSession) else None
+        self._work_call: Any = None  # the pending call of the next slice
+        if self.checking is not None:
+            self.checking.spread_checks(CHECK_SLICE)
 
     def connectionMade(self) -> None:  # Twisted's name
         super().connectionMade()
@@ -705,9 +776,28 @@ class PeerProtocol(FrameProtocol):
 
     def message_received(self, message: dict[str, Any]) -> None:
         self.session.handle(message, self.send)
+        if self.session.done or (self.checking is not None and self.checking.busy):
+            self._after_session_step()
+
+    def _after_session_step(self) -> None:
         if self.session.done:
             self.drop()
             self._session_over()
+        elif self.checking is not None and self.checking.busy and self._work_call is None:
+            self._work_call = self._clock().callLater(0, self._work)
+
+    def _work(self) -> None:
+        self._work_call = None
+        if self.checking is not None:
+            self.checking.work()
+            self._after_session_step()
+
+    def _clock(self) -> Any:
+        if self.peer_factory is not None and self.peer_factory.clock is not None:
+            return self.peer_factory.clock
+        from twisted.internet import reactor
+
+        return reactor
 
     def connectionLost(self, reason: Failure = connectionDone) -> None:  # Twisted's name
         if self.peer_factory is not None and self.peer_factory.current is self:
@@ -735,9 +825,15 @@ class PeerProtocol(FrameProtocol):
 
 
 class PeerFactory(Factory):
-    def __init__(self, session: HostSession, over: Callable[[], object] | None = None) -> None:
+    def __init__(
+        self,
+        session: HostSession,
+        over: Callable[[], object] | None = None,
+        clock: Any = None,
+    ) -> None:
         self.session = session
         self.over = over  # called once the session has ended: no reconnecting after that
+        self.clock = clock  # schedules a seat's next slice of checking (None: the reactor)
         self.current: PeerProtocol | None = None  # the open connection, if any
 
     def buildProtocol(self, addr: Any) -> PeerProtocol:  # Twisted's name
@@ -756,7 +852,7 @@ class SeatClient(ClientService):
         self, endpoint: Any, session: HostSession, *, max_delay: float = 10.0, clock: Any = None
     ) -> None:
         self.session = session
-        self.peer_factory = PeerFactory(session, self._session_over)
+        self.peer_factory = PeerFactory(session, self._session_over, clock)
         super().__init__(
             endpoint,
             self.peer_factory,

@@ -19,7 +19,6 @@ import msgpack
 from ..log.records import MAX_ACT_SIZE
 from ..reasons import MAX_ARG_TEXT, MAX_ARGS
 from ..schema import Anything, Bool, Bytes, Int, List, Map, MapOf, Nullable, SchemaError, Text
-from ..schema import validate as validate_schema
 
 PROTOCOL_MIN: Final = 1
 PROTOCOL_MAX: Final = 2
@@ -190,9 +189,9 @@ def validate(message: Mapping[str, Any]) -> None:
     if type(t) is not str or t not in SCHEMAS:
         raise WireError("unknown-message", f"unknown message type {t!r}")
     try:
-        validate_schema(SCHEMAS[t], message, t)
+        SCHEMAS[t].check(message)
     except SchemaError as e:
-        raise WireError("bad-message", str(e)) from None
+        raise WireError("bad-message", str(e.within(t))) from None
 
 
 def negotiate(peer_min: int, peer_max: int) -> int:
