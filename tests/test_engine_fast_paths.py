@@ -424,3 +424,56 @@ def test_may_i_go_out_when_no_canasta_can_be_made_is_refused_without_the_planner
 
         monkeypatch.setattr(state_module, "can_lay_out", planner)
         assert state.legal_actions() == listed and AskGoOut() not in listed
+
+
+def _snapshot(state: HandState) -> tuple[object, ...]:
+    """Everything a move may change, as values (a meld by every field)."""
+    melds = tuple(
+        tuple(
+            (m.kind, m.rank, tuple(m.cards), tuple(m.faces), m.naturals, m.wilds, m.laid_turn)
+            for m in team
+        )
+        + tuple((m.laid_by, m.suit, m.low, m.high) for m in team)
+        for team in state.melds
+    )
+    t = state.t
+    return (
+        melds,
+        tuple(map(tuple, state.hands)),
+        tuple(map(tuple, state.red_threes)),
+        tuple(state.pile),
+        tuple(state.stock),
+        tuple(state.opened),
+        tuple(state.has_melded),
+        tuple(state.team_map),
+        (state.turn, state.turn_no, state.phase, state.lone, state.end, state.shown),
+        (t.drew, t.initial_points, t.laid, t.added_to_old, t.permission, t.black_threes),
+        tuple(t.pending_pile),
+    )
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_move_in_a_copy_leaves_the_original_as_it_was(variant: str) -> None:
+    """``copy()`` shares the melds (marked shared: a state about to add to one, merge or pool it
+    changes a clone of its own): every legal move of every position of a hand, made in a copy,
+    leaves the original unchanged, and the original then plays on as if no copy was made."""
+    rules = preset(variant)
+    rng = random.Random(f"copies-{variant}")
+    order = list(range(rules.deck_size))
+    rng.shuffle(order)
+    state = HandState(rules, order, dealer=0)
+    twin = HandState(rules, order, dealer=0)  # the same hand, never copied
+    additions = 0
+    while not state.is_over:
+        before = _snapshot(state)
+        legal = state.legal_actions()
+        for action in legal:
+            trial = state.copy()
+            trial.apply(action)
+            additions += isinstance(action, AddToMeld | MergeMelds | TakePile)
+        assert _snapshot(state) == before
+        action = rng.choice(legal)
+        state.apply(action)
+        twin.apply(action)
+        assert _snapshot(state) == _snapshot(twin)
+    assert additions, "no move added to a meld: the test saw nothing shared"

@@ -397,7 +397,7 @@ class HandState:
                 and same is not None
                 and self._poolable(self.melds[first][same], meld)
             ):
-                target = self.melds[first][same]
+                target = self._changing_meld(first, same)
                 target.cards.extend(meld.cards)
                 target.faces.extend(meld.faces)
                 target.naturals += meld.naturals
@@ -511,6 +511,14 @@ class HandState:
         room = rules.max_meld_size - size if rules.max_meld_size else 1 << 20
         wild_room = 0 if not rules.wilds_on_canasta and size >= rules.canasta_size else 1 << 20
         return MeldCounts(rank, naturals, wilds, room, wild_room)
+
+    def _changing_meld(self, team: int, index: int) -> TableMeld:
+        """The team's meld ``index``, about to change: one shared with a copy of the position
+        (see ``copy``) is first replaced by a clone of its own."""
+        meld = self.melds[team][index]
+        if meld.shared:
+            meld = self.melds[team][index] = meld.clone()
+        return meld
 
     def team_meld_of_rank(self, team: int, rank: int) -> int | None:
         for i, m in enumerate(self.melds[team]):
@@ -1049,7 +1057,7 @@ class HandState:
         rules = self.rules
         faces = self.faces(cards)
         if existing is not None:
-            m = self.melds[team][existing]
+            m = self._changing_meld(team, existing)
             naturals, wilds, low, high = check_addition(rules, m, faces)
             m.cards.extend(cards)
             m.faces.extend(faces)
@@ -1326,7 +1334,7 @@ class HandState:
     def _do_merge(self, action: MergeMelds) -> None:
         self._plan_merge(action)
         team = self.team_of(self.turn)
-        first, second = self.melds[team][action.first], self.melds[team][action.second]
+        first, second = self._changing_meld(team, action.first), self.melds[team][action.second]
         first.cards.extend(second.cards)
         first.faces.extend(second.faces)
         first.naturals += second.naturals
@@ -2071,18 +2079,26 @@ class HandState:
 
     # ------------------------------------------------------------------ copying
     def copy(self) -> HandState:
-        """An independent copy (rules and deck are immutable and shared)."""
+        """An independent copy: what a search pays per simulated move.
+
+        The rules, the deck and the other immutable values are shared, and so are the melds,
+        marked shared: whichever state changes one first changes a clone of it
+        (``_changing_meld``). The other lists the engine changes are copied."""
         other = HandState.__new__(HandState)
-        other.rules, other.deck = self.rules, self.deck
-        other.dealer, other.minimums = self.dealer, list(self.minimums)
+        fields = self.__dict__.copy()  # every field, then a copy of each that changes in place
+        fields.pop("_pile_cache", None)  # the caches describe this state's lists
+        fields.pop("_initial_cache", None)
+        other.__dict__ = fields
+        other.minimums = list(self.minimums)
         other.hands = [list(h) for h in self.hands]
-        other.melds = [[m.clone() for m in team] for team in self.melds]
+        for team in self.melds:
+            for meld in team:
+                meld.shared = True
+        other.melds = [list(team) for team in self.melds]
         other.red_threes = [list(r) for r in self.red_threes]
-        other.shown = self.shown  # immutable
         other.opened, other.has_melded = list(self.opened), list(self.has_melded)
         other.pile, other.stock = list(self.pile), list(self.stock)
-        other.pile_frozen_below = self.pile_frozen_below
-        other.turn_no, other.turn, other.phase = self.turn_no, self.turn, self.phase
+        other.team_map = list(self.team_map)
         t = self.t
         other.t = TurnState(
             t.drew,
@@ -2093,8 +2109,4 @@ class HandState:
             t.black_threes,
             t.pending_pile[:],
         )
-        other.end = self.end
-        other.canasta_bonus_given = self.canasta_bonus_given
-        other.team_map, other.lone = list(self.team_map), self.lone
-        other.hidden_hands, other.prefer_cards = self.hidden_hands, self.prefer_cards
         return other
