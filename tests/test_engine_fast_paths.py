@@ -30,12 +30,14 @@ from canasta_net.canasta.actions import (
     TakeTop,
 )
 from canasta_net.canasta.bots import choose_for, make_bot
-from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild, run_position
+from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild, rank_at, run_position
+from canasta_net.canasta.planner import HandCounts, MeldCounts, best_lay_value
 from canasta_net.canasta.position import position_from_dict, position_from_view, seat_view
 from canasta_net.canasta.rules import PRESETS, RuleSet, preset
 from canasta_net.canasta.state import HandState, Phase
 from canasta_net.cards import (
     JOKER,
+    KING,
     THREE,
     is_black_three,
     is_red_three,
@@ -477,3 +479,36 @@ def test_a_move_in_a_copy_leaves_the_original_as_it_was(variant: str) -> None:
         twin.apply(action)
         assert _snapshot(state) == _snapshot(twin)
     assert additions, "no move added to a meld: the test saw nothing shared"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    variant=st.sampled_from(["classic", "samba", "bolivia"]),
+    hand=st.lists(st.integers(0, JOKER), min_size=3, max_size=12),
+    run=st.tuples(st.integers(0, 3), st.integers(0, 10), st.integers(0, 8)),
+    keep=st.integers(0, 2),
+    sequences=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 8)), max_size=2),
+    enough=st.integers(-20, 400),
+)
+def test_a_look_ahead_that_stops_at_enough_answers_the_comparison_as_the_full_one(
+    variant: str,
+    hand: list[int],
+    run: tuple[int, int, int],
+    keep: int,
+    sequences: list[tuple[int, int]],
+    enough: int,
+) -> None:
+    """``best_lay_value(..., enough)`` stops at the first plan worth ``enough``: compared with
+    ``enough`` it answers as the full look-ahead does, and below it gives the same value (the
+    hand holds a run of one suit, from run position ``low``, for the sequences' plans)."""
+    rules = preset(variant)
+    suit, low, length = run
+    hand = hand + [suit * 13 + rank_at(p) for p in range(low, min(low + length, 11))]
+    counts = HandCounts.of(rules, hand)
+    runs = [(suit, low, low + 2) for suit, low in sequences] if rules.sequences else []
+    melds = {KING: MeldCounts(KING, 3, 1)}
+    full = best_lay_value(rules, counts, melds, keep, runs)
+    stopped = best_lay_value(rules, counts, melds, keep, runs, enough)
+    assert (stopped >= enough) == (full >= enough)
+    if full < enough:
+        assert stopped == full

@@ -305,19 +305,30 @@ def best_lay_value(
     melds: dict[int, MeldCounts],
     keep: int,
     sequences: Sequence[tuple[int, int, int]] = (),
+    enough: int | None = None,
 ) -> int:
     """The value of cards that can be laid from ``hand`` while keeping ``keep`` cards in it
     (groups, and with sequences also a plan that lays the longest runs first, and one that
-    first extends the open ``sequences``, given as (suit, low, high) run positions)."""
+    first extends the open ``sequences``, given as (suit, low, high) run positions).
+
+    With ``enough`` (what a caller compares the value with), the look-ahead stops at the first
+    plan worth that much: the value is then at least ``enough``, and exact when it is below."""
     best = _best_group_value(rules, hand, melds, keep)
+    if enough is not None and best >= enough:
+        return best
     if hand.runs is not None and sequences:
         extended, value, cards = _extend_sequences(rules, hand, sequences)
         if cards and extended.size >= keep:
-            best = max(best, value + best_lay_value(rules, extended, melds, keep))
+            rest_enough = None if enough is None else enough - value
+            best = max(best, value + best_lay_value(rules, extended, melds, keep, (), rest_enough))
+            if enough is not None and best >= enough:
+                return best
     if hand.runs is not None:
         for rest, value, _, _ in _run_plans(rules, hand):
             if rest.size >= keep:
                 best = max(best, value + _best_group_value(rules, rest, melds, keep))
+                if enough is not None and best >= enough:
+                    return best
     return best
 
 

@@ -724,8 +724,9 @@ class HandState:
             if not self._initial_possible():
                 raise refuse("initial-meld-unreachable", minimum=self._minimum(team))
             keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra_cards)
-            reachable = points_after + best_lay_value(rules, counts, team_melds, keep, sequences)
-            if reachable >= self._minimum(team):
+            minimum = self._minimum(team)
+            enough = minimum - points_after
+            if best_lay_value(rules, counts, team_melds, keep, sequences, enough) >= enough:
                 return
             if (
                 self.phase is PLAY_PHASE
@@ -737,9 +738,9 @@ class HandState:
                 return
             if not extra_cards and self.t.permission is not False:
                 out = self._lay_out_value(counts, team_melds, canastas)
-                if out is not None and points_after + out >= self._minimum(team):
+                if out is not None and points_after + out >= minimum:
                     return  # the minimum is reached by going out with the whole hand
-            raise refuse("initial-meld-unreachable.after", minimum=self._minimum(team))
+            raise refuse("initial-meld-unreachable.after", minimum=minimum)
 
     def _concealed_after(self, adds_to_old: bool, own_canasta_after: Callable[[], bool]) -> bool:
         """Whether the player to move could still go out concealed after a lay."""
@@ -791,10 +792,9 @@ class HandState:
         extra = self._pending_pile_to_hand()
         keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra)
         minimum = self._minimum(team)
+        enough = minimum - self.t.initial_points
         possible = (
-            self.t.initial_points
-            + best_lay_value(rules, counts, melds, keep, self._open_sequences(team))
-            >= minimum
+            best_lay_value(rules, counts, melds, keep, self._open_sequences(team), enough) >= enough
             or (
                 self.phase is PLAY_PHASE
                 and self.t.drew == "stock"
@@ -929,7 +929,8 @@ class HandState:
                 team_melds[rank] = self._counts_of(rank, shape.naturals, shape.wilds)
             counts = HandCounts.of(rules, self.faces(hand_after))
             keep = max(0, 2 - rest_to_hand)
-            reachable = points + best_lay_value(rules, counts, team_melds, keep)
+            enough = self._minimum(team) - points  # below it, the value is exact
+            reachable = points + best_lay_value(rules, counts, team_melds, keep, (), enough)
             if reachable < self._minimum(team) and not rest_to_hand:
                 # nothing else comes to the hand: going out may lay it all (RULES.md §Going out)
                 out = self._lay_out_value(counts, team_melds, canastas_after)
@@ -1685,7 +1686,8 @@ class HandState:
         naturals = sum(1 for x in faces if not is_wild(x))
         melds = dict(f.melds)
         melds[rank] = self._counts_of(rank, naturals, len(faces) - naturals)
-        if points + best_lay_value(rules, counts, melds, f.keep, f.sequences) >= f.minimum:
+        enough = f.minimum - points
+        if best_lay_value(rules, counts, melds, f.keep, f.sequences, enough) >= enough:
             return True
         canastas = f.canastas + (len(faces) >= rules.canasta_size)
         needed = rules.canastas_to_go_out
