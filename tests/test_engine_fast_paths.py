@@ -512,3 +512,42 @@ def test_a_look_ahead_that_stops_at_enough_answers_the_comparison_as_the_full_on
     assert (stopped >= enough) == (full >= enough)
     if full < enough:
         assert stopped == full
+
+
+CANASTAS = (["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["QH", "QS", "QD", "QC", "QH", "QS", "QD"])
+
+
+@pytest.mark.parametrize(
+    ("canastas", "hand", "asks"),
+    [
+        # two canastas: five, six, seven of hearts go out as a sequence, the nine discarded
+        (2, ["5H", "6H", "7H", "9C"], True),
+        (2, ["5H", "6H", "8H", "9C"], False),  # no run of three: three cards no meld takes
+        # one canasta: a run of seven of hearts lays out as the second one
+        (1, ["4H", "5H", "6H", "7H", "8H", "9H", "TH", "9C"], True),
+        (1, ["4H", "5H", "6H", "7H", "8H", "9H", "9C", "9D"], False),  # six: no second canasta
+    ],
+)
+def test_samba_may_i_go_out_counts_the_hands_runs(
+    canastas: int, hand: list[str], asks: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In Samba a single natural may go out in a sequence, and a run of seven is a canasta:
+    asking is listed where the planner finds the way out, and refused without the planner where
+    no run could help."""
+    state = short_position(
+        "samba",
+        hands={0: hand},
+        melds={0: [*CANASTAS[:canastas], ["JH", "JS", "JD"]]},
+        stock=["5C", "6C"],
+        turn_state={"drew": "stock"},
+    )
+    assert state.legal_actions() == reference_legal_actions(state)
+    assert (AskGoOut() in state.legal_actions()) is asks
+    if not asks:
+        listed = state.legal_actions()
+
+        def planner(*args: object) -> bool:
+            raise AssertionError("the planner was asked")
+
+        monkeypatch.setattr(state_module, "can_lay_out", planner)
+        assert state.legal_actions() == listed

@@ -1451,7 +1451,7 @@ class HandState:
         opened = self.opened[team]
         if not opened and not self._could_go_concealed(seat):
             return False
-        if not rules.sequences and self._surely_stuck(groups, team, opened):
+        if self._surely_stuck(groups, team, opened):
             return False  # what the planner (can_lay_out) would answer, without counting
         if not counted:
             counted.append(HandCounts.of(rules, hand))
@@ -1472,7 +1472,6 @@ class HandState:
             not faces
             or not all(is_black_three(f) for f in faces)
             or not rules.black_threes_only_going_out
-            or rules.sequences
             or len(hand) - len(faces) <= 1
             or self.t.pending_pile
             or not self.opened[team]
@@ -1491,11 +1490,12 @@ class HandState:
 
     def _surely_stuck(self, groups: _HandGroups, team: int, opened: bool) -> bool:
         """Whether a hand (``groups``: its ``_hand_groups``) surely cannot be laid out but for a
-        discard, without sequences: what ``can_lay_out`` then answers no to. Two cards no meld
-        could take (red threes, fewer than three black threes, single naturals of a rank the
-        team, if it has opened, has no open group of) are one too many; and the canastas missing
-        to go out need as many ranks that could still make one (the team's open group and the
-        hand's naturals of that rank, with every wild card of the hand)."""
+        discard: what ``can_lay_out`` then answers no to. Two cards no meld could take (red
+        threes, fewer than three black threes, single naturals of a rank the team, if it has
+        opened, has no open group of, and that lie in no run of the hand long enough to be a
+        sequence) are one too many; and the canastas missing to go out need as many ranks that
+        could still make one (the team's open group and the hand's naturals of that rank, with
+        every wild card of the hand) or runs that could (as many cards of a suit)."""
         rules = self.rules
         naturals_by_rank, twos, jokers = groups
         melds = self.melds[team] if opened else []
@@ -1506,7 +1506,11 @@ class HandState:
                 reds = sum(1 for f in nat if f in RED_THREE_FACES)
                 black_threes = len(nat) - reds
                 stranded += reds + (black_threes if black_threes < 3 else 0)
-            elif len(nat) == 1 and r not in melded:
+            elif (
+                len(nat) == 1
+                and r not in melded
+                and not (rules.sequences and self._in_a_run(nat[0], naturals_by_rank))
+            ):
                 stranded += 1
         if stranded > 1:
             return True
@@ -1525,7 +1529,30 @@ class HandState:
                 and m.size + len(naturals_by_rank.get(m.rank, ())) >= short
             ):
                 could.add(m.rank)
-        return len(could) < missing
+        runs = 0  # sequences the hand could lay as canastas: at most its cards of a suit // size
+        if rules.sequences:
+            by_suit = [0, 0, 0, 0]
+            for r, nat in naturals_by_rank.items():
+                if r != THREE:  # every other natural has a run position
+                    for f in nat:
+                        by_suit[f // 13] += 1
+            runs = sum(n // rules.canasta_size for n in by_suit)
+        return len(could) + runs < missing
+
+    def _in_a_run(self, face: int, naturals_by_rank: dict[int, list[int]]) -> bool:
+        """Whether the natural ``face`` lies in a run of the hand (``naturals_by_rank``) of its
+        suit as long as a new sequence: the only way the planner lays it but in a group."""
+        suit, position = face // 13, run_position(face % 13)
+
+        def held(p: int) -> bool:
+            return suit * 13 + rank_at(p) in naturals_by_rank.get(rank_at(p), ())
+
+        low = high = position
+        while low > 0 and held(low - 1):
+            low -= 1
+        while high < 10 and held(high + 1):
+            high += 1
+        return high - low + 1 >= self.rules.sequence_min
 
     def can_go_out(self) -> bool:
         """Whether the player to move could lay out the hand (discarding at most one card)."""
