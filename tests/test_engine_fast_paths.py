@@ -30,12 +30,14 @@ from canasta_net.canasta.actions import (
     TakeTop,
 )
 from canasta_net.canasta.bots import choose_for, make_bot
-from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild, run_position
+from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild, rank_at, run_position
+from canasta_net.canasta.planner import HandCounts, MeldCounts, best_lay_value
 from canasta_net.canasta.position import position_from_dict, position_from_view, seat_view
 from canasta_net.canasta.rules import PRESETS, RuleSet, preset
 from canasta_net.canasta.state import HandState, Phase
 from canasta_net.cards import (
     JOKER,
+    KING,
     THREE,
     is_black_three,
     is_red_three,
@@ -424,3 +426,128 @@ def test_may_i_go_out_when_no_canasta_can_be_made_is_refused_without_the_planner
 
         monkeypatch.setattr(state_module, "can_lay_out", planner)
         assert state.legal_actions() == listed and AskGoOut() not in listed
+
+
+def _snapshot(state: HandState) -> tuple[object, ...]:
+    """Everything a move may change, as values (a meld by every field)."""
+    melds = tuple(
+        tuple(
+            (m.kind, m.rank, tuple(m.cards), tuple(m.faces), m.naturals, m.wilds, m.laid_turn)
+            for m in team
+        )
+        + tuple((m.laid_by, m.suit, m.low, m.high) for m in team)
+        for team in state.melds
+    )
+    t = state.t
+    return (
+        melds,
+        tuple(map(tuple, state.hands)),
+        tuple(map(tuple, state.red_threes)),
+        tuple(state.pile),
+        tuple(state.stock),
+        tuple(state.opened),
+        tuple(state.has_melded),
+        tuple(state.team_map),
+        (state.turn, state.turn_no, state.phase, state.lone, state.end, state.shown),
+        (t.drew, t.initial_points, t.laid, t.added_to_old, t.permission, t.black_threes),
+        tuple(t.pending_pile),
+    )
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_move_in_a_copy_leaves_the_original_as_it_was(variant: str) -> None:
+    """``copy()`` shares the melds (marked shared: a state about to add to one, merge or pool it
+    changes a clone of its own): every legal move of every position of a hand, made in a copy,
+    leaves the original unchanged, and the original then plays on as if no copy was made."""
+    rules = preset(variant)
+    rng = random.Random(f"copies-{variant}")
+    order = list(range(rules.deck_size))
+    rng.shuffle(order)
+    state = HandState(rules, order, dealer=0)
+    twin = HandState(rules, order, dealer=0)  # the same hand, never copied
+    additions = 0
+    while not state.is_over:
+        before = _snapshot(state)
+        legal = state.legal_actions()
+        for action in legal:
+            trial = state.copy()
+            trial.apply(action)
+            additions += isinstance(action, AddToMeld | MergeMelds | TakePile)
+        assert _snapshot(state) == before
+        action = rng.choice(legal)
+        state.apply(action)
+        twin.apply(action)
+        assert _snapshot(state) == _snapshot(twin)
+    assert additions, "no move added to a meld: the test saw nothing shared"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    variant=st.sampled_from(["classic", "samba", "bolivia"]),
+    hand=st.lists(st.integers(0, JOKER), min_size=3, max_size=12),
+    run=st.tuples(st.integers(0, 3), st.integers(0, 10), st.integers(0, 8)),
+    keep=st.integers(0, 2),
+    sequences=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 8)), max_size=2),
+    enough=st.integers(-20, 400),
+)
+def test_a_look_ahead_that_stops_at_enough_answers_the_comparison_as_the_full_one(
+    variant: str,
+    hand: list[int],
+    run: tuple[int, int, int],
+    keep: int,
+    sequences: list[tuple[int, int]],
+    enough: int,
+) -> None:
+    """``best_lay_value(..., enough)`` stops at the first plan worth ``enough``: compared with
+    ``enough`` it answers as the full look-ahead does, and below it gives the same value (the
+    hand holds a run of one suit, from run position ``low``, for the sequences' plans)."""
+    rules = preset(variant)
+    suit, low, length = run
+    hand = hand + [suit * 13 + rank_at(p) for p in range(low, min(low + length, 11))]
+    counts = HandCounts.of(rules, hand)
+    runs = [(suit, low, low + 2) for suit, low in sequences] if rules.sequences else []
+    melds = {KING: MeldCounts(KING, 3, 1)}
+    full = best_lay_value(rules, counts, melds, keep, runs)
+    stopped = best_lay_value(rules, counts, melds, keep, runs, enough)
+    assert (stopped >= enough) == (full >= enough)
+    if full < enough:
+        assert stopped == full
+
+
+CANASTAS = (["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["QH", "QS", "QD", "QC", "QH", "QS", "QD"])
+
+
+@pytest.mark.parametrize(
+    ("canastas", "hand", "asks"),
+    [
+        # two canastas: five, six, seven of hearts go out as a sequence, the nine discarded
+        (2, ["5H", "6H", "7H", "9C"], True),
+        (2, ["5H", "6H", "8H", "9C"], False),  # no run of three: three cards no meld takes
+        # one canasta: a run of seven of hearts lays out as the second one
+        (1, ["4H", "5H", "6H", "7H", "8H", "9H", "TH", "9C"], True),
+        (1, ["4H", "5H", "6H", "7H", "8H", "9H", "9C", "9D"], False),  # six: no second canasta
+    ],
+)
+def test_samba_may_i_go_out_counts_the_hands_runs(
+    canastas: int, hand: list[str], asks: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In Samba a single natural may go out in a sequence, and a run of seven is a canasta:
+    asking is listed where the planner finds the way out, and refused without the planner where
+    no run could help."""
+    state = short_position(
+        "samba",
+        hands={0: hand},
+        melds={0: [*CANASTAS[:canastas], ["JH", "JS", "JD"]]},
+        stock=["5C", "6C"],
+        turn_state={"drew": "stock"},
+    )
+    assert state.legal_actions() == reference_legal_actions(state)
+    assert (AskGoOut() in state.legal_actions()) is asks
+    if not asks:
+        listed = state.legal_actions()
+
+        def planner(*args: object) -> bool:
+            raise AssertionError("the planner was asked")
+
+        monkeypatch.setattr(state_module, "can_lay_out", planner)
+        assert state.legal_actions() == listed

@@ -90,13 +90,16 @@ class TableMeld:
     drawn: tuple[tuple[Any, ...], dict[str, Any]] | None = field(
         default=None, compare=False, repr=False
     )
+    # held by a copy of the position too (``HandState.copy`` shares the melds): the engine
+    # replaces such a meld by its ``clone`` before it changes one
+    shared: bool = field(default=False, compare=False, repr=False)
 
     @property
     def size(self) -> int:
         return len(self.cards)
 
     def clone(self) -> TableMeld:
-        """A copy whose card lists may change apart from this one's (what a search copies)."""
+        """A copy whose card lists may change apart from this one's (not shared)."""
         return TableMeld(
             self.kind,
             self.rank,

@@ -241,22 +241,33 @@ def _run_plans(rules: RuleSet, hand: HandCounts) -> Iterator[tuple[HandCounts, i
             closed += length >= rules.canasta_size
         return rest, value, cards, closed
 
+    def reach_from(row: list[int], pos: int, cap: int) -> int:
+        """How long a run may start at ``pos`` (at most ``cap`` cards)."""
+        reach = 0
+        while pos + reach < 11 and row[pos + reach] and reach < cap:  # cap <= longest
+            reach += 1
+        return reach
+
     def walk(suit: int, pos: int, cap: int) -> Iterator[tuple[HandCounts, int, int, int]]:
         nonlocal produced
         if produced >= MAX_RUN_PLANS:
             return
+        # skip the places no run starts at (cap >= sequence_min: it is a run's length), as the
+        # walk one place at a time did, without a generator for each
+        while suit < 4:
+            if pos == 11:
+                suit, pos, cap = suit + 1, 0, longest
+            elif reach_from(counts[suit], pos, cap) < rules.sequence_min:
+                pos, cap = pos + 1, longest
+            else:
+                break
         if suit == 4:
             if chosen:
                 produced += 1
                 yield plan()
             return
-        if pos == 11:
-            yield from walk(suit + 1, 0, longest)
-            return
         row = counts[suit]
-        reach = 0
-        while pos + reach < 11 and row[pos + reach] and reach < cap:  # cap <= longest
-            reach += 1
+        reach = reach_from(row, pos, cap)
         for length in range(reach, rules.sequence_min - 1, -1):  # another run starting here
             for q in range(pos, pos + length):
                 row[q] -= 1
@@ -305,19 +316,30 @@ def best_lay_value(
     melds: dict[int, MeldCounts],
     keep: int,
     sequences: Sequence[tuple[int, int, int]] = (),
+    enough: int | None = None,
 ) -> int:
     """The value of cards that can be laid from ``hand`` while keeping ``keep`` cards in it
     (groups, and with sequences also a plan that lays the longest runs first, and one that
-    first extends the open ``sequences``, given as (suit, low, high) run positions)."""
+    first extends the open ``sequences``, given as (suit, low, high) run positions).
+
+    With ``enough`` (what a caller compares the value with), the look-ahead stops at the first
+    plan worth that much: the value is then at least ``enough``, and exact when it is below."""
     best = _best_group_value(rules, hand, melds, keep)
+    if enough is not None and best >= enough:
+        return best
     if hand.runs is not None and sequences:
         extended, value, cards = _extend_sequences(rules, hand, sequences)
         if cards and extended.size >= keep:
-            best = max(best, value + best_lay_value(rules, extended, melds, keep))
+            rest_enough = None if enough is None else enough - value
+            best = max(best, value + best_lay_value(rules, extended, melds, keep, (), rest_enough))
+            if enough is not None and best >= enough:
+                return best
     if hand.runs is not None:
         for rest, value, _, _ in _run_plans(rules, hand):
             if rest.size >= keep:
                 best = max(best, value + _best_group_value(rules, rest, melds, keep))
+                if enough is not None and best >= enough:
+                    return best
     return best
 
 
@@ -349,11 +371,30 @@ def can_lay_out(
     canastas_needed: int,
 ) -> bool:
     """Can every card of ``hand`` but at most ``leftover`` (the discard) be laid, so that the
-    team then holds ``canastas_needed`` canastas?  ``canastas`` is how many it holds now."""
+    team then holds ``canastas_needed`` canastas?  ``canastas`` is how many it holds now.
+
+    The hand is tried in groups first, then (with sequences) with each plan of its runs: the
+    answer is the same in either order, and the groups alone are the cheaper try."""
+    if _lays_out_in_groups(rules, hand, melds, leftover, canastas, canastas_needed):
+        return True
     if hand.runs is not None:
         for rest, _, _, closed in _run_plans(rules, hand):
-            if can_lay_out(rules, rest, melds, leftover, canastas + closed, canastas_needed):
+            if _lays_out_in_groups(
+                rules, rest, melds, leftover, canastas + closed, canastas_needed
+            ):
                 return True
+    return False
+
+
+def _lays_out_in_groups(
+    rules: RuleSet,
+    hand: HandCounts,
+    melds: dict[int, MeldCounts],
+    leftover: int,
+    canastas: int,
+    canastas_needed: int,
+) -> bool:
+    """``can_lay_out`` without new sequences (the hand's runs are not looked at)."""
     stranded = hand.other + (hand.black_threes if hand.black_threes < 3 else 0)
     stranded += sum(1 for r in MELDABLE_RANKS if hand.naturals[r] == 1 and r not in melds)
     if stranded > leftover:
@@ -363,7 +404,7 @@ def can_lay_out(
     if leftover <= 0:
         return False
     return any(
-        can_lay_out(rules, hand.without(k), melds, leftover - 1, canastas, canastas_needed)
+        _lays_out_in_groups(rules, hand.without(k), melds, leftover - 1, canastas, canastas_needed)
         for k in hand.kinds()
     )
 

@@ -397,7 +397,7 @@ class HandState:
                 and same is not None
                 and self._poolable(self.melds[first][same], meld)
             ):
-                target = self.melds[first][same]
+                target = self._changing_meld(first, same)
                 target.cards.extend(meld.cards)
                 target.faces.extend(meld.faces)
                 target.naturals += meld.naturals
@@ -511,6 +511,14 @@ class HandState:
         room = rules.max_meld_size - size if rules.max_meld_size else 1 << 20
         wild_room = 0 if not rules.wilds_on_canasta and size >= rules.canasta_size else 1 << 20
         return MeldCounts(rank, naturals, wilds, room, wild_room)
+
+    def _changing_meld(self, team: int, index: int) -> TableMeld:
+        """The team's meld ``index``, about to change: one shared with a copy of the position
+        (see ``copy``) is first replaced by a clone of its own."""
+        meld = self.melds[team][index]
+        if meld.shared:
+            meld = self.melds[team][index] = meld.clone()
+        return meld
 
     def team_meld_of_rank(self, team: int, rank: int) -> int | None:
         for i, m in enumerate(self.melds[team]):
@@ -716,8 +724,9 @@ class HandState:
             if not self._initial_possible():
                 raise refuse("initial-meld-unreachable", minimum=self._minimum(team))
             keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra_cards)
-            reachable = points_after + best_lay_value(rules, counts, team_melds, keep, sequences)
-            if reachable >= self._minimum(team):
+            minimum = self._minimum(team)
+            enough = minimum - points_after
+            if best_lay_value(rules, counts, team_melds, keep, sequences, enough) >= enough:
                 return
             if (
                 self.phase is PLAY_PHASE
@@ -729,9 +738,9 @@ class HandState:
                 return
             if not extra_cards and self.t.permission is not False:
                 out = self._lay_out_value(counts, team_melds, canastas)
-                if out is not None and points_after + out >= self._minimum(team):
+                if out is not None and points_after + out >= minimum:
                     return  # the minimum is reached by going out with the whole hand
-            raise refuse("initial-meld-unreachable.after", minimum=self._minimum(team))
+            raise refuse("initial-meld-unreachable.after", minimum=minimum)
 
     def _concealed_after(self, adds_to_old: bool, own_canasta_after: Callable[[], bool]) -> bool:
         """Whether the player to move could still go out concealed after a lay."""
@@ -783,10 +792,9 @@ class HandState:
         extra = self._pending_pile_to_hand()
         keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra)
         minimum = self._minimum(team)
+        enough = minimum - self.t.initial_points
         possible = (
-            self.t.initial_points
-            + best_lay_value(rules, counts, melds, keep, self._open_sequences(team))
-            >= minimum
+            best_lay_value(rules, counts, melds, keep, self._open_sequences(team), enough) >= enough
             or (
                 self.phase is PLAY_PHASE
                 and self.t.drew == "stock"
@@ -921,7 +929,8 @@ class HandState:
                 team_melds[rank] = self._counts_of(rank, shape.naturals, shape.wilds)
             counts = HandCounts.of(rules, self.faces(hand_after))
             keep = max(0, 2 - rest_to_hand)
-            reachable = points + best_lay_value(rules, counts, team_melds, keep)
+            enough = self._minimum(team) - points  # below it, the value is exact
+            reachable = points + best_lay_value(rules, counts, team_melds, keep, (), enough)
             if reachable < self._minimum(team) and not rest_to_hand:
                 # nothing else comes to the hand: going out may lay it all (RULES.md §Going out)
                 out = self._lay_out_value(counts, team_melds, canastas_after)
@@ -1049,7 +1058,7 @@ class HandState:
         rules = self.rules
         faces = self.faces(cards)
         if existing is not None:
-            m = self.melds[team][existing]
+            m = self._changing_meld(team, existing)
             naturals, wilds, low, high = check_addition(rules, m, faces)
             m.cards.extend(cards)
             m.faces.extend(faces)
@@ -1326,7 +1335,7 @@ class HandState:
     def _do_merge(self, action: MergeMelds) -> None:
         self._plan_merge(action)
         team = self.team_of(self.turn)
-        first, second = self.melds[team][action.first], self.melds[team][action.second]
+        first, second = self._changing_meld(team, action.first), self.melds[team][action.second]
         first.cards.extend(second.cards)
         first.faces.extend(second.faces)
         first.naturals += second.naturals
@@ -1442,7 +1451,7 @@ class HandState:
         opened = self.opened[team]
         if not opened and not self._could_go_concealed(seat):
             return False
-        if not rules.sequences and self._surely_stuck(groups, team, opened):
+        if self._surely_stuck(groups, team, opened):
             return False  # what the planner (can_lay_out) would answer, without counting
         if not counted:
             counted.append(HandCounts.of(rules, hand))
@@ -1463,7 +1472,6 @@ class HandState:
             not faces
             or not all(is_black_three(f) for f in faces)
             or not rules.black_threes_only_going_out
-            or rules.sequences
             or len(hand) - len(faces) <= 1
             or self.t.pending_pile
             or not self.opened[team]
@@ -1482,11 +1490,12 @@ class HandState:
 
     def _surely_stuck(self, groups: _HandGroups, team: int, opened: bool) -> bool:
         """Whether a hand (``groups``: its ``_hand_groups``) surely cannot be laid out but for a
-        discard, without sequences: what ``can_lay_out`` then answers no to. Two cards no meld
-        could take (red threes, fewer than three black threes, single naturals of a rank the
-        team, if it has opened, has no open group of) are one too many; and the canastas missing
-        to go out need as many ranks that could still make one (the team's open group and the
-        hand's naturals of that rank, with every wild card of the hand)."""
+        discard: what ``can_lay_out`` then answers no to. Two cards no meld could take (red
+        threes, fewer than three black threes, single naturals of a rank the team, if it has
+        opened, has no open group of, and that lie in no run of the hand long enough to be a
+        sequence) are one too many; and the canastas missing to go out need as many ranks that
+        could still make one (the team's open group and the hand's naturals of that rank, with
+        every wild card of the hand) or runs that could (as many cards of a suit)."""
         rules = self.rules
         naturals_by_rank, twos, jokers = groups
         melds = self.melds[team] if opened else []
@@ -1497,7 +1506,11 @@ class HandState:
                 reds = sum(1 for f in nat if f in RED_THREE_FACES)
                 black_threes = len(nat) - reds
                 stranded += reds + (black_threes if black_threes < 3 else 0)
-            elif len(nat) == 1 and r not in melded:
+            elif (
+                len(nat) == 1
+                and r not in melded
+                and not (rules.sequences and self._in_a_run(nat[0], naturals_by_rank))
+            ):
                 stranded += 1
         if stranded > 1:
             return True
@@ -1516,7 +1529,30 @@ class HandState:
                 and m.size + len(naturals_by_rank.get(m.rank, ())) >= short
             ):
                 could.add(m.rank)
-        return len(could) < missing
+        runs = 0  # sequences the hand could lay as canastas: at most its cards of a suit // size
+        if rules.sequences:
+            by_suit = [0, 0, 0, 0]
+            for r, nat in naturals_by_rank.items():
+                if r != THREE:  # every other natural has a run position
+                    for f in nat:
+                        by_suit[f // 13] += 1
+            runs = sum(n // rules.canasta_size for n in by_suit)
+        return len(could) + runs < missing
+
+    def _in_a_run(self, face: int, naturals_by_rank: dict[int, list[int]]) -> bool:
+        """Whether the natural ``face`` lies in a run of the hand (``naturals_by_rank``) of its
+        suit as long as a new sequence: the only way the planner lays it but in a group."""
+        suit, position = face // 13, run_position(face % 13)
+
+        def held(p: int) -> bool:
+            return suit * 13 + rank_at(p) in naturals_by_rank.get(rank_at(p), ())
+
+        low = high = position
+        while low > 0 and held(low - 1):
+            low -= 1
+        while high < 10 and held(high + 1):
+            high += 1
+        return high - low + 1 >= self.rules.sequence_min
 
     def can_go_out(self) -> bool:
         """Whether the player to move could lay out the hand (discarding at most one card)."""
@@ -1677,7 +1713,8 @@ class HandState:
         naturals = sum(1 for x in faces if not is_wild(x))
         melds = dict(f.melds)
         melds[rank] = self._counts_of(rank, naturals, len(faces) - naturals)
-        if points + best_lay_value(rules, counts, melds, f.keep, f.sequences) >= f.minimum:
+        enough = f.minimum - points
+        if best_lay_value(rules, counts, melds, f.keep, f.sequences, enough) >= enough:
             return True
         canastas = f.canastas + (len(faces) >= rules.canasta_size)
         needed = rules.canastas_to_go_out
@@ -2071,18 +2108,26 @@ class HandState:
 
     # ------------------------------------------------------------------ copying
     def copy(self) -> HandState:
-        """An independent copy (rules and deck are immutable and shared)."""
+        """An independent copy: what a search pays per simulated move.
+
+        The rules, the deck and the other immutable values are shared, and so are the melds,
+        marked shared: whichever state changes one first changes a clone of it
+        (``_changing_meld``). The other lists the engine changes are copied."""
         other = HandState.__new__(HandState)
-        other.rules, other.deck = self.rules, self.deck
-        other.dealer, other.minimums = self.dealer, list(self.minimums)
+        fields = self.__dict__.copy()  # every field, then a copy of each that changes in place
+        fields.pop("_pile_cache", None)  # the caches describe this state's lists
+        fields.pop("_initial_cache", None)
+        other.__dict__ = fields
+        other.minimums = list(self.minimums)
         other.hands = [list(h) for h in self.hands]
-        other.melds = [[m.clone() for m in team] for team in self.melds]
+        for team in self.melds:
+            for meld in team:
+                meld.shared = True
+        other.melds = [list(team) for team in self.melds]
         other.red_threes = [list(r) for r in self.red_threes]
-        other.shown = self.shown  # immutable
         other.opened, other.has_melded = list(self.opened), list(self.has_melded)
         other.pile, other.stock = list(self.pile), list(self.stock)
-        other.pile_frozen_below = self.pile_frozen_below
-        other.turn_no, other.turn, other.phase = self.turn_no, self.turn, self.phase
+        other.team_map = list(self.team_map)
         t = self.t
         other.t = TurnState(
             t.drew,
@@ -2093,8 +2138,4 @@ class HandState:
             t.black_threes,
             t.pending_pile[:],
         )
-        other.end = self.end
-        other.canasta_bonus_given = self.canasta_bonus_given
-        other.team_map, other.lone = list(self.team_map), self.lone
-        other.hidden_hands, other.prefer_cards = self.hidden_hands, self.prefer_cards
         return other
