@@ -144,13 +144,14 @@ async def test_suggest_later_gives_the_hint_without_blocking(pool: BotPool) -> N
     assert hint.action in state.legal_actions() and hint.reason
 
 
+@pytest.mark.parametrize("variant", ["classic", "may-i"])
 @pytest_twisted.ensureDeferred
 async def test_a_remote_seat_searches_from_its_view_in_the_pool(
-    pool: BotPool, monkeypatch: pytest.MonkeyPatch
+    pool: BotPool, monkeypatch: pytest.MonkeyPatch, variant: str
 ) -> None:
     monkeypatch.setitem(bot_pool_module._pools, id(reactor), pool)
-    game = game_for("classic")
-    state = _position("classic", 2, 12)
+    game = game_for(variant)
+    state = _position(variant, 2, 12)
     seat = state.to_move
     legal = [str(a) for a in state.legal_actions()]
     player = BotPlayer("search:0.05", random.Random(1), lambda: game)
