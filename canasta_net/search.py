@@ -235,6 +235,10 @@ class SearchBot:
         self.last = [(action, total / deals) for action, total in zip(actions, totals, strict=True)]
         return totals
 
+    def deal_values(self) -> list[list[float]]:
+        """The last search's value of each candidate (in ``last``'s order) in each deal."""
+        return [list(v) for v in self._values]
+
     # ------------------------------------------------------------------ sampling
     def _unseen(self, position: dict[str, Any], seat: int) -> list[str]:
         """The hidden cards as a multiset, sorted: the same for every arrangement of them. Cards
