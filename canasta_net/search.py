@@ -15,7 +15,8 @@ cards, sorted before it is shuffled, so two positions that differ only in hidden
 same deals (``tests/test_bot_information.py``). Cards a hand is known to hold (a position's
 ``shown``: taken with the pile, or a May I? discard taken or bought) stay in that hand in every
 sampled deal. A ``budget`` in seconds bounds the thinking per
-move; ``simulations`` fixes the number of sampled deals instead (reproducible, for tests).
+move (a search stops before a deal that would end past it, but plays one deal at least);
+``simulations`` fixes the number of sampled deals instead (reproducible, for tests).
 
 The games plug in through :class:`SearchGame`: how to read a seat's hidden cards out of a
 position dictionary, how to score a finished hand for a seat, and the rollout policy.
@@ -227,8 +228,8 @@ class SearchBot:
             if self.simulations is not None:
                 if deals >= self.simulations:
                     break
-            elif time.perf_counter() - started >= self.budget:
-                break
+            elif (time.perf_counter() - started) * (deals + 1) / deals > self.budget:
+                break  # the next deal, as long as the mean one, would end past the budget
         self.deals_tried = deals
         self._values = values
         totals = [sum(v) for v in values]

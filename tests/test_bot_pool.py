@@ -88,7 +88,7 @@ async def test_the_reactor_keeps_serving_while_a_bot_searches(pool: BotPool) -> 
     took = time.perf_counter() - started
     loop.stop()
     assert chosen in state.legal_actions()
-    assert took >= 0.4  # the search spent its budget ...
+    assert took >= 0.3  # the search spent (most of) its budget ...
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(ticks) >= 20 and max(gaps) < 0.15, max(gaps)  # ... and the reactor ran meanwhile
 

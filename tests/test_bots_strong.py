@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from canasta_net import mayi, selfplay
+from canasta_net import search as search_module
 from canasta_net.canasta import bots as canasta_bots
 from canasta_net.canasta.actions import Discard
 from canasta_net.canasta.rules import PRESETS, preset
@@ -169,3 +171,23 @@ def test_a_lucky_rollout_does_not_replace_the_policys_move() -> None:
     bot._values = [first[:1], steady[:1], steady[:1]]
     bot.confidence = 1.0
     assert not bot._convincing(1)  # one deal cannot tell
+
+
+def test_a_search_stops_before_a_deal_that_would_overrun_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each sampled deal takes 0.15 s on this clock: with 0.5 s the search plays three deals
+    (0.45 s), not a fourth that would end at 0.6 s."""
+    now = [0.0]
+
+    def perf_counter() -> float:
+        now[0] += 0.15
+        return now[0] - 0.15
+
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(perf_counter=perf_counter))
+    state = _state("classic", 2)
+    state.apply(state.legal_actions()[0])
+    bot = canasta_bots.search_bot(random.Random(0), budget=0.5)
+    bot.horizon = 8
+    bot.evaluate(state, state.legal_actions()[:2])
+    assert bot.deals_tried == 3
