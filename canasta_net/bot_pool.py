@@ -77,6 +77,7 @@ class SearchJob:
     candidates: int
     horizon: int | None
     margin: float
+    confidence: float
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ def run_search(job: SearchJob) -> SearchResult:
         candidates=job.candidates,
         horizon=job.horizon,
         margin=job.margin,
+        confidence=job.confidence,
     )
     state = job.game.from_dict(job.position)
     action = bot.search(job.position, bot.candidates_in(state), job.seed)
@@ -148,6 +150,7 @@ class BotPool:
             bot.candidates,
             bot.horizon,
             bot.margin,
+            bot.confidence,
         )
         by_text = {str(a): a for a in tried}
 

@@ -15,7 +15,8 @@ cards, sorted before it is shuffled, so two positions that differ only in hidden
 same deals (``tests/test_bot_information.py``). Cards a hand is known to hold (a position's
 ``shown``: taken with the pile, or a May I? discard taken or bought) stay in that hand in every
 sampled deal. A ``budget`` in seconds bounds the thinking per
-move; ``simulations`` fixes the number of sampled deals instead (reproducible, for tests).
+move (a search stops before a deal that would end past it, but plays one deal at least);
+``simulations`` fixes the number of sampled deals instead (reproducible, for tests).
 
 The games plug in through :class:`SearchGame`: how to read a seat's hidden cards out of a
 position dictionary, how to score a finished hand for a seat, and the rollout policy.
@@ -23,9 +24,10 @@ position dictionary, how to score a finished hand for a seat, and the rollout po
 
 from __future__ import annotations
 
+import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +67,15 @@ class SearchGame:
     rollout_bot: Callable[[random.Random], Any]
     ranked: Callable[[Any, Sequence[Any]], list[Any]]
     """The legal actions of a position, the policy's best first."""
+    same: Callable[[Any, Any], Hashable] | None = None
+    """What an action does in a position, as far as the game's rules can tell (Canasta: which
+    suit a discarded six has does not matter): the search tries one action of each, so its
+    candidates are different moves. None: every action is its own."""
+    candidates: int = 4
+    """How many of the policy's best moves the search tries."""
+    confidence: float = 0.0
+    """How many standard errors a candidate's gain must be to replace the policy's first choice
+    (``SearchBot.confidence``)."""
 
     def bot(
         self, rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
@@ -98,23 +109,29 @@ class SearchBot:
         *,
         budget: float = 0.5,
         simulations: int | None = None,
-        candidates: int = 4,
+        candidates: int | None = None,
         horizon: int | None = None,
         margin: float = 30.0,
+        confidence: float | None = None,
         fallback: Any = None,
     ) -> None:
         self.game = game
         self.rng = rng
         self.budget = budget
         self.simulations = simulations
-        self.candidates = candidates
+        self.candidates = game.candidates if candidates is None else candidates
         self.horizon = horizon  # actions a rollout plays before it is scored (None: to the end)
         # points a candidate's mean must beat the policy's first choice by to replace it: with a
         # few sampled deals the means are noisy, and the policy's order is a good prior
         self.margin = margin
+        # ... and by this many standard errors of the mean difference (paired over the deals):
+        # a rollout to the hand's end differs by hundreds of points from one deal to the next,
+        # so a gain seen in a few deals is mostly luck unless it is large
+        self.confidence = game.confidence if confidence is None else confidence
         self.fallback = fallback  # plays from a legal list and a hand alone (a remote prompt)
         self.deals_tried = 0  # sampled deals of the last search (for the benchmark)
         self.last: list[tuple[Any, float]] = []  # the last search's candidates, mean values
+        self._values: list[list[float]] = []  # the last search's value of each candidate a deal
 
     def choose(self, legal: Sequence[Any], hand: Sequence[int], rules: Any) -> Any:
         """Without a state (a remote seat's prompt) there is nothing to sample: the policy."""
@@ -134,7 +151,19 @@ class SearchBot:
         legal = state.legal_actions()
         if not legal:
             raise NoLegalAction(f"no legal action in phase {state.phase.value}")
-        return self.game.ranked(state, legal)[: self.candidates]
+        ranked = self.game.ranked(state, legal)
+        if self.game.same is None:
+            return ranked[: self.candidates]
+        tried: list[Any] = []
+        seen: set[Hashable] = set()
+        for action in ranked:
+            key = self.game.same(state, action)
+            if key not in seen:
+                seen.add(key)
+                tried.append(action)
+                if len(tried) == self.candidates:
+                    break
+        return tried
 
     def information_set(self, state: Any) -> dict[str, Any]:
         """The position as the seat to move may know it: the cards hidden from it are dealt in
@@ -152,12 +181,26 @@ class SearchBot:
         """The best of ``tried`` (the policy's candidates in ``position``, the seat to move's
         information set) over deals sampled from ``seed``."""
         totals = self._totals(position, tried, seed)
-        deals = self.deals_tried
         # ties go to the policy's order: max keeps the first of equal totals
         best = max(range(len(tried)), key=lambda i: totals[i])
-        if (totals[best] - totals[0]) / deals < self.margin:
-            return tried[0]
-        return tried[best]
+        return tried[best] if self._convincing(best) else tried[0]
+
+    def _convincing(self, best: int) -> bool:
+        """Whether candidate ``best`` beat the policy's first choice by enough to replace it:
+        by ``margin`` points a deal and by ``confidence`` standard errors of the difference."""
+        if best == 0:
+            return False
+        gains = [b - a for a, b in zip(self._values[0], self._values[best], strict=True)]
+        deals = len(gains)
+        mean = sum(gains) / deals
+        if mean < self.margin:
+            return False
+        if self.confidence <= 0:
+            return True
+        if deals < 2:
+            return False  # one deal cannot tell luck from a better move
+        variance = sum((g - mean) ** 2 for g in gains) / (deals - 1)
+        return mean >= self.confidence * math.sqrt(variance / deals)
 
     def evaluate(self, state: Any, actions: Sequence[Any]) -> list[tuple[Any, float]]:
         """Each of ``actions`` (legal for the seat to move) with its mean value for that seat's
@@ -172,7 +215,7 @@ class SearchBot:
         """Each action's total value for the seat to move over deals sampled from ``seed``."""
         seat = self.game.from_dict(position).to_move
         unseen = self._unseen(position, seat)
-        totals = [0.0] * len(actions)
+        values: list[list[float]] = [[] for _ in actions]
         started = time.perf_counter()
         deals = 0
         while True:
@@ -180,16 +223,22 @@ class SearchBot:
             sampled = self._sample(position, seat, unseen, deal_rng)
             rollout_seed = deal_rng.getrandbits(64)
             for i, action in enumerate(actions):
-                totals[i] += self._rollout(sampled, action, seat, rollout_seed)
+                values[i].append(self._rollout(sampled, action, seat, rollout_seed))
             deals += 1
             if self.simulations is not None:
                 if deals >= self.simulations:
                     break
-            elif time.perf_counter() - started >= self.budget:
-                break
+            elif (time.perf_counter() - started) * (deals + 1) / deals > self.budget:
+                break  # the next deal, as long as the mean one, would end past the budget
         self.deals_tried = deals
+        self._values = values
+        totals = [sum(v) for v in values]
         self.last = [(action, total / deals) for action, total in zip(actions, totals, strict=True)]
         return totals
+
+    def deal_values(self) -> list[list[float]]:
+        """The last search's value of each candidate (in ``last``'s order) in each deal."""
+        return [list(v) for v in self._values]
 
     # ------------------------------------------------------------------ sampling
     def _unseen(self, position: dict[str, Any], seat: int) -> list[str]:

@@ -193,7 +193,7 @@ def analyse(task: DecisionTask) -> DecisionResult:
     state = search.from_dict(task.position)
     bot = search.bot(random.Random(task.seed), task.budget, task.simulations)
     legal = state.legal_actions()
-    tried = list(search.ranked(state, legal)[: bot.candidates])
+    tried = bot.candidates_in(state)  # what the bot itself would try
     texts = [str(action) for action in tried]
     if task.played not in texts:
         played = next((a for a in legal if str(a) == task.played), None)

@@ -88,7 +88,7 @@ async def test_the_reactor_keeps_serving_while_a_bot_searches(pool: BotPool) -> 
     took = time.perf_counter() - started
     loop.stop()
     assert chosen in state.legal_actions()
-    assert took >= 0.4  # the search spent its budget ...
+    assert took >= 0.3  # the search spent (most of) its budget ...
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(ticks) >= 20 and max(gaps) < 0.15, max(gaps)  # ... and the reactor ran meanwhile
 
@@ -144,13 +144,14 @@ async def test_suggest_later_gives_the_hint_without_blocking(pool: BotPool) -> N
     assert hint.action in state.legal_actions() and hint.reason
 
 
+@pytest.mark.parametrize("variant", ["classic", "may-i"])
 @pytest_twisted.ensureDeferred
 async def test_a_remote_seat_searches_from_its_view_in_the_pool(
-    pool: BotPool, monkeypatch: pytest.MonkeyPatch
+    pool: BotPool, monkeypatch: pytest.MonkeyPatch, variant: str
 ) -> None:
     monkeypatch.setitem(bot_pool_module._pools, id(reactor), pool)
-    game = game_for("classic")
-    state = _position("classic", 2, 12)
+    game = game_for(variant)
+    state = _position(variant, 2, 12)
     seat = state.to_move
     legal = [str(a) for a in state.legal_actions()]
     player = BotPlayer("search:0.05", random.Random(1), lambda: game)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from canasta_net import mayi, selfplay
+from canasta_net import search as search_module
 from canasta_net.canasta import bots as canasta_bots
+from canasta_net.canasta.actions import Discard
 from canasta_net.canasta.rules import PRESETS, preset
 from canasta_net.canasta.state import HandState
+from canasta_net.cards import is_red_three, rank_of
 from canasta_net.games import game_for
 from canasta_net.hint import suggest
 from canasta_net.search import SearchBot, search_budget
@@ -113,3 +117,77 @@ def test_a_hint_names_a_legal_move_and_a_reason(variant: str) -> None:
     hint = suggest(state, simulations=1, rng=random.Random(0))
     assert state.is_legal(hint.action)
     assert hint.reason and str(hint.action) in str(hint)
+
+
+def _kind_of_card(face: int) -> tuple[int, bool]:
+    """What the rules read of a face without sequences: its rank, and a three's colour."""
+    return (rank_of(face), is_red_three(face))
+
+
+def _discard_position(variant: str, seed: int) -> HandState:
+    """A hand from heuristic self-play at a seat's discard holding two cards of one kind in
+    different suits."""
+    state = _state(variant, seed)
+    bots = [canasta_bots.make_bot("heuristic", random.Random(s)) for s in range(state.players)]
+    while not state.is_over:
+        faces = {a.card for a in state.legal_actions() if isinstance(a, Discard)}
+        if len({_kind_of_card(f) for f in faces}) < len(faces):
+            return state
+        state.apply(canasta_bots.choose_for(bots[state.to_move], state))
+    raise AssertionError("no such position in this hand")
+
+
+def test_the_search_tries_each_different_move_once() -> None:
+    """Without sequences a discarded six is the same move in any suit (a black three too): the
+    candidates are different moves (more of them in the same rollouts); Samba's sequences keep
+    suits apart."""
+    for seed in range(4):
+        state = _discard_position("classic", seed)
+        bot = _search("classic", 1)
+        bot.candidates = 100
+        tried = [_kind_of_card(a.card) for a in bot.candidates_in(state) if isinstance(a, Discard)]
+        assert len(tried) == len(set(tried)), tried
+        offered = {_kind_of_card(a.card) for a in state.legal_actions() if isinstance(a, Discard)}
+        assert set(tried) == offered  # every kind of card is still tried once
+    samba = _discard_position("samba", 0)
+    bot = _search("samba", 1)
+    bot.candidates = 100
+    every = [a for a in samba.legal_actions() if isinstance(a, Discard)]
+    assert len([a for a in bot.candidates_in(samba) if isinstance(a, Discard)]) == len(every)
+
+
+def test_a_lucky_rollout_does_not_replace_the_policys_move() -> None:
+    """A candidate replaces the policy's first choice only when its gain over the same deals is
+    both above the margin and larger than its standard error: a mean made of one huge deal is
+    luck."""
+    bot = _search("classic", 1)
+    first = [0.0] * 6
+    lucky = [2400.0, -400.0, -300.0, -300.0, -200.0, -250.0]  # mean +158, most deals worse
+    steady = [210.0, 190.0, 205.0, 200.0, 195.0, 200.0]
+    bot._values = [first, lucky, steady]
+    assert not bot._convincing(1) and bot._convincing(2)
+    bot.confidence = 0.0  # the margin alone, as before
+    assert bot._convincing(1)
+    bot._values = [first[:1], steady[:1], steady[:1]]
+    bot.confidence = 1.0
+    assert not bot._convincing(1)  # one deal cannot tell
+
+
+def test_a_search_stops_before_a_deal_that_would_overrun_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each sampled deal takes 0.15 s on this clock: with 0.5 s the search plays three deals
+    (0.45 s), not a fourth that would end at 0.6 s."""
+    now = [0.0]
+
+    def perf_counter() -> float:
+        now[0] += 0.15
+        return now[0] - 0.15
+
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(perf_counter=perf_counter))
+    state = _state("classic", 2)
+    state.apply(state.legal_actions()[0])
+    bot = canasta_bots.search_bot(random.Random(0), budget=0.5)
+    bot.horizon = 8
+    bot.evaluate(state, state.legal_actions()[:2])
+    assert bot.deals_tried == 3

@@ -12,11 +12,17 @@ from twisted.protocols.basic import LineReceiver
 
 from ..bot_pool import bot_pool
 from ..canasta.actions import VERBS, parse_action
-from ..canasta.position import position_from_dict, position_from_view
 from ..cards import action_label, canonical_action, parse_face
 from ..errors import PositionError
-from ..games import CANASTA, Game
-from ..hint import NO_SUGGESTION, NOTHING_TO_SUGGEST, Suggestion, SuggestionPool, suggest_from_view
+from ..games import Game
+from ..hint import (
+    NO_SUGGESTION,
+    NOTHING_TO_SUGGEST,
+    Suggestion,
+    SuggestionPool,
+    state_from_view,
+    suggest_from_view,
+)
 from ..i18n import translator
 from ..mayi.actions import VERBS as MAY_I_VERBS
 from ..reasons import parse_error_sentence
@@ -79,7 +85,7 @@ class BotPlayer:
         def policy() -> str:
             return str(self.bot.choose(actions, hand, game.rules))
 
-        if isinstance(self.bot, SearchBot) and game.kind == CANASTA:
+        if isinstance(self.bot, SearchBot):
             searched = search_from_view(self.bot, seat_view, game.rules, self.rng)
             if searched is not None:
                 return searched.addCallback(lambda a: str(a) if str(a) in legal else policy())
@@ -94,15 +100,16 @@ def search_from_view(
     bot: SearchBot, seat_view: dict[str, Any], rules: Any, rng: random.Random
 ) -> Deferred[Any] | None:
     """A remote seat's search, in the reactor's worker pool (``canasta_net.bot_pool``), from the
-    position its own view gives (``position_from_view``: the pile below its top is not in a
-    view, so it is guessed); None where the view gives no position to search."""
+    position its own view gives (``hint.state_from_view``, either game: in Canasta the pile below
+    its top is not in a view, so it is guessed); None where the view gives no position to
+    search."""
     from twisted.internet import reactor
 
     if seat_view.get("to_move") != seat_view.get("seat"):
         return None
     try:
-        state = position_from_dict(position_from_view(seat_view, rules, rng))
-    except (PositionError, KeyError, TypeError, ValueError):
+        state = state_from_view(seat_view, rules, rng)
+    except (PositionError, KeyError, TypeError, ValueError, IndexError):
         return None
     if state.to_move != seat_view.get("seat"):
         return None
