@@ -23,6 +23,7 @@ from twisted.internet.task import Clock
 
 from canasta_net.log import LogWriter, LogWriterError, verify_log
 from canasta_net.log.durable import (
+    PROBE_SECONDS,
     CoalescedCalls,
     GroupCommit,
     GroupDurability,
@@ -636,15 +637,32 @@ def test_a_fast_disk_is_synced_inline_and_a_slow_one_on_the_thread(opener: Opene
     log.close()
     reactor.run_calls()
     assert log.durable == position and group.passes == 1
-    clock.sync_seconds = 0.0001  # fast again: measured on the thread, then inline again
-    while not group.inline:
+    for _ in range(3):  # the thread's syncs say nothing of the disk: no inline sync meanwhile
         position += 1
-        log.append(b"w", position)
+        log.append(b"t", position)
         log.close()
         reactor.run_calls()
+    assert group.inline_syncs == position - 4 and not group.inline
+    clock.now += PROBE_SECONDS  # still slow: tried inline again, back to the thread soon
+    tried = 0
+    while group.inline or tried == 0:
+        position += 1
+        log.append(b"s", position)
+        assert log.durable == position  # synced inline: measured
+        tried += 1
+    assert 1 <= tried <= 3
     position += 1
-    log.append(b"v", position)
-    assert log.durable == position
+    log.append(b"s", position)  # the thread again
+    assert log.durable == position - 1
+    log.close()
+    reactor.run_calls()
+    clock.sync_seconds = 0.0001  # fast again: inline from the next try on
+    clock.now += PROBE_SECONDS
+    for _ in range(10):
+        position += 1
+        log.append(b"w", position)
+        assert log.durable == position
+    assert group.inline
 
 
 def test_a_log_with_records_on_the_thread_s_way_is_not_synced_inline(opener: Opener) -> None:
@@ -653,7 +671,8 @@ def test_a_log_with_records_on_the_thread_s_way_is_not_synced_inline(opener: Ope
     reactor, disk = Reactor(), Disk()
     group = GroupCommit(reactor.call_from_thread, syncfs=disk.syncfs, fsync=disk.fsync)
     log = GroupDurability(opener("log"), group)
-    group.inline = False
+    group.measured(1.0)  # a slow sync: through the thread (the next probe a second away)
+    assert not group.inline
     disk.gate.clear()
     log.append(b"a", 1)
     assert disk.entered.wait(10)

@@ -367,7 +367,12 @@ SYNCFS = _load_syncfs()
 
 # A log is synced on its owner's thread while a sync takes less than this (smoothed), else on
 # the group's thread: see ``GroupCommit``.
-INLINE_SYNC_SECONDS = 0.001
+INLINE_SYNC_SECONDS = 0.002
+# While logs go through the thread, the owner's thread tries syncing again this often, to learn
+# whether the disk is fast again: a pass's ``syncfs`` also writes other files' data (its time
+# says little of one log's ``fsync``), and a single sync tried while the thread's keep the disk
+# busy is slow because of them (measured: a host stayed on the thread for a whole run).
+PROBE_SECONDS = 2.0
 
 
 class GroupCommit:
@@ -396,12 +401,12 @@ class GroupCommit:
     thread, the interpreter lock taken back, a pass of the reactor's loop: measured at 100 paced
     tables on a disk that syncs in 0.15-0.25 ms, the act round trip's p50 was 4-8 ms syncing on
     the reactor's thread against 13-18 ms through writer threads). So a log with nothing on its
-    way to the disk is synced in ``append`` while the smoothed time of a sync
-    (:attr:`sync_estimate`, measured on both threads) stays under ``inline_below`` seconds; once
-    syncs get slower (a busy or slow disk, where one table's sync would hold every other table
-    up), every log goes through the thread, and back once its syncs are under half that again.
-    ``inline_below=None``:
-    always through the thread.
+    way to the disk is synced in ``append`` while the smoothed time of such a sync
+    (:attr:`sync_estimate`) stays under ``inline_below`` seconds; once syncs get slower (a busy
+    or slow disk, where one table's sync would hold every other table up), every log goes
+    through the thread; after ``PROBE_SECONDS`` the logs are synced inline again, from an
+    estimate of half the limit, so that two or three slow syncs send them back to the thread.
+    ``inline_below=None``: always through the thread.
     """
 
     def __init__(
@@ -422,9 +427,9 @@ class GroupCommit:
         self._timing = timing
         self._clock = clock
         self._inline_below = inline_below
-        # Seconds one sync takes, smoothed; written by both threads (a float: each write is
-        # atomic, and a lost update only delays a switch by a sync).
+        # Seconds one log's sync on the owner's thread takes, smoothed (the owner's thread only).
         self.sync_estimate = 0.0
+        self._next_probe = 0.0  # while on the thread: when one log is synced inline again
         #: Whether a log with nothing on its way syncs on the owner's thread (see the class).
         self.inline = inline_below is not None
         self.inline_syncs = 0  # for tests and benchmarks
@@ -439,14 +444,25 @@ class GroupCommit:
         return self._thread is not None and self._thread.is_alive()
 
     def measured(self, seconds: float) -> None:
-        """One sync took ``seconds``: update the estimate and where syncs are made."""
+        """One inline sync took ``seconds``: update the estimate and where syncs are made."""
         estimate = self.sync_estimate = self.sync_estimate * 0.8 + seconds * 0.2
         if self._inline_below is None:
             return
         if self.inline and estimate > self._inline_below:
             self.inline = False
+            self._next_probe = self._clock() + PROBE_SECONDS
         elif not self.inline and estimate < self._inline_below / 2:
             self.inline = True
+
+    def sync_inline_now(self) -> bool:
+        """Whether a log with nothing on its way syncs on the owner's thread now: while syncs
+        are fast, and again, to measure them, ``PROBE_SECONDS`` after they were not."""
+        if self.inline:
+            return True
+        if self._inline_below is None or self._clock() < self._next_probe:
+            return False
+        self.inline, self.sync_estimate = True, self._inline_below / 2
+        return True
 
     def sync_here(self, durability: GroupDurability) -> None:
         """On the owner's thread: sync ``durability`` now (it has nothing on its way)."""
@@ -487,7 +503,6 @@ class GroupCommit:
         for durability, position in batch.items():
             by_device.setdefault(durability.device, []).append((durability, position))
         reports: list[tuple[GroupDurability, int | BaseException]] = []
-        start = self._clock()
         for logs in by_device.values():
             with self._timing.span("log.sync", records=len(logs)):
                 fd = logs[0][0].fd
@@ -506,7 +521,6 @@ class GroupCommit:
                         reports.append((durability, e))
                     else:
                         reports.append((durability, position))
-        self.measured((self._clock() - start) / len(by_device))
         return reports
 
 
@@ -567,7 +581,7 @@ class GroupDurability(ReportedDurability):
             return
         with self._lock:
             idle = self._synced >= written_before  # nothing of this log on the thread's way
-        if idle and self._group.inline:
+        if idle and self._group.sync_inline_now():
             try:
                 self._group.sync_here(self)
             except BaseException as e:
