@@ -22,7 +22,9 @@ import cProfile
 import io
 import json
 import pstats
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from canasta_net.canasta.rules import preset
@@ -32,6 +34,9 @@ from canasta_net.log.redact import redact_for_seat
 from canasta_net.net import peer, wire
 from canasta_net.net.peer import PeerSession
 from canasta_net.table.local import recorded_match
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from seat_feed import welcome_for  # shared with the tests
 
 # None in code from before the slices (to compare with): it checks a hand's records at once
 CHECK_SLICE: float | None = getattr(peer, "CHECK_SLICE", None)
@@ -57,21 +62,7 @@ def seat_frames(log: bytes, seat: int) -> list[bytes]:
     """The frames a host sends ``seat`` for ``log``: a welcome, then the seat's copy of each
     record."""
     records = list(iter_records(log))
-    header = records[0].fields
-    table = {
-        "name": "bench",
-        "game": "canasta",
-        "variant": header["variant"],
-        "rules": header["rules"],
-        "table_id": header["table"],
-        "deal": header["deal"],
-        "seats": [
-            {"seat": n, "name": s["name"], "bot": s["bot"], "connected": True, "taken": True}
-            for n, s in enumerate(header["seats"])
-        ],
-    }
-    welcome = {"t": "welcome", "version": 2, "seat": seat, "table": table, "aseq": 0}
-    frames = [wire.encode({**welcome, "head": bytes(32)})]
+    frames = [wire.encode(welcome_for(records[0].fields, seat, "bench"))]
     for record in records:
         data = redact_for_seat(record, seat)
         frames.append(wire.encode({"t": "record", "seq": record.index, "data": data}))

@@ -15,6 +15,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from seat_feed import welcome_for
 from twisted.internet.testing import StringTransport
 
 from canasta_net.canasta.actions import parse_action
@@ -55,21 +56,7 @@ def host_messages(log: bytes, seat: int) -> list[tuple[dict[str, Any], str]]:
     the seat's copy of ``log`` (each through the wire's encoding, as the seat receives it)."""
     data = seat_copy(log, seat)
     records = list(iter_records(data))
-    header = records[0].fields
-    table = {
-        "name": "t",
-        "game": "canasta",
-        "variant": header["variant"],
-        "rules": header["rules"],
-        "table_id": header["table"],
-        "deal": header["deal"],
-        "seats": [
-            {"seat": n, "name": s["name"], "bot": s["bot"], "connected": True, "taken": True}
-            for n, s in enumerate(header["seats"])
-        ],
-    }
-    welcome = {"t": "welcome", "version": 2, "seat": seat, "table": table, "aseq": 0}
-    messages = [({**welcome, "head": bytes(32)}, "")]
+    messages = [(welcome_for(records[0].fields, seat, "t"), "")]
     for r in records:
         stored = data[r.offset : r.offset + r.size]
         messages.append(({"t": "record", "seq": r.index, "data": stored}, r.kind))

@@ -31,7 +31,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import BinaryIO, Protocol
 
 from canasta_net.timing import NO_TIMING, Timing
@@ -247,8 +247,9 @@ class LogSyncWorker:
                 self._call_from_thread(_deliver, reports)
 
 
-def _deliver(reports: list[tuple[ThreadedDurability, int | BaseException]]) -> None:
-    """On the owner's thread: what one pass of a worker made durable, or where it failed."""
+def _deliver(reports: Sequence[tuple[ReportedDurability, int | BaseException]]) -> None:
+    """On the owner's thread: what one pass of a writer thread made durable, or which logs
+    failed."""
     for durability, outcome in reports:
         if isinstance(outcome, BaseException):
             durability._failed(outcome)
@@ -494,7 +495,7 @@ class GroupCommit:
             self.passes += 1
             for durability, outcome in reports:
                 durability._synced_to(outcome)
-            self._call_from_thread(_deliver_group, reports)
+            self._call_from_thread(_deliver, reports)
 
     def _sync_batch(
         self, batch: dict[GroupDurability, int]
@@ -522,15 +523,6 @@ class GroupCommit:
                     else:
                         reports.append((durability, position))
         return reports
-
-
-def _deliver_group(reports: list[tuple[GroupDurability, int | BaseException]]) -> None:
-    """On the owner's thread: what one pass made durable, or which logs failed."""
-    for durability, outcome in reports:
-        if isinstance(outcome, BaseException):
-            durability._failed(outcome)
-        else:
-            durability._reached(outcome)
 
 
 class GroupDurability(ReportedDurability):
