@@ -24,6 +24,7 @@ from web_driver import (
     legal_moves,
     line_from,
     play_a_move,
+    play_hand,
     playwright_missing,
     select_cards,
     version,
@@ -388,6 +389,34 @@ def test_a_hand_of_each_other_variant_played_by_clicks(
         assert "hand total" in page.locator("#sheet-table").inner_text()
         page.wait_for_selector("#match-result .verdict", timeout=30000)
         assert "Audit: valid" in page.locator("#match-result").inner_text()
+        assert outside == [] and errors == []
+        page.locator("#sheet-leave").click()
+        page.wait_for_selector("body[data-closed]")
+        assert play.proc.wait(60) == 0
+    finally:
+        play.stop()
+
+
+def test_a_match_of_two_hands_played_with_the_mouse_alone(
+    chromium_browser: Any, tmp_path: Path
+) -> None:
+    # a match, not a hand: the first score sheet's "Next hand" (a click) starts the second hand,
+    # which is played by clicks to the match's end and the audit's verdict
+    play = PlayProcess(tmp_path, "--variant", "classic-2p", "--hands", "2", "--delay", "0")
+    try:
+        page, outside, errors = new_page(chromium_browser)
+        page.goto(play.url)
+        first = play_hand(page)
+        assert "draw" in first
+        assert "hand total" in page.locator("#sheet-table").inner_text()
+        page.wait_for_selector("#next-hand:not([hidden])", timeout=20000)
+        page.locator("#next-hand").click()
+        page.wait_for_selector("#overlay", state="hidden", timeout=20000)
+        second = play_hand(page)
+        assert "draw" in second
+        page.wait_for_selector("#match-result .verdict", timeout=30000)
+        assert "Audit: valid" in page.locator("#match-result").inner_text()
+        assert page.locator("#next-hand").is_hidden()  # the match is over: no third hand
         assert outside == [] and errors == []
         page.locator("#sheet-leave").click()
         page.wait_for_selector("body[data-closed]")
