@@ -685,3 +685,24 @@ def test_a_log_with_records_on_the_thread_s_way_is_not_synced_inline(opener: Ope
     assert log.durable == 2 and group.inline_syncs == 0
     log.append(b"c", 3)  # nothing on its way any more: inline
     assert log.durable == 3 and group.inline_syncs == 1
+
+
+def test_a_log_whose_sync_failed_is_not_synced_again(opener: Opener) -> None:
+    # a record that reaches the thread after a failed sync (before the owner heard of it) is not
+    # synced and reported durable: the failed sync's data may be lost although a later one passes
+    reactor, disk = Reactor(), Disk()
+    group = GroupCommit(reactor.call_from_thread, syncfs=None, fsync=disk.fsync, inline_below=None)
+    file, other_file = opener("log"), opener("other")
+    log, other = GroupDurability(file, group), GroupDurability(other_file, group)
+    disk.fail_fsync[file.fileno()] = OSError(5, "Input/output error")
+    reached: list[int] = []
+    log.on_durable = reached.append
+    log.append(b"a", 1)
+    log.close()  # the failed pass is over; its report waits for the owner
+    del disk.fail_fsync[file.fileno()]  # the disk answers again
+    log.append(b"b", 2)
+    other.append(b"x", 1)  # another table's log: once it is synced, the pass with "b" is over
+    other.close()
+    reactor.run_calls()
+    assert disk.fsync_calls == [file.fileno(), other_file.fileno()]  # "b" was not synced
+    assert reached == [] and log.durable == 0 and log.failure is not None

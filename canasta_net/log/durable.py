@@ -502,7 +502,10 @@ class GroupCommit:
     ) -> list[tuple[GroupDurability, int | BaseException]]:
         by_device: dict[int | None, list[tuple[GroupDurability, int]]] = {}
         for durability, position in batch.items():
-            by_device.setdefault(durability.device, []).append((durability, position))
+            # a log whose sync failed is synced no more: a later sync may succeed although the
+            # failed one's data is lost (the kernel reports a write-back error once)
+            if not durability.dead:
+                by_device.setdefault(durability.device, []).append((durability, position))
         reports: list[tuple[GroupDurability, int | BaseException]] = []
         for logs in by_device.values():
             with self._timing.span("log.sync", records=len(logs)):
@@ -584,6 +587,11 @@ class GroupDurability(ReportedDurability):
             self._durable = position
             return
         self._group.submit(self, position)
+
+    @property
+    def dead(self) -> bool:
+        """A sync of this log failed (known on the group's thread before the owner's)."""
+        return self._dead
 
     def sync_alone(self, fsync: Callable[[int], None]) -> None:
         """On the group's thread: sync this log by itself."""
