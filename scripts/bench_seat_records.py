@@ -25,7 +25,6 @@ import pstats
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from canasta_net.canasta.rules import preset
 from canasta_net.identity import Identity
@@ -36,26 +35,10 @@ from canasta_net.net.peer import PeerSession
 from canasta_net.table.local import recorded_match
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from seat_feed import welcome_for  # shared with the tests
+from seat_feed import Quiet, welcome_for  # shared with the tests
 
 # None in code from before the slices (to compare with): it checks a hand's records at once
 CHECK_SLICE: float | None = getattr(peer, "CHECK_SLICE", None)
-
-
-class Quiet:
-    """A bot's player that hears and shows nothing."""
-
-    def show(self, view: dict[str, Any]) -> None:
-        pass
-
-    def event(self, text: str) -> None:
-        pass
-
-    def choose(self, legal: list[str], view: dict[str, Any]) -> str:
-        return legal[0]
-
-    def finished(self, reason: str) -> None:
-        pass
 
 
 def seat_frames(log: bytes, seat: int) -> list[bytes]:

@@ -1,5 +1,6 @@
-"""What a host sends a seat before its records, built from a log's header: shared by the seat's
-record-path tests and ``scripts/bench_seat_records.py``, which feed recorded logs to a seat."""
+"""A seat fed recorded logs: what a host sends it before its records, built from a log's header,
+and a player that shows nothing. Shared by the seat's record-path tests and
+``scripts/bench_seat_records.py``."""
 
 from __future__ import annotations
 
@@ -24,3 +25,23 @@ def welcome_for(header: Mapping[str, Any], seat: int, table_name: str) -> dict[s
     }
     head = bytes(32)
     return {"t": "welcome", "version": 2, "seat": seat, "table": table, "aseq": 0, "head": head}
+
+
+class Quiet:
+    """A bot's player: hears everything, shows nothing, chooses nothing here; keeps why its
+    session finished."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def show(self, view: dict[str, Any]) -> None:
+        pass
+
+    def event(self, text: str) -> None:
+        pass
+
+    def choose(self, legal: list[str], view: dict[str, Any]) -> str:
+        return legal[0]
+
+    def finished(self, reason: str) -> None:
+        self.reason = reason

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from seat_feed import welcome_for
+from seat_feed import Quiet, welcome_for
 from twisted.internet.testing import StringTransport
 
 from canasta_net.canasta.actions import parse_action
@@ -30,25 +30,6 @@ from canasta_net.net.peer import CHECK_SLICE, PeerFactory, PeerSession
 from tests.test_game_log import change, expect_replay_error, find, resign, seat_copy, semantic_log
 
 SEAT = 1  # the seat whose copy of the log is followed
-
-
-class Quiet:
-    """A bot's player: hears everything, chooses nothing here."""
-
-    def __init__(self) -> None:
-        self.reason: str | None = None
-
-    def show(self, view: dict[str, Any]) -> None:
-        pass
-
-    def event(self, text: str) -> None:
-        pass
-
-    def choose(self, legal: list[str], view: dict[str, Any]) -> str:
-        return legal[0]
-
-    def finished(self, reason: str) -> None:
-        self.reason = reason
 
 
 def host_messages(log: bytes, seat: int) -> list[tuple[dict[str, Any], str]]:
