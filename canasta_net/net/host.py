@@ -154,7 +154,11 @@ _reactor_groups: dict[tuple[int, int, float | None], tuple[Any, GroupCommit]] = 
 
 
 def reactor_reports(reactor: Any) -> CoalescedCalls:
-    """The one ``call_from_thread`` of every table's log writers on ``reactor``."""
+    """The one ``call_from_thread`` of every table's log writers on ``reactor``. The process's
+    switch interval is lowered to ``GIL_SWITCH_SECONDS`` here, for every kind of writer thread
+    (see ``threaded_durability``)."""
+    if sys.getswitchinterval() > GIL_SWITCH_SECONDS:
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
     key = id(reactor)
     if key not in _reactor_reports or _reactor_reports[key][0] is not reactor:
         _reactor_reports[key] = (reactor, CoalescedCalls(reactor.callFromThread))
@@ -173,10 +177,8 @@ def group_durability(
     for the logs on one file system), or by the reactor's thread itself while a sync takes less
     than ``inline_below`` seconds. What ``canasta host`` uses. One group per reactor (and
     ``timing`` and ``inline_below``: a benchmark's passes each have their own). The process's
-    switch interval is lowered as for ``threaded_durability`` (the thread takes the interpreter
-    lock after each sync, to report)."""
-    if sys.getswitchinterval() > GIL_SWITCH_SECONDS:
-        sys.setswitchinterval(GIL_SWITCH_SECONDS)
+    switch interval is lowered as for ``threaded_durability`` (``reactor_reports``: the thread
+    takes the interpreter lock after each sync, to report)."""
     key = (id(reactor), id(timing), inline_below)
     if key not in _reactor_groups or _reactor_groups[key][0] is not reactor:
         group = GroupCommit(reactor_reports(reactor), timing=timing, inline_below=inline_below)
@@ -203,11 +205,9 @@ def threaded_durability(
 
     Each writer thread takes the GIL a few times per sync; while the reactor is busy it waits up
     to the interpreter's switch interval each time (5 ms by default), which would add to every
-    record's way out. The host process lowers the interval to ``GIL_SWITCH_SECONDS`` (two
-    indicative runs of 20 busy tables on a loaded machine: the act round trip's p50 went from
-    97-135 ms to 82-84 ms)."""
-    if sys.getswitchinterval() > GIL_SWITCH_SECONDS:
-        sys.setswitchinterval(GIL_SWITCH_SECONDS)
+    record's way out. The host process lowers the interval to ``GIL_SWITCH_SECONDS`` in
+    ``reactor_reports`` (two indicative runs of 20 busy tables on a loaded machine: the act round
+    trip's p50 went from 97-135 ms to 82-84 ms)."""
     report = reactor_reports(reactor)
 
     def make(file: BinaryIO, position: int) -> ThreadedDurability:
