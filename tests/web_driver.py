@@ -231,14 +231,43 @@ def play_a_move(page: Any) -> str:
     return move
 
 
-def wait_for_change(page: Any, version: str | None, timeout_ms: float = 20000) -> None:
-    """Wait until the page drew a snapshot newer than ``version``."""
-    page.wait_for_function(
-        "v => document.body.dataset.version !== v",
-        arg=version,
-        timeout=timeout_ms,
-        polling=POLLING,
-    )
+STATE_JS = """
+() => ({
+  version: document.body.dataset.version,
+  sent: document.body.dataset.sent,
+  sending: document.getElementById('me').classList.contains('sending'),
+  prompt: document.getElementById('prompt').dataset.kind,
+  refusal: document.getElementById('refusal').innerText,
+  selected: Array.from(document.querySelectorAll('#hand .card.selected')).map(n => n.dataset.card),
+  legal: Array.from(document.querySelectorAll('#legal-list button')).map(n => n.dataset.action),
+})
+"""
+
+
+def page_state(page: Any) -> dict[str, Any]:
+    """What the page shows of the move in hand (for a failing test's message)."""
+    return dict(page.evaluate(STATE_JS))
+
+
+def wait_for_change(
+    page: Any, version: str | None, timeout_ms: float = 20000, move: str = ""
+) -> None:
+    """Wait until the page drew a snapshot newer than ``version``; an AssertionError that names
+    the move and what the page shows when none comes."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            "v => document.body.dataset.version !== v",
+            arg=version,
+            timeout=timeout_ms,
+            polling=POLLING,
+        )
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"no new snapshot within {timeout_ms / 1000:g} s after {move or 'the move'!r}: "
+            f"the page shows {page_state(page)}"
+        ) from None
 
 
 def version(page: Any) -> str | None:
@@ -255,5 +284,5 @@ def play_hand(page: Any, limit: int = 400) -> list[str]:
             return moves
         before = version(page)
         moves.append(play_a_move(page))
-        wait_for_change(page, before)
+        wait_for_change(page, before, move=moves[-1])
     raise AssertionError(f"no score sheet after {limit} moves")
