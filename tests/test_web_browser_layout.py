@@ -97,10 +97,17 @@ window.__push = (snap) => window.__listeners.forEach((f) => f({ data: JSON.strin
 
 
 def open_page(
-    b: Any, snap: dict[str, Any], width: int, height: int, *, pushed: bool = False
+    b: Any,
+    snap: dict[str, Any],
+    width: int,
+    height: int,
+    *,
+    pushed: bool = False,
+    socket_drops_moves: bool = False,
 ) -> Any:
     """The page at ``width`` x ``height``, sent ``snap`` as its one snapshot (its console errors
-    listed in ``page.errors``); ``pushed``: on an event stream that ``push`` sends more on."""
+    listed in ``page.errors``); ``pushed``: on an event stream that ``push`` sends more on;
+    ``socket_drops_moves``: the move socket closes when a move comes on it."""
     page = b.new_page(viewport={"width": width, "height": height})
     if pushed:
         page.add_init_script(PUSHED_EVENTS)
@@ -124,7 +131,16 @@ def open_page(
 
     page.route("**/*", route)
     sent: list[str] = []  # the moves the page sends on its socket (opened, never answered)
-    page.route_web_socket("**/ws", lambda ws: ws.on_message(lambda m: sent.append(m)))
+
+    def socket(ws: Any) -> None:
+        def move(message: Any) -> None:
+            sent.append(message)
+            if socket_drops_moves:
+                ws.close()
+
+        ws.on_message(move)
+
+    page.route_web_socket("**/ws", socket)
     page.goto(ORIGIN + "/?token=t")
     if pushed:
         page.wait_for_function("() => window.__listeners.length > 0")
@@ -259,4 +275,71 @@ def test_a_kept_meld_lights_for_the_selection_and_takes_it_by_the_socket(chromiu
     page.locator("#sides .meld.target").click()
     page.wait_for_function("() => document.getElementById('me').classList.contains('sending')")
     assert [json.loads(m) for m in page.sent] == [{"action": "add 2 8C"}]
+    assert not page.errors
+
+
+SENDING = "() => document.getElementById('me').classList.contains('sending')"
+
+
+def press_while_a_snapshot_comes(page: Any, selector: str, snap: dict[str, Any]) -> None:
+    """Press the mouse on ``selector``, let ``snap`` come and be drawn, then release: a person's
+    click takes a tenth of a second, and another player's move or a chat line comes meanwhile."""
+    box = page.locator(selector).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    push(page, snap)
+    page.mouse.up()
+
+
+def test_a_button_pressed_while_a_snapshot_is_drawn_still_sends_its_move(chromium: Any) -> None:
+    """The controls and the prompt's answers are drawn again with every snapshot: a button
+    replaced between its press and its release got no click, and the move was lost (the page
+    waited for a snapshot that never came). The same button is kept, and takes the click."""
+    events = [f"line {i}" for i in range(30)]
+    turn = snapshot(
+        state={"phase": "draw", "turn": 0, "melds": None},
+        prompt={"kind": "turn", "text": "Your turn: draw from the stock or take the pile."},
+        legal=["draw", "take-pile"],
+        actions={"draw": ["draw"], "take-pile": ["take-pile"]},
+        events=events,
+    )
+    page = open_page(chromium, turn, 1280, 800, pushed=True)
+    chat = dict(turn, version=8, events=[*events, "bo: good luck"])
+    press_while_a_snapshot_comes(page, '#controls button[data-action="draw"]', chat)
+    page.wait_for_function(SENDING, timeout=5000)
+    assert [json.loads(m) for m in page.sent] == [{"action": "draw"}]
+    # a partner's question, answered while a watcher comes
+    asked = snapshot(version=9)
+    push(page, asked)
+    watcher = dict(asked, version=10, watchers=["ada's friend"])
+    press_while_a_snapshot_comes(page, '#prompt button[data-action="answer yes"]', watcher)
+    page.wait_for_function(SENDING, timeout=5000)
+    assert [json.loads(m) for m in page.sent][1:] == [{"action": "answer yes"}]
+    assert not page.errors
+
+
+def test_a_move_whose_socket_closes_before_any_snapshot_leaves_the_page_playable(
+    chromium: Any,
+) -> None:
+    """A move sent on a socket that closes then may never have reached the seat, and no
+    snapshot comes for it: the page stayed "sending" for ever, and took no click again. It says
+    the connection was lost, and the same button sends the move again (on the reopened socket)."""
+    turn = snapshot(
+        state={"phase": "draw", "turn": 0, "melds": None},
+        prompt={"kind": "turn", "text": "Your turn: draw from the stock or take the pile."},
+        legal=["draw", "take-pile"],
+        actions={"draw": ["draw"], "take-pile": ["take-pile"]},
+    )
+    page = open_page(chromium, turn, 1280, 800, socket_drops_moves=True)
+    page.locator('#controls button[data-action="draw"]').click()
+    page.wait_for_function(f"() => !({SENDING})()", timeout=5000)
+    refusal = page.locator("#refusal").inner_text()
+    assert "draw" in refusal and "lost its connection" in refusal
+    page.wait_for_timeout(1300)  # the socket opens again after a second
+    page.locator('#controls button[data-action="draw"]').click()
+    for _ in range(100):  # the socket's messages reach the test as the page runs
+        if len(page.sent) >= 2:
+            break
+        page.wait_for_timeout(50)
+    assert [json.loads(m) for m in page.sent] == [{"action": "draw"}] * 2
     assert not page.errors

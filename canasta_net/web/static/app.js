@@ -137,6 +137,31 @@
     return node;
   }
   function clear(node) { node.textContent = ""; return node; }
+  // Draw ``nodes`` as ``box``'s children, keeping those it shows already that are the same (by
+  // their markup: a button's is its move, its label and its class): a snapshot comes while a
+  // person presses a button (another player's move, a chat line, a watcher), and a button
+  // replaced between its press and its release gets no click at all: the move was lost. The
+  // nodes put in its place are returned (in order).
+  function keepSame(box, nodes) {
+    const shown = new Map();
+    Array.from(box.childNodes).forEach(function (node) {
+      const key = markup(node);
+      if (!shown.has(key)) shown.set(key, []);
+      shown.get(key).push(node);
+    });
+    const drawn = nodes.map(function (node) {
+      const same = shown.get(markup(node));
+      return same && same.length ? same.shift() : node;
+    });
+    const keep = new Set(drawn);
+    Array.from(box.childNodes).forEach(function (node) { if (!keep.has(node)) node.remove(); });
+    // the kept nodes stay where they are (a node moved is taken out first, as a replaced one)
+    drawn.forEach(function (node, i) {
+      if (box.childNodes[i] !== node) box.insertBefore(node, box.childNodes[i] || null);
+    });
+    return drawn;
+  }
+  function markup(node) { return node.nodeType === 1 ? node.outerHTML : "#" + node.textContent; }
   function isMayI(snap) { return snap.game === MAY_I; }
   function seatName(snap, seat) {
     const row = (snap.seats || [])[seat];
@@ -239,7 +264,7 @@
   // several milliseconds of request setup each time (docs/web-client.md). A move refused at once
   // is answered on it; an accepted one is not (the next snapshot shows it). While the socket is
   // down (it reopens after a second), a move goes by POST /act.
-  const moves = { socket: null };
+  const moves = { socket: null, sentOn: null }; // sentOn: the socket of the move in flight
   function openMoveSocket() {
     if (page.closed) return;
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
@@ -256,6 +281,15 @@
     });
     socket.addEventListener("close", function () {
       if (moves.socket === socket) moves.socket = null;
+      if (page.sending && moves.sentOn === socket) {
+        // the move may not have reached the seat, and then no snapshot comes: the buttons work
+        // again (while it waits for one, the page takes no click), and the person is told; a
+        // move that did arrive shows in the next snapshot (a second one is refused)
+        page.localError = { tried: document.body.dataset.sent || "",
+          message: _("the page lost its connection to your canasta process") };
+        endSending();
+        render();
+      }
       const over = page.snap && (page.snap.finished || page.snap.match_end);
       if (!page.closed && !over) setTimeout(openMoveSocket, 1000);
     });
@@ -275,6 +309,7 @@
     const socket = moves.socket;
     if (socket && socket.readyState === WebSocket.OPEN) {
       socket.send(JSON.stringify({ action: text }));
+      moves.sentOn = socket;
       return;
     }
     const answer = await post("/act", { action: text });
@@ -285,6 +320,7 @@
     }
   }
   function endSending() {
+    moves.sentOn = null;
     if (!page.sending) return;
     page.sending = false;
     $("me").classList.remove("sending");
@@ -895,7 +931,11 @@
   }
 
   function renderSuggestion(snap) {
-    const box = clear($("suggestion"));
+    const box = el("div"); // drawn here, then kept where the same (keepSame)
+    drawSuggestion(snap, box);
+    keepSame($("suggestion"), Array.from(box.childNodes));
+  }
+  function drawSuggestion(snap, box) {
     const s = page.suggestion;
     if (!s) return;
     if (s.pending) {
@@ -911,9 +951,13 @@
   }
 
   function renderPrompt(snap, spectator) {
-    const box = $("prompt");
-    renderPromptLine(snap, spectator);
-    if (spectator) return;
+    const shown = $("prompt");
+    const box = el("div"); // drawn here, then kept where the same (keepSame)
+    renderPromptLine(snap, spectator, shown, box);
+    if (!spectator) renderArrivals(snap, box);
+    keepSame(shown, Array.from(box.childNodes));
+  }
+  function renderArrivals(snap, box) {
     // cards that came outside this seat's turn, named until its next move
     if (snap.received && snap.received.length) {
       box.appendChild(el("span", "arrived", f(_("You received {cards}."), {
@@ -927,10 +971,10 @@
     }
   }
 
-  function renderPromptLine(snap, spectator) {
-    const box = clear($("prompt"));
+  // The prompt's line: its classes and kind on ``shown`` (the page's), its parts into ``box``.
+  function renderPromptLine(snap, spectator, shown, box) {
     if (!snap.prompt || snap.prompt.kind === "turn") questionShown = null;
-    box.className = "prompt";
+    shown.className = "prompt";
     if (spectator) {
       box.appendChild(el("span", "spectator-note",
         _("You are watching: the public table only, no hidden card.")));
@@ -940,10 +984,10 @@
     }
     const prompt = snap.prompt;
     if (prompt) {
-      box.dataset.kind = prompt.kind;
+      shown.dataset.kind = prompt.kind;
       if (prompt.kind !== "turn") {
-        box.classList.add("ask");
-        showNewQuestion(box, prompt.kind + "\n" + prompt.text);
+        shown.classList.add("ask");
+        showNewQuestion(shown, prompt.kind + "\n" + prompt.text);
       }
       box.appendChild(el("span", "prompt-text", prompt.text));
       if (prompt.kind !== "turn") {
@@ -956,9 +1000,9 @@
       }
       return;
     }
-    delete box.dataset.kind;
+    delete shown.dataset.kind;
     if (snap.ready_asked && page.readyFor !== (snap.hand_end ? snap.hand_end.hand : null)) {
-      box.classList.add("ask");
+      shown.classList.add("ask");
       box.appendChild(el("span", "prompt-text", _("The next hand waits until you are ready.")));
       box.appendChild(plainButton(_("Next hand"), readyForNextHand, "primary"));
     } else if (snap.finished) {
@@ -1076,7 +1120,7 @@
   }
 
   function renderControls(snap) {
-    const box = clear($("controls"));
+    const box = $("controls");
     const A = snap.actions || {};
     const sel = selectedCards(snap);
     const buttons = [];
@@ -1154,11 +1198,11 @@
     if (A.discard && !sel.length && !asking) {
       buttons.push(el("span", "meta", _("Select one card to discard it.")));
     }
-    buttons.forEach(function (b) { box.appendChild(b); });
     const first = buttons.find(function (b) { return b.classList.contains("primary"); }) ||
       buttons.find(function (b) { return b.tagName === "BUTTON" && b.dataset.action; });
-    page.defaultButton = first || null;
     if (first) first.classList.add("default");
+    const drawn = keepSame(box, buttons);
+    page.defaultButton = first ? drawn[buttons.indexOf(first)] : null;
   }
 
   function renderRefusal(snap) {
