@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_driver import browser, playwright_missing
+from web_driver import browser, playwright_missing, select_cards
 
 STATIC = Path(__file__).resolve().parent.parent / "canasta_net" / "web" / "static"
 ORIGIN = "http://127.0.0.1:9"  # never reached: every request is answered by a route
@@ -342,4 +342,19 @@ def test_a_move_whose_socket_closes_before_any_snapshot_leaves_the_page_playable
             break
         page.wait_for_timeout(50)
     assert [json.loads(m) for m in page.sent] == [{"action": "draw"}] * 2
+    assert not page.errors
+
+
+def test_the_driver_selects_exactly_the_cards_asked_after_a_refusal_left_some_selected(
+    chromium: Any,
+) -> None:
+    """A refused meld leaves its cards selected; the driver (tests/web_driver.py) unselects
+    them all before it selects the next move's (it unselected every other one, then waited for
+    a card that was no longer selected)."""
+    page = open_page(chromium, snapshot(), 1280, 800)
+    for card in ("4C", "4D", "6S"):
+        page.locator(f'#hand .card[data-card="{card}"]').click()
+    select_cards(page, ["9D"])
+    chosen = page.eval_on_selector_all("#hand .card.selected", "ns => ns.map(n => n.dataset.card)")
+    assert chosen == ["9D"]
     assert not page.errors

@@ -178,8 +178,9 @@ def wait_for_turn(page: Any, timeout_ms: float = 20000) -> str:
 def select_cards(page: Any, cards: list[str]) -> None:
     """Click the hand's cards so that exactly ``cards`` are selected (real mouse clicks; the
     actionability waits are skipped: the page is drawn, and they cost a frame each)."""
-    for node in page.locator("#hand .card.selected").all():
-        node.click(force=True)
+    selected = page.locator("#hand .card.selected")
+    for _ in range(selected.count()):  # each click unselects one: the first left, each time
+        selected.first.click(force=True)
     texts = page.eval_on_selector_all("#hand .card", "nodes => nodes.map(n => n.dataset.card)")
     taken: set[int] = set()
     for card in cards:
