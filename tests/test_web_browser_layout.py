@@ -358,3 +358,31 @@ def test_the_driver_selects_exactly_the_cards_asked_after_a_refusal_left_some_se
     chosen = page.eval_on_selector_all("#hand .card.selected", "ns => ns.map(n => n.dataset.card)")
     assert chosen == ["9D"]
     assert not page.errors
+
+
+def test_a_quick_answer_comes_without_greying_the_buttons_and_a_slow_one_greys_them(
+    chromium: Any,
+) -> None:
+    """The page greys its buttons only when the answer is slow (0.1 s): greyed at the click,
+    they were restyled again inside the answer's render, some milliseconds later."""
+    turn = snapshot(
+        state={"phase": "draw", "turn": 0, "melds": None},
+        prompt={"kind": "turn", "text": "Your turn: draw from the stock or take the pile."},
+        legal=["draw", "take-pile"],
+        actions={"draw": ["draw"], "take-pile": ["take-pile"]},
+    )
+    page = open_page(chromium, turn, 1280, 800, pushed=True)
+    page.evaluate(
+        """() => new MutationObserver(() => {
+             if (document.getElementById('me').classList.contains('sending')) window.__greyed = 1;
+           }).observe(document.getElementById('me'), { attributes: true })"""
+    )
+    page.locator('#controls button[data-action="draw"]').click()
+    push(page, dict(turn, version=8, legal=[], actions={}, prompt=None))  # the answer, at once
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.__greyed") is None
+    push(page, dict(turn, version=9))
+    page.locator('#controls button[data-action="draw"]').click()  # no answer comes
+    page.wait_for_function(SENDING, timeout=5000)
+    assert [json.loads(m) for m in page.sent] == [{"action": "draw"}] * 2
+    assert not page.errors

@@ -63,7 +63,7 @@ RECONNECT_MS = 1000
 # snapshot that says only that ("Sent ...", no buttons) waits this long, and is not sent at all
 # when the table's answer comes first (on loopback some milliseconds later). Drawing it took the
 # page's main thread and the computer's CPU (the browser's processes, on a machine the host
-# shares) while the answer was on its way; the page greys its own buttons at the click instead.
+# shares) while the answer was on its way; the page greys its own buttons instead (if slow).
 SENT_PUSH_DELAY = 0.25
 
 # The page loads only its own files, runs no inline script, and may not be framed.
