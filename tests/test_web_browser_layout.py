@@ -386,3 +386,30 @@ def test_a_quick_answer_comes_without_greying_the_buttons_and_a_slow_one_greys_t
     page.wait_for_function(SENDING, timeout=5000)
     assert [json.loads(m) for m in page.sent] == [{"action": "draw"}] * 2
     assert not page.errors
+
+
+def test_a_card_that_leaves_the_middle_of_the_hand_moves_no_other_card(chromium: Any) -> None:
+    """A discard or a meld takes cards from the middle of the hand: only those leave the page.
+    (Removed after the rest was put in order, every card and group after them was taken out and
+    put back, and laid out and painted anew in the answer's frame.)"""
+    first = snapshot()
+    page = open_page(chromium, first, 1280, 800, pushed=True)
+    page.evaluate(
+        """() => {
+      window.__removed = [];
+      new MutationObserver((records) => records.forEach((r) => r.removedNodes.forEach((n) =>
+        window.__removed.push(n.dataset.card || 'group ' + n.dataset.group))))
+        .observe(document.getElementById('hand'), { childList: true, subtree: true });
+    }"""
+    )
+    cards = ["4C", "4D", "6S", "8C", "8S", "9D", "JC", "QH", "KS", "AD"]  # 7H discarded
+    hand = [{"card": c, "group": c[:-1], "new": False} for c in cards]
+    push(page, snapshot(version=8, hand=hand))
+    assert page.evaluate("() => window.__removed") == ["group 7"]
+    cards.remove("4D")  # a card from a group that stays
+    hand = [{"card": c, "group": c[:-1], "new": False} for c in cards]
+    push(page, snapshot(version=9, hand=hand))
+    assert page.evaluate("() => window.__removed") == ["group 7", "4D"]
+    drawn = page.eval_on_selector_all("#hand .card", "ns => ns.map(n => n.dataset.card)")
+    assert drawn == cards
+    assert not page.errors

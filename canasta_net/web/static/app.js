@@ -1100,16 +1100,20 @@
     });
     handNodes.cards = cards;
     handNodes.groups = groups;
-    // put the groups and their cards in order, moving or removing only what is out of place
+    // what left the hand goes first, then the groups and their cards are put in order, moving
+    // only what is out of place (removed last, a card or group that left from the middle had
+    // every one after it moved, each taken out and put back: laid out and painted anew)
+    const keptGroups = new Set(order.map(function (pair) { return pair[0]; }));
+    Array.from(box.children).forEach(function (g) { if (!keptGroups.has(g)) g.remove(); });
     order.forEach(function (pair, g) {
       const group = pair[0];
+      const keptCards = new Set(pair[1]);
+      Array.from(group.children).forEach(function (n) { if (!keptCards.has(n)) n.remove(); });
       if (box.children[g] !== group) box.insertBefore(group, box.children[g] || null);
       pair[1].forEach(function (node, c) {
         if (group.children[c] !== node) group.insertBefore(node, group.children[c] || null);
       });
-      while (group.children.length > pair[1].length) group.lastElementChild.remove();
     });
-    while (box.children.length > order.length) box.lastElementChild.remove();
     if (!hand.length) box.appendChild(el("span", "meta", _("No cards in your hand.")));
   }
 
