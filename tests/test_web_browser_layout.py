@@ -413,3 +413,18 @@ def test_a_card_that_leaves_the_middle_of_the_hand_moves_no_other_card(chromium:
     drawn = page.eval_on_selector_all("#hand .card", "ns => ns.map(n => n.dataset.card)")
     assert drawn == cards
     assert not page.errors
+
+
+def test_a_part_the_page_cannot_draw_does_not_stop_the_rest(chromium: Any) -> None:
+    """One part that throws (here a pile the page cannot read) stopped the whole render: the
+    table stood still on the last snapshot drawn, and the person's clicks seemed to do nothing.
+    The other parts are drawn, the fault is on the console and on the body."""
+    page = open_page(chromium, snapshot(), 1280, 800, pushed=True)
+    cards = ["4C", "4D", "6S", "8C", "8S", "9D", "JC", "QH", "KS", "AD"]
+    hand = [{"card": c, "group": c[:-1], "new": False} for c in cards]
+    push(page, snapshot(version=8, hand=hand, pile={"top": {"not": "a card"}, "size": 3}))
+    assert page.get_attribute("body", "data-hand") == " ".join(cards)
+    assert (page.get_attribute("body", "data-render-error") or "").startswith("pile: ")
+    assert any("could not draw its pile" in e for e in page.errors)
+    push(page, snapshot(version=9))  # the next snapshot draws the pile again
+    assert page.locator("#pile .card").count() > 0

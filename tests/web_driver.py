@@ -241,12 +241,14 @@ STATE_JS = """
   refusal: document.getElementById('refusal').innerText,
   selected: Array.from(document.querySelectorAll('#hand .card.selected')).map(n => n.dataset.card),
   legal: Array.from(document.querySelectorAll('#legal-list button')).map(n => n.dataset.action),
+  render_error: document.body.dataset.renderError || null,
 })
 """
 
 
 def page_state(page: Any) -> dict[str, Any]:
-    """What the page shows of the move in hand (for a failing test's message)."""
+    """What the page shows of the move in hand (for a failing test's message), and the last part
+    it could not draw (``render_error``)."""
     return dict(page.evaluate(STATE_JS))
 
 

@@ -465,7 +465,21 @@
     const key = JSON.stringify(inputs);
     if (drawnKeys[part] === key) return;
     drawnKeys[part] = key;
-    draw(snap);
+    if (!guarded(part, draw, snap)) drawnKeys[part] = null; // tried again with the next one
+  }
+  // One part of the page that cannot be drawn (a fault of this page's) must not stop the
+  // others: the whole render stopped there, the table stood still on the last snapshot drawn
+  // and the person's clicks seemed to do nothing. The fault goes to the console, and on the
+  // body (``data-render-error``) for the tests.
+  function guarded(part, draw, snap) {
+    try {
+      draw(snap);
+      return true;
+    } catch (e) {
+      document.body.dataset.renderError = part + ": " + String(e && e.stack || e);
+      console.error("the page could not draw its " + part + ":", e);
+      return false;
+    }
   }
 
   function render() {
@@ -493,7 +507,7 @@
     // those that name a meld or add to one
     once("sides", [snap.game, snap.sides, state.melds, canAddToMelds(snap), meldMoves(snap),
       selection], isMayI(snap) ? renderMayISeats : renderSides, snap);
-    renderMe(snap);
+    guarded("me", renderMe, snap);
     once("events", eventsKey, function () { renderEvents(snap, eventsAtBottom); }, snap);
     once("watchers", [catalog.lang, snap.watchers, snap.finished, snap.match_end,
       snap.host_fingerprint, snap.watch_command], renderWatchers, snap);
