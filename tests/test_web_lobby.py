@@ -53,14 +53,16 @@ def test_a_joiner_picks_a_table_and_confirms_its_fingerprint_in_the_page(
     assert listening is not None
     address, fingerprint = listening.groups()
     known, refusing_known = tmp_path / "known_hosts", tmp_path / "other_known_hosts"
-    seat = ("--ui", "web", "--no-browser", "--identity", str(tmp_path / "ada.pem"))
+    # each its own identity: started at once, one read the key file the other was still writing
+    seat = ("--ui", "web", "--no-browser", "--identity")
     picker = start(
-        *("join", *seat, "--known-hosts", str(known), "--log", str(tmp_path / "ada.cnlog")),
+        *("join", *seat, str(tmp_path / "ada.pem"), "--known-hosts", str(known)),
+        *("--log", str(tmp_path / "ada.cnlog")),
         *("--listen-interface", "127.0.0.1", "--listen-port", str(beacons)),
     )
     refuser = start(
-        *("join", address, *seat, "--known-hosts", str(refusing_known)),
-        *("--log", str(tmp_path / "bob.cnlog")),
+        *("join", address, *seat, str(tmp_path / "bob.pem")),
+        *("--known-hosts", str(refusing_known), "--log", str(tmp_path / "bob.cnlog")),
     )
     picking, refusing = Page(read_url(picker)), Page(read_url(refuser))
 
