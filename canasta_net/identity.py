@@ -11,6 +11,7 @@ import base64
 import functools
 import hashlib
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,12 +101,43 @@ class Identity:
         )
 
     def save(self, path: Path) -> None:
-        """Write the key as PEM with mode 0600, creating parent directories (mode 0700)."""
+        """Write the key as PEM with mode 0600, creating parent directories (mode 0700). The file
+        appears whole or not at all (written beside it, then renamed into place)."""
+        temporary = self._write_beside(path)
+        os.replace(temporary, path)
+
+    def save_new(self, path: Path) -> bool:
+        """Write the key to ``path`` only if no file is there: True if this key is now the file,
+        False if another (a process started at the same moment) got there first. Whole or not at
+        all, as ``save``."""
+        temporary = self._write_beside(path)
+        try:
+            os.link(temporary, path)  # fails if the name exists: the first writer wins
+        except FileExistsError:
+            return False
+        except OSError:  # a file system without hard links: the name, if it is still free
+            if path.exists():
+                return False
+            os.replace(temporary, path)
+            return True
+        finally:
+            temporary.unlink(missing_ok=True)
+        return True
+
+    def _write_beside(self, path: Path) -> Path:
+        """The key written and synced to a new file of mode 0600 in ``path``'s directory."""
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(self.private_bytes())
-        os.chmod(path, 0o600)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".new")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(self.private_bytes())
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(name, 0o600)
+        except BaseException:
+            os.unlink(name)
+            raise
+        return Path(name)
 
     @classmethod
     def load(cls, path: Path) -> Identity:
@@ -120,11 +152,16 @@ class Identity:
 
     @classmethod
     def load_or_create(cls, path: Path) -> Identity:
+        """The key at ``path``, made there first if there is none. Two processes that start at
+        once with one path end up with one key: each writes a whole file of its own and links it
+        into place; the one that finds the name taken reads the other's (never a half-written
+        file, never a key that the file no longer holds)."""
         if path.exists():
             return cls.load(path)
         identity = cls.generate()
-        identity.save(path)
-        return identity
+        if identity.save_new(path):
+            return identity
+        return cls.load(path)
 
 
 def default_identity_path() -> Path:
