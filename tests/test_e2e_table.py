@@ -162,7 +162,8 @@ def _check_agree(host_log: Path, seat_logs: dict[int, Path]) -> None:
 
 
 def test_all_bot_match_across_processes(tmp_path: Path) -> None:
-    host, port, fingerprint, _ = _host(tmp_path, "--players", "3")
+    # a whole match, to a lower target than the preset's 5000 (fewer hands, the same protocol)
+    host, port, fingerprint, _ = _host(tmp_path, "--players", "3", "--target", "2000")
     a, _ = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice.cnlog")
     b, _ = _join(tmp_path, "bob", port, fingerprint, tmp_path / "bob.cnlog")
     _finish(a, b, host)
@@ -367,6 +368,8 @@ def test_discovery_on_loopback_then_join_by_name(tmp_path: Path) -> None:
         f"127.0.0.1:{beacon_port}",
         "--name",
         "loopback-table",
+        "--hands",
+        "1",  # what is tested is finding the table: one hand is played, not a whole match
     )
     listing = subprocess.run(
         [*CLI, "tables", "--port", str(beacon_port), "--interface", "127.0.0.1", "--seconds", "3"],
@@ -402,11 +405,13 @@ def test_discovery_on_loopback_then_join_by_name(tmp_path: Path) -> None:
 
 
 def test_three_deck_and_contract_games_across_processes(tmp_path: Path) -> None:
-    """Samba, Bolivia and "May I?" each play a whole all-bot match over the LAN protocol."""
-    for variant in ("samba", "bolivia", "may-i"):
+    """Samba, Bolivia and "May I?" each play a whole all-bot match over the LAN protocol (Samba
+    to a lower target than its 10000: fewer hands, the same protocol; Bolivia's match is four
+    hands whatever the target, May I?'s its deals, one per contract)."""
+    for variant, extra in (("samba", ("--target", "3000")), ("bolivia", ()), ("may-i", ())):
         work = tmp_path / variant
         work.mkdir()
-        host, port, fingerprint, _ = _host(work, "--players", "2", "--variant", variant)
+        host, port, fingerprint, _ = _host(work, "--players", "2", "--variant", variant, *extra)
         seat, _ = _join(work, "alice", port, fingerprint, work / "alice.cnlog")
         _finish(seat, host)
         assert seat.returncode == host.returncode == 0, variant
