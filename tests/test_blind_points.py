@@ -63,7 +63,8 @@ def non_curve_x() -> bytes:
     return x.to_bytes(32, "big")
 
 
-@settings(max_examples=60, deadline=None)
+# 30 labels: each is checked against the slow pure-Python reference (the vectors pin more)
+@settings(max_examples=30, deadline=None)
 @given(labels_st)
 def test_hash_to_curve_is_on_the_curve(label: str) -> None:
     x = hash_to_x(label)

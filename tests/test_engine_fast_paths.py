@@ -300,7 +300,8 @@ def test_fast_listing_agrees_with_full_check(variant: str) -> None:
         assert _play_and_compare(variant, seed) > 0
 
 
-@settings(max_examples=30, deadline=None)
+# whole random hands on top of the four seeds per variant above: 15 are plenty
+@settings(max_examples=15, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
 def test_fast_listing_agrees_with_full_check_anywhere(variant: str, seed: int) -> None:
     _play_and_compare(variant, seed)

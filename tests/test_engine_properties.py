@@ -132,7 +132,9 @@ def _collect_cards(value: object, out: Counter[str]) -> None:
 def test_random_play_soak(variant: str) -> None:
     rules = preset(variant)
     rng = random.Random(f"soak-{variant}")
-    hands = 40 if variant == "classic" else 20
+    # random hands per variant (every variant is played): classic, the one most rules share,
+    # gets twice as many
+    hands = 20 if variant == "classic" else 10
     for hand_no in range(hands):
         order = list(range(rules.deck_size))
         rng.shuffle(order)

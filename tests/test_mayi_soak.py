@@ -165,6 +165,11 @@ def _check_round_trip(state: DealState, legal: list[MayIAction]) -> None:
     assert [str(a) for a in again.legal_actions()] == [str(a) for a in legal]
 
 
+# Deals per table size: enough to reach every phase, both ways a deal ends and every kind of
+# move (asserted below), each of the five contracts three times.
+DEALS = 15
+
+
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_random_play_soak(players: int) -> None:
     rules = preset("may-i", players)
@@ -173,7 +178,7 @@ def test_random_play_soak(players: int) -> None:
     phases: Counter[str] = Counter()
     ends: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
-    for deal_no in range(30):
+    for deal_no in range(DEALS):
         order = list(range(rules.deck_size))
         rng.shuffle(order)
         state = DealState(rules, order, dealer=deal_no, deal=deal_no % rules.deals)

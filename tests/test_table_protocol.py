@@ -1701,7 +1701,7 @@ def test_blind_match_two_remote_bots_two_host_bots() -> None:
 def test_blind_seat_reconnects_mid_hand_and_plays_on() -> None:
     """A seat whose connection drops mid-hand (its process, and so its secrets, live on) comes
     back, gets every record again, key messages included, and the match ends and verifies."""
-    h = Harness(config(deal="blind", rules=classic(1500)))
+    h = Harness(config(deal="blind", rules=classic(100)))  # one hand: the one that matters
     a, b = h.remote("alice"), h.remote("bob")
     stopped(h.run(turn_for("act", a)))
     a.drop()
@@ -1719,7 +1719,7 @@ def test_blind_seat_restarted_mid_hand_takes_the_hand_up_with_its_kept_seed(
     """The seat's process dies mid-hand: a new one, with the seed it kept on disk, re-derives its
     secrets, re-opens its cards from the log's key messages and plays the hand on."""
     store = SeedStore(tmp_path / "alice.seeds")
-    h = Harness(config(deal="blind", rules=classic(1500)))
+    h = Harness(config(deal="blind", rules=classic(100)))  # one hand: the one that matters
     a, b = h.remote("alice", seed_store=store), h.remote("bob")
     stopped(h.run(turn_for("act", a)))
     hand = h.table.hand_no
@@ -1753,7 +1753,7 @@ def test_blind_seat_restarted_mid_hand_without_its_seed_says_so_and_forfeits() -
 def test_blind_seat_asks_again_after_an_illegal_or_unparsable_choice() -> None:
     """At a blind table the seat checks a person's action against its own view of the hand: a
     refused or unparsable one is explained and the person is asked again."""
-    h = Harness(config(deal="blind", rules=classic(1500)))
+    h = Harness(config(deal="blind", rules=classic(100)))  # one hand: the one that matters
     a, b = h.remote("alice"), h.remote("bob")
     bot = a.session.player
     events: list[str] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,13 @@ from web_driver import (
 )
 
 pytestmark = pytest.mark.skipif(playwright_missing() is not None, reason=str(playwright_missing()))
+
+
+@pytest.fixture(scope="module")
+def chromium_browser() -> Iterator[Any]:
+    """One headless Chromium for the module's tests (each opens its own page in it)."""
+    with browser() as b:
+        yield b
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +64,10 @@ def scripted_page() -> Iterator[tuple[subprocess.Popen[str], str]]:
 
 
 def test_the_page_switched_to_russian_asks_in_russian_and_sends_canonical_moves(
-    scripted_page: tuple[subprocess.Popen[str], str],
+    chromium_browser: Any, scripted_page: tuple[subprocess.Popen[str], str]
 ) -> None:
     proc, url = scripted_page
-    with browser() as chromium:
+    with nullcontext(chromium_browser) as chromium:
         page: Any = chromium.new_page(viewport={"width": 1280, "height": 800})
         outside = guard_network(page)
         errors: list[str] = []
@@ -96,7 +104,7 @@ PAGE_NAMES = ("ada", "bot-1", "bot-2", "bot-3")
 
 @pytest.mark.parametrize("lang", ["ru", "bg", "pl"])
 def test_a_whole_deal_of_may_i_by_clicks_shows_no_english_sentence(
-    tmp_path: Path, lang: str
+    chromium_browser: Any, tmp_path: Path, lang: str
 ) -> None:
     """``canasta play --lang ru`` (bg, pl): a whole deal of May I? (buys asked, contracts laid,
     melds named) played by clicks to its score sheet and the match's result; the page's visible
@@ -106,7 +114,7 @@ def test_a_whole_deal_of_may_i_by_clicks_shows_no_english_sentence(
         "--name", "ada",
     )  # fmt: skip
     try:
-        with browser() as chromium:
+        with nullcontext(chromium_browser) as chromium:
             page: Any = chromium.new_page(viewport={"width": 1280, "height": 800})
             outside = guard_network(page)
             errors: list[str] = []
