@@ -536,14 +536,17 @@ def test_a_seat_killed_and_rejoined_is_in_the_audit(tmp_path: Path) -> None:
     audit reports them per seat, with each seat's moves and thinking time."""
     log = tmp_path / "host.cnlog"
     host, port, fingerprint, host_out = _host(
-        tmp_path, "--players", "2", "--delay", "0.02", "--hold", "0.2", "--hands", "2"
+        tmp_path, "--players", "2", "--delay", "0.02", "--hold", "0.2", "--hands", "3"
     )
     first, first_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-1.cnlog")
     _wait_for(first_out, r"hand 1 is dealt", first)  # revealed: a stand-in can take the seat
     first.send_signal(signal.SIGKILL)
     first.wait()
     deadline = time.monotonic() + 30
-    while _stand_in_moves(log, 1) < 3:  # the stand-in has played a few of alice's turns
+    # the rejoin starts once the stand-in has played for alice (it plays on while the new
+    # process starts: waiting for more moves here let it end a short match before the rejoin,
+    # on a loaded machine)
+    while _stand_in_moves(log, 1) < 1:
         assert time.monotonic() < deadline and host.poll() is None, _outputs(host_out, first_out)
         time.sleep(0.05)
     second, second_out = _join(tmp_path, "alice", port, fingerprint, tmp_path / "alice-2.cnlog")
@@ -565,7 +568,7 @@ def test_a_seat_killed_and_rejoined_is_in_the_audit(tmp_path: Path) -> None:
     assert activity["timed"]
     alice = activity["seats"][1]
     assert alice["disconnections"] == 1 and alice["stand_ins"] == 1
-    assert alice["stand_in_moves"] >= 3 and alice["moves"] >= 1
+    assert alice["stand_in_moves"] >= 1 and alice["moves"] >= 1
     assert alice["thinking_ms"] is not None and alice["thinking_ms"]["max"] >= 0
     events = [(e["seat"], e["event"]) for e in activity["events"]]
     assert events[:3] == [(1, "lost"), (1, "held"), (1, "stand-in")]
