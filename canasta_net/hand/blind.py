@@ -14,6 +14,7 @@ from typing import Any, ClassVar, NoReturn
 from ..canasta.rules import RuleSet
 from ..deal.blind.hand import BlindHand, BlindRefused, HandPhase
 from ..deal.blind.hand import Violation as BlindViolation
+from ..deal.blind.proofs.stages import PROVED_HERE
 from ..effects import public_deal_fields
 from ..games import Game
 from ..log import StoredRecord
@@ -87,6 +88,7 @@ class BlindHandProtocol:
             setup.match.minimums(),
             list(setup.keys),
             version=self.version,
+            proven=PROVED_HERE if setup.trust_own_work else None,
         )
         self._dealt = False  # the deal record is written (host) or followed
         self._published = False

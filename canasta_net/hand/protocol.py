@@ -219,6 +219,10 @@ class HandSetup:
     table_id: bytes
     hand_no: int
     keys: Sequence[bytes]  # each seat's signing key now
+    # the follower may skip re-checking what this very process produced and checked as it did
+    # (a seat's own blind-v2 stage outputs coming back in its copy of the log, or the stages of
+    # the seats a host plays); the audit and ``replay_log`` leave it off and check everything
+    trust_own_work: bool = False
 
 
 @dataclass(frozen=True)

@@ -139,8 +139,12 @@ class Replayer:
     :meth:`observe`: each hand record once its content is checked, with the table after it.
     """
 
-    def __init__(self, header: Header) -> None:
+    def __init__(self, header: Header, *, trust_own_work: bool = False) -> None:
+        """``trust_own_work``: the replayer follows the log for a seat or host of this process,
+        and may skip re-checking the blind-v2 stage outputs this process proved itself
+        (``HandSetup.trust_own_work``); an audit leaves it off."""
         self.header = header
+        self.trust_own_work = trust_own_work
         kind = header.fields.get("game", CANASTA)
         try:
             self.game = game_from_header(kind if isinstance(kind, str) else "", header.rules)
@@ -185,7 +189,14 @@ class Replayer:
         self.hand_no = hand_no
         self.hand: HandProtocol = new_hand(
             self.header.deal,
-            HandSetup(self.game, self.match, self.table, hand_no, list(self.keys)),
+            HandSetup(
+                self.game,
+                self.match,
+                self.table,
+                hand_no,
+                list(self.keys),
+                trust_own_work=self.trust_own_work,
+            ),
         )
         self.current: HandReplay | None = None
         self.hand_end_hash: bytes | None = None

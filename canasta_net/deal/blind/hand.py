@@ -35,8 +35,9 @@ from .audit import audit_key_message, check_open, check_reveal, replay_deal_ids
 from .errors import BadParameters, BlindError, NotACard, SealedKeyError, WrongPublishedKey
 from .keys import SEED_SIZE, SeatSecrets, derive_x25519, x25519_private_bytes
 from .proofs import group as group2
+from .proofs import shuffle as shuffle2
 from .proofs import stages as stages2
-from .proofs.stages import PublicKeys, StageSecrets
+from .proofs.stages import ProvenStages, PublicKeys, StageSecrets
 from .protocol import (
     KEY_SIGNATURE_KIND,
     CardIndex,
@@ -193,6 +194,7 @@ class BlindHand:
         identity: Identity | None = None,
         trusted: bool = False,
         version: int = 1,
+        proven: ProvenStages | None = None,
     ) -> None:
         if version not in (1, 2):
             raise ValueError(f"no blind deal version {version}")
@@ -202,6 +204,9 @@ class BlindHand:
         # ``trusted``: the messages come from a log this process has verified already (a seat's
         # replayer, or the host's own records): signatures and deck forms are not checked twice
         self.trusted = trusted
+        # version 2: the stage outputs this process proved itself, whose proofs a check may
+        # skip (a seat's own outputs coming back in its copy of the log; ``ProvenStages``)
+        self.proven = proven
         self.table_id = bytes(table_id)
         self.hand_no = hand_no
         self.dealer = dealer
@@ -246,6 +251,9 @@ class BlindHand:
         self.secrets2: StageSecrets | None = None
         if version == 2:
             self.initial: list[bytes] = list(stages2.card_points(tuple(self.labels)))
+            # the proofs' generators, once per process, now rather than in the first stage's
+            # check or proof (on the deal's critical path)
+            shuffle2.prepare(self.size)
             self._ids2 = {x: i for i, x in enumerate(self.initial)}
             if secrets is not None:
                 self.secrets2 = StageSecrets.derive(
@@ -404,6 +412,7 @@ class BlindHand:
                 self.public_keys[seat],
                 fields["proof"],
                 self.viewer,
+                self.proven,
             )
         self.stage_outputs.append(deck)
         self.stage_sigs.append(b"")
