@@ -222,6 +222,9 @@ class BlindHandProtocol:
             return HandRefused(e.code, str(e))
         return HandRefused(found.code, found.reason, proves=True, culprit=found.seat)
 
+    def check_ahead(self, seat: int, type_: str, fields: dict[str, Any]) -> bool:
+        return type_ == "stage" and self.blind.check_ahead(seat, fields)
+
     def proven_deviation(self, seat: int, type_: str, fields: dict[str, Any]) -> HandRefused | None:
         if type_ == EXPOSE:
             found = self._exposure(seat, fields)

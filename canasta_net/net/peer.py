@@ -462,6 +462,9 @@ class PeerSession:
             self.seats, self.watchers = message["seats"], watchers
             if self.observer is not None:
                 self.observer.seat_summary(self.seats, list(watchers))
+        elif t == "ahead":
+            with self.timing.span("seat.ahead"):
+                self._ahead(message["act"])
         elif t == "ping":
             send({"t": "pong"})  # the host checks that a seated peer is still there
         elif t == "error":
@@ -491,6 +494,31 @@ class PeerSession:
         elif t == "bye":
             self.done = True
             self.player.finished(message["reason"])
+
+    def _ahead(self, act: bytes) -> None:
+        """Another seat's blind-v2 stage output as it reached the host, before the host checked
+        and journaled it (wire ``ahead``): start this seat's own next stage on it if it is the
+        input (used only once its record has checked), and check it now, beside the host's own
+        check, so that its record, bringing exactly these bytes, is taken without a second
+        check. A hint only: nothing is sent or refused on it; its record decides."""
+        replayer = self.copy.replayer
+        if self.agent is None or self.problem is not None or replayer is None:
+            return
+        try:
+            fields = R.unpack_map(act, "a stage output ahead of its record")
+        except R.MessageError:
+            return
+        seat = fields.get("seat")
+        if (
+            fields.get("type") != "stage"
+            or type(seat) is not int
+            or fields.get("table") != replayer.table
+            or fields.get("hand") != replayer.hand_no
+        ):
+            return
+        if self.background is not None:
+            self.agent.work_ahead("stage", fields, self.background)
+        replayer.hand.check_ahead(seat, "stage", fields)
 
     def _refused_for_good(self, code: str) -> bool:
         """Whether the host refused this seat's ``hello`` so that reconnecting would be refused

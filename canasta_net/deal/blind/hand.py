@@ -940,6 +940,48 @@ class BlindHand:
         self.phase = HandPhase.REVEAL if state.is_over else HandPhase.PLAY
 
     # ------------------------------------------------------------------ messages out (a seat)
+    def check_ahead(self, seat: int, fields: dict[str, Any]) -> bool:
+        """Version 2, a follower that trusts its own work (``proven`` set): check ``seat``'s
+        stage output before its record comes (the host passes it on as it arrives, before its
+        own check: wire ``ahead``), so that the record, if it brings exactly these bytes, is
+        taken without a second check (``ProvenStages``). Nothing of the hand changes, and
+        nothing is refused here: an output that is not the one the hand waits for, or fails,
+        is left to its record's own check. Whether it checked."""
+        if self.version != 2 or self.proven is None or self.trusted:
+            return False
+        if self.phase is not HandPhase.STAGES or self.needs(seat).kind != "stage":
+            return False
+        step = len(self.stage_outputs)
+        stage = 1 + step // self.seats
+        data, proof = fields.get("deck"), fields.get("proof")
+        size = group2.POINT_SIZE
+        if (
+            fields.get("stage") != stage
+            or not isinstance(data, bytes)
+            or not isinstance(proof, bytes)
+            or len(data) != self.size * size
+            or seat not in self.public_keys
+        ):
+            return False
+        deck = [data[i : i + size] for i in range(0, len(data), size)]
+        incoming = self.stage_outputs[-1] if step else self.initial
+        check = stages2.check_stage1 if stage == 1 else stages2.check_stage2
+        try:
+            check(
+                self.table_id,
+                self.hand_no,
+                seat,
+                incoming,
+                deck,
+                self.public_keys[seat],
+                proof,
+                self.viewer,
+                self.proven,
+            )
+        except BlindError:
+            return False
+        return True
+
     def respond(self, need: Need) -> dict[str, Any]:
         """The viewer's fields for what the hand needs from it (not an action: see proofs_for)."""
         secrets, identity = self.secrets, self.identity
@@ -1067,6 +1109,11 @@ class BlindHand:
         assert self.secrets2 is not None
         make = stages2.stage1 if stage == 1 else stages2.stage2
         return functools.partial(make, self.secrets2, list(incoming))
+
+    def has_stage_ahead(self, stage: int, incoming: Sequence[bytes]) -> bool:
+        """Whether that stage is already being worked out ahead for that very input."""
+        ahead = self._prepared.get("stage-ahead")
+        return ahead is not None and ahead[0] == (stage, list(incoming))
 
     def stage_ahead(
         self,

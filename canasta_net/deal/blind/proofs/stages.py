@@ -160,7 +160,7 @@ class PublicKeys:
 
 # ----------------------------------------------------------------------------- own work
 class ProvenStages:
-    """The stage outputs this process proved itself, which it need not check again.
+    """The stage outputs this process proved or checked itself, which it need not check again.
 
     A seat's log follower takes the seat's own stage outputs back from the host, and a host takes
     the stage outputs of the seats it plays: checking those proofs again is a third of a deal's
@@ -170,7 +170,9 @@ class ProvenStages:
     input, output, proof and the public keys it was proved under), and a check of exactly
     those bytes against exactly those keys may skip the proof (the form is checked still).
     Anything else, a byte changed, another input, keys other than the announced ones, is
-    checked in full. Only the followers that ask for it (a seat's copy of the log, the host's
+    checked in full. A check that passes adds its output too (a seat checks a stage output
+    the host passes on before its record, wire ``ahead``, and then takes the record without a
+    second check). Only the followers that ask for it (a seat's copy of the log, the host's
     table) consult it; the audit and ``replay_log`` check every proof."""
 
     def __init__(self, limit: int = 64) -> None:
@@ -278,14 +280,15 @@ def check_stage1(
 ) -> None:
     """Check seat ``seat``'s stage-1 output against its (already checked) input and its announced
     deck public key. :class:`BadStageProof` (or a :class:`BadDeck`) names the seat. ``proven``:
-    outputs this process proved itself, whose proof need not be checked again."""
+    outputs this process proved or checked itself, whose proof need not be checked again (an
+    output checked here is added to it)."""
     check_form(outgoing, len(incoming), 1, seat, checked_by)
     ctx = stage_context(table_id, hand_no, 1, seat)
-    if (
-        proven is not None
-        and statement_digest(ctx, incoming, outgoing, keys.deck_key, proof) in proven
-    ):
-        return
+    digest = None
+    if proven is not None:
+        digest = statement_digest(ctx, incoming, outgoing, keys.deck_key, proof)
+        if digest in proven:
+            return
     try:
         decoded = shuffle.ShuffleProof.decode(proof)
     except group.GroupError as e:
@@ -298,6 +301,8 @@ def check_stage1(
             "raised to its announced deck key",
             checked_by,
         )
+    if proven is not None and digest is not None:
+        proven.add(digest)  # checked here: the same bytes need no second check
 
 
 def check_stage2(
@@ -316,10 +321,11 @@ def check_stage2(
     m = len(incoming)
     check_form(outgoing, m, 2, seat, checked_by)
     ctx = stage_context(table_id, hand_no, 2, seat)
-    if proven is not None and statement_digest(ctx, incoming, outgoing, keys.encode(), proof) in (
-        proven
-    ):
-        return
+    digest = None
+    if proven is not None:
+        digest = statement_digest(ctx, incoming, outgoing, keys.encode(), proof)
+        if digest in proven:
+            return
     if len(proof) != 4 + m * dleq.PROOF_SIZE or int.from_bytes(proof[:4], "big") != m:
         raise BadStageProof(2, seat, "its proof is malformed", checked_by)
     if len(keys.position_keys) != m:
@@ -339,6 +345,8 @@ def check_stage2(
                 "to its announced position key over its deck key",
                 checked_by,
             )
+    if proven is not None and digest is not None:
+        proven.add(digest)
 
 
 def key_matches(position_key: bytes, key: int) -> bool:
