@@ -15,7 +15,9 @@ The JSON form is documented in ``docs/replay.md`` (format ``canasta-replay/audit
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -23,8 +25,9 @@ from canasta_net.games import CANASTA
 from canasta_net.i18n import N_
 from canasta_net.identity import fingerprint
 from canasta_net.log import Header, LogSource
+from canasta_net.log.exposure import ExposureFileError, exposure_path, read_exposure
 from canasta_net.log.records import shown_number
-from canasta_net.log.replay import Claim, HandReplay, Replayer
+from canasta_net.log.replay import Claim, HandReplay, Replayer, exposure_verdict_at
 
 from .activity import ActivityCounter
 from .checking import LogCheck
@@ -77,6 +80,8 @@ class AuditReport:
     #: per seat: moves, thinking time, disconnections, stand-in turns (``replay/activity.py``)
     activity: dict[str, Any] | None = None
     failure: Failure | None = None
+    #: the seats' kept exposures checked against the log (``check_exposure``)
+    exposures: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     #: facts kept for wording the summary in a reader's language (``verdict_words.py``), not in
     #: the JSON form: ``sides`` (each side's seats), ``turn`` (where a log stops in play),
@@ -85,7 +90,12 @@ class AuditReport:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_CODES[self.verdict]
+        """The verdict's status; at least 1 where an exposure is refused, or proves another
+        seat deviated than the one the log's forfeit names (the log's outcome does not stand)."""
+        code = EXIT_CODES[self.verdict]
+        if any(not e["proven"] or e["contradicts_forfeit"] for e in self.exposures):
+            code = max(code, 1)
+        return code
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -108,7 +118,7 @@ class AuditReport:
             "activity": self.activity,
             "failure": None if self.failure is None else self.failure.to_dict(),
             "seconds": round(self.seconds, 4),
-        }
+        } | ({"exposures": self.exposures} if self.exposures else {})
 
 
 def _header_dict(header: Header, header_hash: bytes) -> dict[str, Any]:
@@ -140,29 +150,77 @@ def unreadable_report(file: str, reason: str) -> AuditReport:
     return AuditReport(file, UNREADABLE, reason, failure=io_failure(reason))
 
 
-def audit_source(source: LogSource, file: str = "") -> AuditReport:
-    """Audit one log (a file object, bytes or chunks); never raises for a bad log."""
+def audit_source(source: LogSource, file: str = "", exposures: Sequence[str] = ()) -> AuditReport:
+    """Audit one log (a file object, bytes or chunks); never raises for a bad log.
+
+    ``exposures``: files holding a seat's kept exposure (``canasta_net.log.exposure``), each
+    checked against the log (:func:`check_exposure`)."""
     start = time.perf_counter()
     check = LogCheck(source)
     activity = ActivityCounter()
+    heads: set[bytes] = set()
     for checked in check:
+        heads.add(checked.record.hash)
         if checked.record.index == 0 and check.header is not None:
             activity.start(check.header)
         activity.feed(checked.record)
     report = _report(check, file)
     if check.header is not None:
         report.activity = activity.to_dict()
+    for name in exposures:
+        report.exposures.append(check_exposure(check, heads, name))
     report.seconds = time.perf_counter() - start
     return report
 
 
-def audit_path(path: str) -> AuditReport:
-    """Audit the log file at ``path`` (what each worker of ``audit --jobs`` runs)."""
+def audit_path(path: str, exposure: str | None = None) -> AuditReport:
+    """Audit the log file at ``path`` (what each worker of ``audit --jobs`` runs), with the
+    exposure file ``exposure`` or, by default, the one kept beside the log if there is one."""
+    if exposure is None:
+        beside = exposure_path(path)
+        exposures = [str(beside)] if os.path.exists(beside) else []
+    else:
+        exposures = [exposure]
     try:
         with open(path, "rb") as log_file:
-            return audit_source(log_file, path)
+            return audit_source(log_file, path, exposures)
     except OSError as e:
         return unreadable_report(path, f"The file {path} cannot be read: {e.strerror or e}.")
+
+
+def check_exposure(check: LogCheck, heads: Collection[bytes], name: str) -> dict[str, Any]:
+    """A seat's kept exposure (the file ``name``) checked against the log just checked: whom it
+    proves deviating (``seat``: the sender of a wrong sealed key, or the accuser of a false
+    accusation), or why it is refused; and whether that contradicts the log's forfeit."""
+    found: dict[str, Any] = {
+        "file": name,
+        "proven": False,
+        "accuser": None,
+        "seat": None,
+        "code": None,
+        "reason": "",
+        "contradicts_forfeit": False,
+    }
+    replayer = check.replayer
+    try:
+        act, asig = read_exposure(name)
+        if check.failure is not None or replayer is None:
+            raise ValueError("the log itself does not check, so no exposure can be checked on it")
+        verdict = exposure_verdict_at(replayer, heads, act, asig)
+    except (ExposureFileError, ValueError) as e:
+        found["reason"] = str(e)
+        return found
+    assert replayer is not None
+    forfeit = replayer.forfeit
+    found.update(
+        proven=True,
+        accuser=verdict.accuser,
+        seat=verdict.seat,
+        code=verdict.code,
+        reason=verdict.reason,
+        contradicts_forfeit=forfeit is not None and forfeit[0] != verdict.seat,
+    )
+    return found
 
 
 def _report(check: LogCheck, file: str) -> AuditReport:

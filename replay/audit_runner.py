@@ -16,12 +16,17 @@ def audit_paths(
     paths: Sequence[str],
     jobs: int = 1,
     on_done: Callable[[AuditReport], None] | None = None,
+    exposure: str | None = None,
 ) -> list[AuditReport]:
-    """Audit every file; ``on_done`` is called once per file as its audit finishes."""
+    """Audit every file; ``on_done`` is called once per file as its audit finishes.
+    ``exposure``: an exposure file to check against the only log (by default each log's own,
+    ``<log>.exposure``, if there is one)."""
+    if exposure is not None and len(paths) != 1:
+        raise ValueError("an exposure file goes with exactly one log")
     if jobs <= 1 or len(paths) <= 1:
         reports = []
         for path in paths:
-            report = audit_path(path)
+            report = audit_path(path, exposure)
             if on_done is not None:
                 on_done(report)
             reports.append(report)

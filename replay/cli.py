@@ -228,6 +228,14 @@ def _locate(timeline: Timeline, text: str) -> int:
         "The files are copies of one table's log: refuse them (exit status 2) if they are not."
     ),
 )
+@click.option(
+    "--exposure",
+    type=click.Path(dir_okay=False, path_type=str),
+    help=N_(
+        "Check this seat's kept exposure of a wrong sealed key against the log (one log only). "
+        "By default the file LOG.exposure beside each log is checked if there is one."
+    ),
+)
 def audit(
     files: tuple[str, ...],
     as_json: bool,
@@ -235,13 +243,17 @@ def audit(
     require_complete: bool,
     strict: bool,
     copies_only: bool,
+    exposure: str | None,
 ) -> None:
     paths = list(files)
+    if exposure is not None and len(paths) != 1:
+        said = current().gettext("--exposure goes with exactly one log file.")
+        raise click.UsageError(said)
     if sys.stderr.isatty() and len(paths) > 1:
         with click.progressbar(length=len(paths), label="auditing", file=sys.stderr) as bar:
             reports = audit_paths(paths, jobs, lambda report: bar.update(1))
     else:
-        reports = audit_paths(paths, jobs)
+        reports = audit_paths(paths, jobs, exposure=exposure)
     comparisons = _compare(reports, copies_only)
     codes = [_exit_code(report, require_complete, strict) for report in reports]
     status = max(codes + [c.exit_code for c in comparisons], default=0)
@@ -377,9 +389,37 @@ def _audit_text(report: AuditReport) -> str:
         lines.append("  " + _("Responsibility: {text}").format(text=responsibility))
     if log is not None and report.activity is not None:
         lines.extend(activity_lines(report.activity, [s["name"] for s in log["seats"]]))
+    for exposure in report.exposures:
+        lines.extend(_exposure_lines(log, exposure))
     for warning in report.warnings:
         lines.append("  " + _("Warning: {text}").format(text=_(warning)))
     return "\n".join(safe_text(line) for line in lines)
+
+
+def _exposure_lines(log: dict[str, Any] | None, exposure: dict[str, Any]) -> list[str]:
+    """A seat's kept exposure checked against the log: whom it proves deviating, or why not."""
+    _ = current().gettext
+    file = exposure["file"]
+    if not exposure["proven"] or log is None:
+        return [
+            "  "
+            + _("Exposure {file}: refused: {reason}").format(file=file, reason=exposure["reason"])
+        ]
+    lines = [
+        "  "
+        + _(
+            "Exposure {file}: {accuser} accuses; it proves that {seat} deviated [{code}]: {reason}"
+        ).format(
+            file=file,
+            accuser=_seat(log, exposure["accuser"]),
+            seat=_seat(log, exposure["seat"]),
+            code=exposure["code"],
+            reason=exposure["reason"],
+        )
+    ]
+    if exposure["contradicts_forfeit"]:
+        lines.append("  " + _("The log's forfeit names another seat: its outcome does not stand."))
+    return lines
 
 
 def _seat(log: dict[str, Any], seat: int) -> str:

@@ -31,7 +31,9 @@ proof and its log follower's check of the previous proofs, ``host_ms`` the host'
 proof (``scripts/bench_blind_proofs.py`` gives proving and checking apart, per stage). For
 ``blind-v2`` each run also has ``stage_breakdown``: every stage hop split into ``proving_ms``,
 ``verifying_ms`` (the producing seat's check of its input, calibrated in this process, and the
-host's check) and ``transport_ms`` (the rest: loopback, sync, waiting for a core), with totals;
+host's check; since wire version 3's ``ahead`` a seat checks beside the host, so this overstates
+what is on the critical path) and ``transport_ms`` (the rest: loopback, sync, waiting for a
+core), with totals, printed to standard error for each run too;
 ``goal_v2_ms`` is issue 19's goal (1 s for 108 cards, 1.5 s for 162). Every run has
 ``audit_ms``: ``replay_log`` of the host's one-hand log, every signature and proof checked
 again. Prints JSON (and writes it with --out). Talks to 127.0.0.1 only.
@@ -350,6 +352,9 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
                     runs[-1]["stage_breakdown"] = stage_breakdown(runs[-1], calibrated, seats)
                 brief = {k: v for k, v in runs[-1].items() if k not in ("hops", "stage_breakdown")}
                 print(f"{mode} run {i}: {brief}", file=sys.stderr)
+                if "stage_breakdown" in runs[-1]:
+                    totals = runs[-1]["stage_breakdown"]["totals"]
+                    print(f"{mode} run {i}: stage hops {totals}", file=sys.stderr)
             result[mode] = summary(runs)
     worst = max(r["deal_ms"] for r in result["blind"]["runs"]) if "blind" in result else None
     result |= {

@@ -8,9 +8,14 @@ peers over ``StringTransport``, a ``Clock`` that never moves)."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
+from click.testing import CliRunner
 from test_table_protocol import Harness, Remote, classic, config, seat_copy
 
 from canasta_net.canasta.rules import preset
@@ -20,9 +25,11 @@ from canasta_net.deal.blind.proofs import group
 from canasta_net.deal.blind.protocol import KEY_SIGNATURE_KIND, KeyMessage, seal_key
 from canasta_net.log import iter_records
 from canasta_net.log import records as R
+from canasta_net.log.exposure import encode_exposure, exposure_path, read_exposure
 from canasta_net.log.replay import ReplayError, replay_log
 from canasta_net.table.host import TablePhase
-from replay.audit import audit_source
+from replay.audit import audit_path, audit_source
+from replay.cli import main as replay_main
 
 
 def _seal_a_wrong_key(monkeypatch: pytest.MonkeyPatch, cheater: int, victim: int) -> None:
@@ -232,3 +239,148 @@ def test_an_exposure_at_a_version_1_table_or_malformed_proves_nothing() -> None:
             hand.take(1, R.EXPOSE, {"x25519": bytes(32), "sender": 2, "position": 0}, None)
         assert not refused.value.proves
         assert hand.proven_deviation(1, R.EXPOSE, {"x25519": b"", "sender": 2}) is None
+
+
+def _ignoring_host(monkeypatch: pytest.MonkeyPatch, *, claim: bool = False) -> None:
+    """The host drops every exposure; with ``claim``, it forfeits the accuser instead, for
+    withholding its part of the hand (the host's word: a claim)."""
+    from canasta_net.table.host import HostTable, TableError
+
+    honest = HostTable._hand_message
+
+    def take(self: HostTable, seat: int, type_: str, *args: Any) -> Any:
+        if type_ != R.EXPOSE:
+            return honest(self, seat, type_, *args)
+        if claim:
+            self.next_aseq[seat] += 1
+            return self.forfeit(seat, "the player left holding its secrets for the hand")
+        raise TableError("bad-message", "not listening", seat)
+
+    monkeypatch.setattr(HostTable, "_hand_message", take)
+
+
+def _kept_copy(tmp_path: Path, *, claim: bool = False, keep: bool = True) -> tuple[Path, Remote]:
+    """Seat 0 (the host's bot) seals a wrong key to seat 1, whose exposure the host ignores:
+    seat 1's copy of the log written to a file, and (``keep``) its exposure kept beside it."""
+    log_path = tmp_path / "alice.cnlog"
+    h = Harness(
+        config(deal="blind-v2", rules=preset("classic-2p").with_changes(target=1500), players=2)
+    )
+    alice = h.remote("alice")
+    if keep:
+        alice.session.exposure_file = exposure_path(log_path)
+    h.run(limit=500)
+    log_path.write_bytes(alice.log.getvalue())
+    assert alice.session.exposure is not None
+    return log_path, alice
+
+
+def test_a_seat_keeps_its_exposure_beside_its_log_and_the_audit_names_the_sender(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A host that ignores an exposure: the seat's signed exposure is on disk beside its copy
+    of the log (as it was sent), and ``canasta-replay audit`` of that copy finds it, checks it
+    and names the sender, in the report, its JSON and its text; ``--exposure`` names a file
+    kept elsewhere."""
+    _seal_a_wrong_key(monkeypatch, 0, 1)
+    _ignoring_host(monkeypatch)
+    log_path, alice = _kept_copy(tmp_path)
+    monkeypatch.undo()
+    kept = alice.session.exposure
+    assert kept is not None
+    assert read_exposure(exposure_path(log_path)) == (kept["act"], kept["asig"])
+    report = audit_path(str(log_path))
+    assert report.verdict == "incomplete" and report.exit_code == 0  # the hand stalled
+    [found] = report.exposures
+    assert found["proven"] and (found["accuser"], found["seat"]) == (1, 0)
+    assert found["code"] == "wrong-key" and not found["contradicts_forfeit"]
+    result = CliRunner().invoke(replay_main, ["audit", "--json", str(log_path)])
+    assert result.exit_code == 0, result.output
+    [data] = json.loads(result.output)["files"]
+    assert data["exposures"][0]["seat"] == 0 and data["exposures"][0]["code"] == "wrong-key"
+    text = CliRunner().invoke(replay_main, ["audit", str(log_path)]).output
+    assert "it proves that seat 0 (" in text and "[wrong-key]" in text
+    elsewhere = tmp_path / "kept"
+    exposure_path(log_path).rename(elsewhere)
+    assert audit_path(str(log_path)).exposures == []
+    result = CliRunner().invoke(
+        replay_main, ["audit", "--json", "--exposure", str(elsewhere), str(log_path)]
+    )
+    assert json.loads(result.output)["files"][0]["exposures"][0]["seat"] == 0
+
+
+def test_an_exposure_refutes_a_forfeit_the_host_claims_against_the_accuser(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The host drops the exposure and forfeits the accuser for withholding (its word alone):
+    the seat's copy with its kept exposure shows that the sender deviated, so the log's outcome
+    does not stand (exit status 1)."""
+    _seal_a_wrong_key(monkeypatch, 0, 1)
+    _ignoring_host(monkeypatch, claim=True)
+    log_path, _alice = _kept_copy(tmp_path, claim=True)
+    monkeypatch.undo()
+    report = audit_path(str(log_path))
+    assert report.verdict == "valid" and report.match["forfeit"]["seat"] == 1
+    assert report.claims  # the forfeit is the host's word
+    [found] = report.exposures
+    assert found["proven"] and found["seat"] == 0 and found["contradicts_forfeit"]
+    assert report.exit_code == 1
+    text = CliRunner().invoke(replay_main, ["audit", str(log_path)])
+    assert text.exit_code == 1 and "outcome does not stand" in text.output
+
+
+def test_a_forged_or_tampered_exposure_file_is_refused_with_its_reason(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An exposure file whose act was altered, whose signature is not the accuser's, that is
+    no exposure file, or that holds another seat's message, is refused, saying why (exit
+    status 1); the log's own verdict is unchanged."""
+    _seal_a_wrong_key(monkeypatch, 0, 1)
+    _ignoring_host(monkeypatch)
+    log_path, alice = _kept_copy(tmp_path)
+    monkeypatch.undo()
+    kept = alice.session.exposure
+    assert kept is not None
+    act, asig = kept["act"], kept["asig"]
+    fields = msgpack.unpackb(act)
+    other = msgpack.packb({**fields, "sender": 1, "seat": 0})
+    cases = {
+        "altered": (encode_exposure(act[:-1] + bytes([act[-1] ^ 1]), asig), "not signed|msgpack"),
+        "signature": (encode_exposure(act, bytes(64)), "not signed by seat 1"),
+        "another seat": (encode_exposure(other, asig), "not signed by seat 0"),
+        "garbage": (b"\x00not an exposure", "not in the format|not msgpack"),
+        "other format": (
+            msgpack.packb({"format": "canasta-net/exposure/9", "act": act, "asig": asig}),
+            "not in the format canasta-net/exposure/1",
+        ),
+    }
+    for name, (data, reason) in cases.items():
+        exposure_path(log_path).write_bytes(data)
+        report = audit_path(str(log_path))
+        assert report.verdict == "incomplete", name
+        [found] = report.exposures
+        assert not found["proven"] and found["seat"] is None, name
+        assert re.search(reason, found["reason"]), (name, found["reason"])
+        assert report.exit_code == 1, name
+    result = CliRunner().invoke(replay_main, ["audit", str(log_path)])
+    assert result.exit_code == 1 and "refused: " in result.output
+    missing = CliRunner().invoke(
+        replay_main, ["audit", "--json", "--exposure", str(tmp_path / "none"), str(log_path)]
+    )
+    assert "cannot be read" in json.loads(missing.output)["files"][0]["exposures"][0]["reason"]
+
+
+def test_without_an_exposure_file_the_audit_is_unchanged(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No exposure beside the log (a seat that kept none): the audit reports as before, with
+    no exposure in its text or its JSON."""
+    _seal_a_wrong_key(monkeypatch, 0, 1)
+    _ignoring_host(monkeypatch)
+    log_path, _alice = _kept_copy(tmp_path, keep=False)
+    monkeypatch.undo()
+    assert not exposure_path(log_path).exists()
+    report = audit_path(str(log_path))
+    assert report.exposures == [] and "exposures" not in report.to_dict()
+    assert report.verdict == "incomplete" and report.exit_code == 0
+    assert "Exposure" not in CliRunner().invoke(replay_main, ["audit", str(log_path)]).output

@@ -48,11 +48,16 @@ def _honest_stage1(seat: int, incoming: list[bytes]) -> tuple[list[bytes], bytes
 def _refused_stage1(seat: int, incoming: list[bytes], outgoing: list[bytes], proof: bytes) -> None:
     """The deviation passes version 1's form check but its proof is refused, naming ``seat``."""
     stages.check_form(outgoing, M, 1, seat)
-    with pytest.raises(BadStageProof) as refused:
-        stages.check_stage1(TABLE, HAND, seat, incoming, outgoing, KEYS[seat], proof, checked_by=1)
-    assert (refused.value.stage, refused.value.culprit, refused.value.checked_by) == (1, seat, 1)
-    assert refused.value.code == "bad-stage-proof"
-    assert f"seat {seat}'s stage-1 output is refused" in str(refused.value)
+    for proven in (None, stages.PROVED_HERE):  # a follower that trusts its own work, too
+        with pytest.raises(BadStageProof) as refused:
+            stages.check_stage1(TABLE, HAND, seat, incoming, outgoing, KEYS[seat], proof, 1, proven)
+        assert (refused.value.stage, refused.value.culprit, refused.value.checked_by) == (
+            1,
+            seat,
+            1,
+        )
+        assert refused.value.code == "bad-stage-proof"
+        assert f"seat {seat}'s stage-1 output is refused" in str(refused.value)
 
 
 def _cheat(outgoing: list[bytes], incoming: list[bytes]) -> tuple[list[bytes], bytes]:
@@ -169,15 +174,17 @@ def test_a_later_seat_is_named_and_a_tampered_proof_never_verifies() -> None:
     for _ in range(6):
         at = rng.randrange(len(proof))
         bad = proof[:at] + bytes([proof[at] ^ (1 << rng.randrange(8))]) + proof[at + 1 :]
-        with pytest.raises(BadStageProof) as refused:
-            stages.check_stage1(TABLE, HAND, 1, first, out, KEYS[1], bad, checked_by=2)
-        assert refused.value.culprit == 1
+        for proven in (None, stages.PROVED_HERE):
+            with pytest.raises(BadStageProof) as refused:
+                stages.check_stage1(TABLE, HAND, 1, first, out, KEYS[1], bad, 2, proven)
+            assert refused.value.culprit == 1
     for bad in (b"", proof[:-1], proof + b"\x00"):
         with pytest.raises(BadStageProof):
-            stages.check_stage1(TABLE, HAND, 1, first, out, KEYS[1], bad)
+            stages.check_stage1(TABLE, HAND, 1, first, out, KEYS[1], bad, None, stages.PROVED_HERE)
     swapped = [out[1], out[0], *out[2:]]  # a different permutation than the one proved
-    with pytest.raises(BadStageProof):
-        stages.check_stage1(TABLE, HAND, 1, first, swapped, KEYS[1], proof)
+    for proven in (None, stages.PROVED_HERE):
+        with pytest.raises(BadStageProof):
+            stages.check_stage1(TABLE, HAND, 1, first, swapped, KEYS[1], proof, None, proven)
 
 
 # ----------------------------------------------------------------------------- stage 2 deviations
@@ -205,18 +212,92 @@ def test_stage_2_deviations_are_refused_naming_the_seat(deviation: str) -> None:
         bad[6] = group.encode(group.mul(_points(CARDS)[3], 4242))
     else:
         bad, proof = stages.stage2(_secrets(HAND + 1)[0], STAGE2_INPUT)
-    with pytest.raises(BadStageProof) as refused:
-        stages.check_stage2(TABLE, HAND, 0, STAGE2_INPUT, bad, KEYS[0], proof, checked_by=2)
-    assert (refused.value.stage, refused.value.culprit) == (2, 0)
+    for proven in (None, stages.PROVED_HERE):
+        with pytest.raises(BadStageProof) as refused:
+            stages.check_stage2(TABLE, HAND, 0, STAGE2_INPUT, bad, KEYS[0], proof, 2, proven)
+        assert (refused.value.stage, refused.value.culprit) == (2, 0)
 
 
 def test_stage_2_with_keys_other_than_announced_is_refused() -> None:
     s = SECRETS[2]
     other = StageSecrets(TABLE, HAND, 2, s.deck_key, s.permutation, SECRETS[1].position_keys)
     out, proof = stages.stage2(other, STAGE2_INPUT)
-    with pytest.raises(BadStageProof) as refused:
-        stages.check_stage2(TABLE, HAND, 2, STAGE2_INPUT, out, KEYS[2], proof)
-    assert refused.value.culprit == 2
+    for proven in (None, stages.PROVED_HERE):
+        with pytest.raises(BadStageProof) as refused:
+            stages.check_stage2(TABLE, HAND, 2, STAGE2_INPUT, out, KEYS[2], proof, None, proven)
+        assert refused.value.culprit == 2
+
+
+# ----------------------------------------------------------------------------- own work
+def _counting_verifiers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every proof check (a shuffle proof, a Chaum–Pedersen proof) as it runs."""
+    calls: list[str] = []
+    for module, name in ((shuffle, "shuffle"), (dleq, "dleq")):
+        honest = module.verify
+
+        def verify(*args: object, _honest: object = honest, _name: str = name) -> bool:
+            calls.append(_name)
+            return _honest(*args)  # type: ignore[operator,no-any-return]
+
+        monkeypatch.setattr(module, "verify", verify)
+    return calls
+
+
+def test_a_follower_that_trusts_its_own_work_skips_only_the_proofs_this_process_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A seat's copy of the log takes its own stage outputs back, and a host the stages of the
+    seats it plays: exactly those bytes (input, output, proof, under the announced keys) need no
+    second check, since an honest proof always verifies; the form is checked still, and every
+    other output, or a byte changed in one, is checked in full."""
+    calls = _counting_verifiers(monkeypatch)
+    first, proof1 = stages.stage1(SECRETS[0], CARDS)
+    second, proof2 = stages.stage2(SECRETS[0], STAGE2_INPUT)
+    stages.check_stage1(TABLE, HAND, 0, CARDS, first, KEYS[0], proof1, 1, stages.PROVED_HERE)
+    stages.check_stage2(
+        TABLE, HAND, 0, STAGE2_INPUT, second, KEYS[0], proof2, 1, stages.PROVED_HERE
+    )
+    assert calls == []
+    stages.check_stage1(TABLE, HAND, 0, CARDS, first, KEYS[0], proof1)  # not asked: checked
+    stages.check_stage2(TABLE, HAND, 0, STAGE2_INPUT, second, KEYS[0], proof2)
+    assert calls == ["shuffle"] + ["dleq"] * M
+    calls.clear()
+    with pytest.raises(DuplicateCiphertext):  # the form is always checked
+        stages.check_stage1(
+            TABLE, HAND, 0, CARDS, [first[1], *first[1:]], KEYS[0], proof1, 1, stages.PROVED_HERE
+        )
+    other_keys = PublicKeys(KEYS[1].deck_key, KEYS[0].position_keys)
+    others = [(TABLE, HAND + 1, KEYS[0]), (b"other", HAND, KEYS[0]), (TABLE, HAND, other_keys)]
+    for table, hand, keys in others:
+        with pytest.raises(BadStageProof):
+            stages.check_stage1(table, hand, 0, CARDS, first, keys, proof1, 1, stages.PROVED_HERE)
+    assert calls == ["shuffle"] * 3
+    calls.clear()
+    altered = proof2[:-1] + bytes([proof2[-1] ^ 1])
+    with pytest.raises(BadStageProof):
+        stages.check_stage2(
+            TABLE, HAND, 0, STAGE2_INPUT, second, KEYS[0], altered, 1, stages.PROVED_HERE
+        )
+    assert calls == ["dleq"] * M
+
+
+def test_the_audit_checks_every_proof_even_those_made_in_its_own_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``replay_log`` (the audit, a resumed host) never skips a proof: a whole blind-v2 hand
+    dealt and replayed in one process has every stage checked again."""
+    import io
+
+    from canasta_net.canasta.rules import preset
+    from canasta_net.log.replay import replay_log
+    from canasta_net.table.local import recorded_match
+
+    buf = io.BytesIO()
+    recorded_match(preset("classic-2p"), buf, seed=3, deal="blind-v2").play(max_hands=1)
+    calls = _counting_verifiers(monkeypatch)
+    replay_log(buf.getvalue())
+    m = 108
+    assert calls.count("shuffle") == 2 and calls.count("dleq") >= 2 * m
 
 
 # ----------------------------------------------------------------------------- Chaum–Pedersen

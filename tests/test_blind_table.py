@@ -467,3 +467,111 @@ def test_a_cheating_hosts_blind_v2_log_is_refused_at_the_stage_naming_the_seat(
     assert refused.value.seat == 0 and refused.value.code == "bad-stage-proof"
     assert "seat 0's stage-1 output is refused" in refused.value.reason
     assert all(r.kind != "keys" for r in records[: first_stage + 1])  # nothing dealt before it
+
+
+def _counting_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every proof check (a shuffle proof, a Chaum–Pedersen proof) as it runs."""
+    from canasta_net.deal.blind.proofs import dleq, shuffle
+
+    calls: list[str] = []
+    for module, name in ((shuffle, "shuffle"), (dleq, "dleq")):
+        honest = module.verify
+
+        def verify(*args: Any, _honest: Any = honest, _name: str = name) -> bool:
+            calls.append(_name)
+            return bool(_honest(*args))
+
+        monkeypatch.setattr(module, "verify", verify)
+    return calls
+
+
+def test_a_stage_output_checked_ahead_of_its_record_is_not_checked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Wire ``ahead``: a seat's copy of the log checks a stage output the host passed on before
+    its record; the record bringing exactly those bytes is then taken without a second check.
+    A failed early check counts for nothing (the record is checked in full), a record with other
+    bytes than the checked ones is checked and refused, and a follower that does not trust its
+    own work (the audit) never checks ahead."""
+    from canasta_net.deal.blind.hand import BlindRefused
+    from canasta_net.deal.blind.proofs.stages import ProvenStages
+
+    host, seats, _ = _hands("classic-2p", 5, version=2)
+    rules = preset("classic-2p")
+
+    def follower(proven: ProvenStages | None) -> BlindHand:
+        return BlindHand(rules, TABLE, 0, 0, host.minimums, host.keys, version=2, proven=proven)
+
+    copy, audit = follower(ProvenStages()), follower(None)
+    everyone = (host, *seats, copy, audit)
+    calls = _counting_checks(monkeypatch)
+
+    def step(tamper: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+        seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
+        need = host.needs(seat)
+        fields = seats[seat].respond(need)
+        for hand in everyone:
+            hand.feed(seat, need.kind, fields)
+
+    while host.phase is HandPhase.ANNOUNCE:
+        step()
+    first = seats[0].respond(host.needs(0))
+    calls.clear()
+    assert copy.check_ahead(0, first) and calls == ["shuffle"]
+    assert not audit.check_ahead(0, first)
+    assert not copy.check_ahead(1, first)  # not the stage the hand waits for from seat 1
+    calls.clear()
+    copy.feed(0, "stage", first)
+    assert calls == []  # these very bytes passed
+    for hand in (*seats, audit):
+        hand.feed(0, "stage", first)
+    assert calls == ["shuffle"]  # the audit checks every proof
+    host.feed(0, "stage", first)
+    second = seats[1].respond(host.needs(1))
+    altered = second["proof"][:-1] + bytes([second["proof"][-1] ^ 1])
+    assert not copy.check_ahead(1, {**second, "proof": altered})
+    calls.clear()
+    copy.feed(1, "stage", second)
+    assert calls == ["shuffle"]  # a failed early check counts for nothing
+    for hand in (host, *seats, audit):
+        hand.feed(1, "stage", second)
+    third = seats[0].respond(host.needs(0))
+    assert copy.check_ahead(0, third)
+    deck = third["deck"]
+    swapped = deck[33:66] + deck[:33] + deck[66:]
+    calls.clear()
+    with pytest.raises(BlindRefused) as refused:
+        copy.feed(0, "stage", {**third, "deck": swapped})
+    assert refused.value.code == "bad-stage-proof" and "dleq" in calls
+
+
+def test_the_host_passes_a_stage_on_ahead_only_to_the_other_seats_that_speak_version_3() -> None:
+    """The host sends each remote seat's stage output it waits for, before its own check, to
+    every other remote seat whose ``hello`` range includes version 3 (not the stages of a seat
+    it plays itself: it journals those at once); a version-2 seat gets none and checks each
+    record as before, and the hands are dealt either way."""
+    from test_table_protocol import Harness, config
+
+    from canasta_net.net import wire
+
+    h = Harness(config(deal="blind-v2", rules=preset("classic-3p"), max_hands=1))
+    new = h.remote("new")
+    old = h.remote("old", connect=False)
+    old.connect(hello=False)
+    old.send({**old.session.hello(), "max": 2})
+    h.run(limit=2000)
+    assert new.session.problem is None and old.session.problem is None
+    records = list(iter_records(h.log_bytes()))
+    stages = [r for r in records if r.kind == "stage"]
+    assert len(stages) >= 6 and any(r.kind == "deal" for r in records)
+    ahead = [m for m in new.received if m["t"] == "ahead"]
+    assert new.session.seat == 1 and old.session.seat == 2
+    assert [a["act"] for a in ahead] == [
+        r.fields["act"] for r in stages if r.action is not None and r.action["seat"] == 2
+    ]
+    assert not any(m["t"] == "ahead" for m in old.received)
+    assert wire.AHEAD_VERSION == 3
+    sent: list[Any] = []
+    for junk in (b"\x00not msgpack", ahead[0]["act"], b"\x80"):  # a hint: never refused
+        new.session.handle({"t": "ahead", "act": junk}, sent.append)
+    assert new.session.problem is None and sent == []

@@ -84,6 +84,7 @@ GOOD: dict[str, Message] = {
     "bye": {"t": "bye", "reason": "the match is over"},
     "ping": {"t": "ping"},
     "pong": {"t": "pong"},
+    "ahead": {"t": "ahead", "act": b"\x81\xa4type\xa5stage"},
 }
 
 OPTIONAL = {
@@ -118,6 +119,7 @@ LIMITS = [
     ("reveal", "asig", 64),
     ("reveal", "seed", 32),
     ("act", "act", wire.MAX_ACT_SIZE),
+    ("ahead", "act", wire.MAX_ACT_SIZE),
     ("act", "asig", 64),
     ("checkpoint", "sig", 64),
     ("welcome", "head", 32),
@@ -201,7 +203,8 @@ def test_the_examples_cover_every_message_and_field() -> None:
     both_ways = wire.PEER_TO_HOST & host_sends
     assert both_ways == {"bye"}  # a seat may leave, as the host may
     # a watcher is never welcomed to a seat, never prompted
-    assert wire.HOST_TO_PEER - {"welcome", "turn"} | {"watching"} == wire.HOST_TO_WATCHER
+    # nor passed a stage output ahead of its record (``ahead``: only seats check them early)
+    assert wire.HOST_TO_PEER - {"welcome", "turn", "ahead"} | {"watching"} == wire.HOST_TO_WATCHER
     for t, example in GOOD.items():
         assert set(example) == {"t"} | set(wire.SCHEMAS[t].fields)
         for _, keys, node in nested_fields(wire.SCHEMAS[t], example, t):
@@ -465,7 +468,7 @@ def test_message_builds_and_validates() -> None:
 
 def test_limits() -> None:
     assert wire.MAX_FRAME == 2 * 1024 * 1024
-    assert (wire.PROTOCOL_MIN, wire.PROTOCOL_MAX) == (1, 2)
+    assert (wire.PROTOCOL_MIN, wire.PROTOCOL_MAX) == (1, 3)
     blind = {"announce", "stage", "keys", "release", "reds"}
     assert {"commit", "reveal", "act", "checkpoint", "wait"} | blind == wire.NEEDS
     # a frame's length prefix is 4 bytes, big-endian: the framing layer's MAX_LENGTH
@@ -480,18 +483,18 @@ def test_limits() -> None:
 
 @pytest.mark.parametrize(
     ("low", "high", "agreed"),
-    [(1, 1, 1), (0, 1, 1), (1, 5, 2), (0, 9, 2), (-3, 1, 1), (2, 2, 2)],
+    [(1, 1, 1), (0, 1, 1), (1, 5, 3), (0, 9, 3), (-3, 1, 1), (2, 2, 2), (1, 2, 2), (3, 3, 3)],
 )
 def test_negotiate_picks_the_highest_common_version(low: int, high: int, agreed: int) -> None:
     assert wire.negotiate(low, high) == agreed
 
 
-@pytest.mark.parametrize(("low", "high"), [(3, 3), (3, 9), (0, 0), (-1, 0), (3, 1), (1, 0)])
+@pytest.mark.parametrize(("low", "high"), [(4, 4), (4, 9), (0, 0), (-1, 0), (3, 1), (1, 0)])
 def test_negotiate_refuses_ranges_without_a_common_version(low: int, high: int) -> None:
     with pytest.raises(WireError) as info:
         wire.negotiate(low, high)
     assert info.value.code == "version-mismatch"
-    assert "1-2" in str(info.value) and f"{low}-{high}" in str(info.value)
+    assert "1-3" in str(info.value) and f"{low}-{high}" in str(info.value)
 
 
 # --------------------------------------------------------------------------- the document

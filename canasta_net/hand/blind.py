@@ -14,6 +14,7 @@ from typing import Any, ClassVar, NoReturn
 from ..canasta.rules import RuleSet
 from ..deal.blind.hand import BlindHand, BlindRefused, HandPhase
 from ..deal.blind.hand import Violation as BlindViolation
+from ..deal.blind.proofs.stages import PROVED_HERE
 from ..effects import public_deal_fields
 from ..games import Game
 from ..log import StoredRecord
@@ -87,6 +88,7 @@ class BlindHandProtocol:
             setup.match.minimums(),
             list(setup.keys),
             version=self.version,
+            proven=PROVED_HERE if setup.trust_own_work else None,
         )
         self._dealt = False  # the deal record is written (host) or followed
         self._published = False
@@ -219,6 +221,9 @@ class BlindHandProtocol:
         except BlindRefused as e:
             return HandRefused(e.code, str(e))
         return HandRefused(found.code, found.reason, proves=True, culprit=found.seat)
+
+    def check_ahead(self, seat: int, type_: str, fields: dict[str, Any]) -> bool:
+        return type_ == "stage" and self.blind.check_ahead(seat, fields)
 
     def proven_deviation(self, seat: int, type_: str, fields: dict[str, Any]) -> HandRefused | None:
         if type_ == EXPOSE:

@@ -124,6 +124,9 @@ class CommitRevealHand:
     def proven_deviation(self, seat: int, type_: str, fields: dict[str, Any]) -> HandRefused | None:
         return None  # a refused commit-reveal message proves nothing: it is simply not logged
 
+    def check_ahead(self, seat: int, type_: str, fields: dict[str, Any]) -> bool:
+        return False  # nothing to check ahead: the host checks each message as it comes
+
     def pending(self) -> int:
         return len(self.held) + len(self._unchecked)
 

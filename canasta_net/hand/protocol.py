@@ -209,6 +209,14 @@ class HandProtocol(Protocol):
         nothing (the forfeit is then false)."""
         ...
 
+    def check_ahead(self, seat: int, type_: str, fields: dict[str, Any]) -> bool:
+        """A follower that trusts its own work checks ``seat``'s message the hand will wait
+        for, before its record comes (a blind-v2 stage output the host passed on: wire
+        ``ahead``), so that the record with exactly these bytes needs no second check. Changes
+        nothing in the hand; whether it checked (a failure, or anything else, is left to the
+        record)."""
+        ...
+
 
 @dataclass(frozen=True)
 class HandSetup:
@@ -219,6 +227,10 @@ class HandSetup:
     table_id: bytes
     hand_no: int
     keys: Sequence[bytes]  # each seat's signing key now
+    # the follower may skip re-checking what this very process produced and checked as it did
+    # (a seat's own blind-v2 stage outputs coming back in its copy of the log, or the stages of
+    # the seats a host plays); the audit and ``replay_log`` leave it off and check everything
+    trust_own_work: bool = False
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,10 @@ against their hashes, author-signed actions (``act``/``asig``) and checkpoint si
 - :mod:`~canasta_net.log.redact`: a seat's copy of a record, and a watcher's.
 - :mod:`~canasta_net.log.writer`: the host's writer and the opening of a log file; with
   :mod:`~canasta_net.log.durable` (records written and synced at once, or synced by a writer
-  thread in groups) the only modules that open, write or sync files.
+  thread in groups) the only modules that open, write or sync log files.
+- :mod:`~canasta_net.log.exposure`: a seat's signed exposure of a wrong sealed key, kept in a
+  file beside its copy of the log (``.exposure``); :mod:`~canasta_net.log.seed_store`: a
+  seat's committed seeds until they are published.
 """
 
 from __future__ import annotations

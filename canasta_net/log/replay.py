@@ -13,7 +13,7 @@ published seeds); records of a hand whose deck is not known yet are held until t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn
 
@@ -139,8 +139,12 @@ class Replayer:
     :meth:`observe`: each hand record once its content is checked, with the table after it.
     """
 
-    def __init__(self, header: Header) -> None:
+    def __init__(self, header: Header, *, trust_own_work: bool = False) -> None:
+        """``trust_own_work``: the replayer follows the log for a seat or host of this process,
+        and may skip re-checking the blind-v2 stage outputs this process proved itself
+        (``HandSetup.trust_own_work``); an audit leaves it off."""
         self.header = header
+        self.trust_own_work = trust_own_work
         kind = header.fields.get("game", CANASTA)
         try:
             self.game = game_from_header(kind if isinstance(kind, str) else "", header.rules)
@@ -185,7 +189,14 @@ class Replayer:
         self.hand_no = hand_no
         self.hand: HandProtocol = new_hand(
             self.header.deal,
-            HandSetup(self.game, self.match, self.table, hand_no, list(self.keys)),
+            HandSetup(
+                self.game,
+                self.match,
+                self.table,
+                hand_no,
+                list(self.keys),
+                trust_own_work=self.trust_own_work,
+            ),
         )
         self.current: HandReplay | None = None
         self.hand_end_hash: bytes | None = None
@@ -566,9 +577,6 @@ def exposure_verdict(source: LogSource, act: bytes, asig: bytes) -> ExposureVerd
     seat. So a seat whose exposure a host ignored shows, with its own copy, that the sender
     cheated. Raises ``log.LogError`` or :class:`ReplayError` for a copy that does not check, and
     ValueError (one sentence) for an exposure that proves nothing."""
-    from ..identity import BadSignature, verify
-    from . import ACTION_SIGNATURE_KIND
-
     replayer: Replayer | None = None
     heads: set[bytes] = set()
     for record, replayed in replay_records(source):
@@ -576,9 +584,23 @@ def exposure_verdict(source: LogSource, act: bytes, asig: bytes) -> ExposureVerd
         replayer = replayed
     if replayer is None:
         raise ValueError("the log holds no record")
-    fields = R.unpack_map(act, "signed message")
+    return exposure_verdict_at(replayer, heads, act, asig)
+
+
+def exposure_verdict_at(
+    replayer: Replayer, heads: Collection[bytes], act: bytes, asig: bytes
+) -> ExposureVerdict:
+    """:func:`exposure_verdict` for a log already replayed: ``replayer`` at its end, ``heads``
+    the hashes of its records (the auditor's single pass)."""
+    from ..identity import BadSignature, verify
+    from . import ACTION_SIGNATURE_KIND
+
+    try:
+        fields = R.unpack_map(act, "the exposure's act")
+    except R.MessageError as e:
+        raise ValueError(str(e)) from None
     accuser = fields.get("seat")
-    if fields.get("type") != R.EXPOSE or not isinstance(accuser, int):
+    if fields.get("type") != R.EXPOSE or type(accuser) is not int:
         raise ValueError("the message is not an exposure")
     if not 0 <= accuser < len(replayer.keys):
         raise ValueError(f"the exposure names seat {accuser}, which the table does not have")
@@ -591,7 +613,7 @@ def exposure_verdict(source: LogSource, act: bytes, asig: bytes) -> ExposureVerd
     except BadSignature:
         raise ValueError(f"the exposure is not signed by seat {accuser}") from None
     found = replayer.hand.proven_deviation(accuser, R.EXPOSE, fields)
-    if found is None:
+    if found is None:  # malformed, at a table without proofs, or out of the hand's phase
         raise ValueError("the exposure proves nothing in this hand")
     culprit = accuser if found.culprit is None else found.culprit
     return ExposureVerdict(accuser, culprit, found.code, str(found))

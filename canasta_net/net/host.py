@@ -37,7 +37,7 @@ from zope.interface import implementer
 
 from ..bot_pool import bot_pool
 from ..canasta.bots import Bot
-from ..hand import HandContext
+from ..hand import BLIND_V2, HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat, redact_public
 from ..log import records as R
@@ -1179,7 +1179,7 @@ class TableService:
                     "it): the match cannot go on from this log; keep every seat's copy"
                 )
                 return
-            if t == "act" and self.background is not None:
+            if t == "act":
                 self._work_ahead(conn.seat, message["act"])
             infos = table.take_message(conn.seat, message)
         except (TableError, wire.WireError) as e:
@@ -1190,11 +1190,13 @@ class TableService:
     def _work_ahead(self, seat: int, act: bytes) -> None:
         """A seat's message about to be checked: the seats the host plays start the work they
         will need once it is taken (a blind-v2 stage that is one's input: its own stage, in
-        another thread, used only after the host's check passed and only for that input). Only
-        for the message the table waits for, with the seat's next number, so that a seat cannot
-        make the host work for messages it will refuse."""
+        another thread, used only after the host's check passed and only for that input), and
+        a blind-v2 stage output goes at once to the other remote seats that speak version 3
+        (``ahead``), which check it while the host does and then take its record without a
+        second check. Only for the message the table waits for, with the seat's next number, so
+        that a seat cannot make the host work, or pass on, messages it will refuse."""
         table = self.table
-        assert table is not None and self.background is not None
+        assert table is not None
         try:
             fields = R.unpack_map(act, "signed message")
         except R.MessageError:
@@ -1205,6 +1207,18 @@ class TableService:
             or fields.get("aseq") != table.next_aseq[seat]
             or table.needs(seat) != type_
         ):
+            return
+        if type_ == "stage" and table.deal_mode == BLIND_V2:
+            for slot in self.slots:
+                conn = slot.conn
+                if (
+                    conn is not None
+                    and slot.seat != seat
+                    and slot.local is None
+                    and conn.version >= wire.AHEAD_VERSION
+                ):
+                    conn.send({"t": "ahead", "act": act})
+        if self.background is None:
             return
         for slot in self.slots:
             if slot.local is not None and slot.local.agent is not None:

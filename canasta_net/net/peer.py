@@ -16,6 +16,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from twisted.application.internet import ClientService, backoffPolicy
@@ -31,6 +32,7 @@ from ..i18n import N_, Translator, translator
 from ..identity import Identity
 from ..log import Header, StoredRecord
 from ..log import records as R
+from ..log.exposure import write_exposure
 from ..log.replay import Replayer
 from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
 from ..reasons import reason_sentence
@@ -266,6 +268,7 @@ class PeerSession:
         bot: bool = False,
         password: str | None = None,
         log_file: BinaryIO | None = None,
+        exposure_file: Path | None = None,
         random_bytes: Callable[[int], bytes] = os.urandom,
         insecure_seed: int | None = None,
         seed_store: SeedStore | None = None,
@@ -304,6 +307,9 @@ class PeerSession:
         # seat's copy of the log it names the sender even if the host ignores it
         # (``log.replay.exposure_verdict``, docs/blind-proofs.md section 10)
         self.exposure: dict[str, Any] | None = None
+        # where the exposure is kept durably beside ``log_file`` (``log.exposure``), so that it
+        # outlives the process: ``canasta-replay audit`` finds it next to the log
+        self.exposure_file = exposure_file
         self.seats: list[dict[str, Any]] = []  # the host's latest seat summary
         self.watchers: list[str] = []  # who watches the table, as the host last said
         # Seconds one call may spend checking a hand's records when its seeds come (None: all
@@ -456,6 +462,9 @@ class PeerSession:
             self.seats, self.watchers = message["seats"], watchers
             if self.observer is not None:
                 self.observer.seat_summary(self.seats, list(watchers))
+        elif t == "ahead":
+            with self.timing.span("seat.ahead"):
+                self._ahead(message["act"])
         elif t == "ping":
             send({"t": "pong"})  # the host checks that a seated peer is still there
         elif t == "error":
@@ -485,6 +494,31 @@ class PeerSession:
         elif t == "bye":
             self.done = True
             self.player.finished(message["reason"])
+
+    def _ahead(self, act: bytes) -> None:
+        """Another seat's blind-v2 stage output as it reached the host, before the host checked
+        and journaled it (wire ``ahead``): start this seat's own next stage on it if it is the
+        input (used only once its record has checked), and check it now, beside the host's own
+        check, so that its record, bringing exactly these bytes, is taken without a second
+        check. A hint only: nothing is sent or refused on it; its record decides."""
+        replayer = self.copy.replayer
+        if self.agent is None or self.problem is not None or replayer is None:
+            return
+        try:
+            fields = R.unpack_map(act, "a stage output ahead of its record")
+        except R.MessageError:
+            return
+        seat = fields.get("seat")
+        if (
+            fields.get("type") != "stage"
+            or type(seat) is not int
+            or fields.get("table") != replayer.table
+            or fields.get("hand") != replayer.hand_no
+        ):
+            return
+        if self.background is not None:
+            self.agent.work_ahead("stage", fields, self.background)
+        replayer.hand.check_ahead(seat, "stage", fields)
 
     def _refused_for_good(self, code: str) -> bool:
         """Whether the host refused this seat's ``hello`` so that reconnecting would be refused
@@ -574,6 +608,19 @@ class PeerSession:
         said = reader_translator(self.player).gettext("leaving the table: {reason}")
         self.player.finished(said.format(reason=text))
 
+    def _keep_exposure(self, exposure: dict[str, Any]) -> None:
+        """Write the seat's signed exposure beside its copy of the log, durably, before it is
+        sent: a host that ignores it cannot make it vanish with the seat's process."""
+        if self.exposure_file is None:
+            return
+        try:
+            write_exposure(
+                self.exposure_file, exposure["act"], exposure["asig"], log_file=self.copy.log_file
+            )
+        except OSError as e:
+            warning = reader_translator(self.player).gettext("warning: {problem}")
+            self.player.event(warning.format(problem=f"{self.exposure_file}: {e.strerror or e}"))
+
     def _forget_public_seeds(self, record: StoredRecord) -> None:
         """Seeds the log has just published need no keeping any more."""
         seeds = self.table_seeds
@@ -642,6 +689,7 @@ class PeerSession:
             exposure = self.agent.exposure() if self.problem is None else None
             if exposure is not None:  # a wrong key sealed to this seat: it shows the host now
                 self.exposure = exposure
+                self._keep_exposure(exposure)
                 send(exposure)
         if self.observer is not None:
             self.observer.record(record)

@@ -21,8 +21,11 @@ from ..reasons import MAX_ARG_TEXT, MAX_ARGS
 from ..schema import Anything, Bool, Bytes, Int, List, Map, MapOf, Nullable, SchemaError, Text
 
 PROTOCOL_MIN: Final = 1
-PROTOCOL_MAX: Final = 2
+PROTOCOL_MAX: Final = 3
 PING_VERSION: Final = 2  # the first version with ``ping``/``pong`` (heartbeats)
+# the first version with ``ahead``: a blind-v2 stage output passed on before its record, so that
+# a seat checks it while the host does (docs/wire-protocol.md)
+AHEAD_VERSION: Final = 3
 MAX_FRAME: Final = 2 << 20  # a log record is at most 1 MiB; views and lists are far smaller
 MAX_NAME: Final = 40
 MAX_TEXT: Final = 4096
@@ -131,6 +134,9 @@ SCHEMAS: Final[dict[str, Map]] = {
         },
     ),
     "ping": Map({}),  # are you there? (version 2: a seat answers ``pong``)
+    # version 3: a seat's signed stage output (blind-v2) as it reached the host, before the host
+    # checked and journaled it: a hint the seat may check early; the record decides
+    "ahead": Map({"act": Bytes(MAX_ACT_SIZE)}),
     # both ways: the host ends the connection, or a seat's player leaves the table
     "bye": Map({"reason": _TEXT}),
 }
@@ -139,7 +145,7 @@ PEER_TO_HOST: Final = frozenset(
     {"hello", "commit", "reveal", "act", "checkpoint", "fork", "bye", "pong"}
 )
 HOST_TO_PEER: Final = frozenset(
-    {"welcome", "record", "view", "turn", "seats", "error", "bye", "ping"}
+    {"welcome", "record", "view", "turn", "seats", "error", "bye", "ping", "ahead"}
 )
 # what a host sends a watcher: no welcome (it has no seat) and no prompt
 HOST_TO_WATCHER: Final = frozenset({"watching", "record", "view", "seats", "error", "bye", "ping"})

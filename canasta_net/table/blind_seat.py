@@ -182,6 +182,8 @@ class BlindSeat:
         if ahead is None:
             return
         stage, incoming = ahead
+        if hand.has_stage_ahead(stage, incoming):  # started already, from the host's ``ahead``
+            return
         hand.stage_ahead(stage, incoming, run(hand.stage_work(stage, incoming)))
 
     def _accusing(self, hand_no: int) -> bool:

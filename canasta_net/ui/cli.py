@@ -29,6 +29,7 @@ from ..i18n import N_, _, choose_language, current, ngettext, set_language, syst
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
 from ..log import records as R
+from ..log.exposure import exposure_path
 from ..log.seed_store import SeedStore
 from ..net.host import ServiceEvents
 from ..net.host_key import HostUnreachable, fetch_host_fingerprint
@@ -1291,6 +1292,7 @@ def join(
             bot=bool(bot_kind),
             password=password,
             log_file=log_file,
+            exposure_file=exposure_path(path),  # a wrong key sealed to it: kept beside the log
             seed_store=_seed_store(identity_path),
             # a person's client (terminal or page) follows the session in its model and holds
             # the next hand until they are ready; a bot neither watches nor waits

@@ -35,8 +35,9 @@ from .audit import audit_key_message, check_open, check_reveal, replay_deal_ids
 from .errors import BadParameters, BlindError, NotACard, SealedKeyError, WrongPublishedKey
 from .keys import SEED_SIZE, SeatSecrets, derive_x25519, x25519_private_bytes
 from .proofs import group as group2
+from .proofs import shuffle as shuffle2
 from .proofs import stages as stages2
-from .proofs.stages import PublicKeys, StageSecrets
+from .proofs.stages import ProvenStages, PublicKeys, StageSecrets
 from .protocol import (
     KEY_SIGNATURE_KIND,
     CardIndex,
@@ -193,6 +194,7 @@ class BlindHand:
         identity: Identity | None = None,
         trusted: bool = False,
         version: int = 1,
+        proven: ProvenStages | None = None,
     ) -> None:
         if version not in (1, 2):
             raise ValueError(f"no blind deal version {version}")
@@ -202,6 +204,9 @@ class BlindHand:
         # ``trusted``: the messages come from a log this process has verified already (a seat's
         # replayer, or the host's own records): signatures and deck forms are not checked twice
         self.trusted = trusted
+        # version 2: the stage outputs this process proved itself, whose proofs a check may
+        # skip (a seat's own outputs coming back in its copy of the log; ``ProvenStages``)
+        self.proven = proven
         self.table_id = bytes(table_id)
         self.hand_no = hand_no
         self.dealer = dealer
@@ -246,6 +251,9 @@ class BlindHand:
         self.secrets2: StageSecrets | None = None
         if version == 2:
             self.initial: list[bytes] = list(stages2.card_points(tuple(self.labels)))
+            # the proofs' generators, once per process, now rather than in the first stage's
+            # check or proof (on the deal's critical path)
+            shuffle2.prepare(self.size)
             self._ids2 = {x: i for i, x in enumerate(self.initial)}
             if secrets is not None:
                 self.secrets2 = StageSecrets.derive(
@@ -404,6 +412,7 @@ class BlindHand:
                 self.public_keys[seat],
                 fields["proof"],
                 self.viewer,
+                self.proven,
             )
         self.stage_outputs.append(deck)
         self.stage_sigs.append(b"")
@@ -931,6 +940,48 @@ class BlindHand:
         self.phase = HandPhase.REVEAL if state.is_over else HandPhase.PLAY
 
     # ------------------------------------------------------------------ messages out (a seat)
+    def check_ahead(self, seat: int, fields: dict[str, Any]) -> bool:
+        """Version 2, a follower that trusts its own work (``proven`` set): check ``seat``'s
+        stage output before its record comes (the host passes it on as it arrives, before its
+        own check: wire ``ahead``), so that the record, if it brings exactly these bytes, is
+        taken without a second check (``ProvenStages``). Nothing of the hand changes, and
+        nothing is refused here: an output that is not the one the hand waits for, or fails,
+        is left to its record's own check. Whether it checked."""
+        if self.version != 2 or self.proven is None or self.trusted:
+            return False
+        if self.phase is not HandPhase.STAGES or self.needs(seat).kind != "stage":
+            return False
+        step = len(self.stage_outputs)
+        stage = 1 + step // self.seats
+        data, proof = fields.get("deck"), fields.get("proof")
+        size = group2.POINT_SIZE
+        if (
+            fields.get("stage") != stage
+            or not isinstance(data, bytes)
+            or not isinstance(proof, bytes)
+            or len(data) != self.size * size
+            or seat not in self.public_keys
+        ):
+            return False
+        deck = [data[i : i + size] for i in range(0, len(data), size)]
+        incoming = self.stage_outputs[-1] if step else self.initial
+        check = stages2.check_stage1 if stage == 1 else stages2.check_stage2
+        try:
+            check(
+                self.table_id,
+                self.hand_no,
+                seat,
+                incoming,
+                deck,
+                self.public_keys[seat],
+                proof,
+                self.viewer,
+                self.proven,
+            )
+        except BlindError:
+            return False
+        return True
+
     def respond(self, need: Need) -> dict[str, Any]:
         """The viewer's fields for what the hand needs from it (not an action: see proofs_for)."""
         secrets, identity = self.secrets, self.identity
@@ -1058,6 +1109,11 @@ class BlindHand:
         assert self.secrets2 is not None
         make = stages2.stage1 if stage == 1 else stages2.stage2
         return functools.partial(make, self.secrets2, list(incoming))
+
+    def has_stage_ahead(self, stage: int, incoming: Sequence[bytes]) -> bool:
+        """Whether that stage is already being worked out ahead for that very input."""
+        ahead = self._prepared.get("stage-ahead")
+        return ahead is not None and ahead[0] == (stage, list(incoming))
 
     def stage_ahead(
         self,

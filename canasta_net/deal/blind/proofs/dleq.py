@@ -52,8 +52,9 @@ def verify(ctx: bytes, b1: Point, a1: Point, b2: Point, a2: Point, proof: bytes)
     try:
         c = group.scalar_from(proof[:32])
         s = group.scalar_from(proof[32:])
-        t1 = group.add([group.mul(b1, s), group.neg(group.mul(a1, c))])
-        t2 = group.add([group.mul(b2, s), group.neg(group.mul(a2, c))])
+        # [s]B - [c]A as [s]B + [q-c]A: a negated product would cost a square root to decode
+        t1 = group.add([group.mul(b1, s), group.mul(a1, group.Q - c)])
+        t2 = group.add([group.mul(b2, s), group.mul(a2, group.Q - c)])
     except group.GroupError:
         return False
     return _challenge(ctx, (b1, a1, b2, a2), t1, t2) == c

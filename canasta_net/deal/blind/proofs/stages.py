@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -156,6 +158,60 @@ class PublicKeys:
         return cls(bytes(data[:size]), keys)
 
 
+# ----------------------------------------------------------------------------- own work
+class ProvenStages:
+    """The stage outputs this process proved or checked itself, which it need not check again.
+
+    A seat's log follower takes the seat's own stage outputs back from the host, and a host takes
+    the stage outputs of the seats it plays: checking those proofs again is a third of a deal's
+    checking work (``docs/blind-proofs.md`` section 9). An honest prover's proof always verifies
+    (completeness), so an output this process computed with :func:`stage1` or :func:`stage2`
+    holds; it is remembered by a digest of everything its check reads (the stage's context,
+    input, output, proof and the public keys it was proved under), and a check of exactly
+    those bytes against exactly those keys may skip the proof (the form is checked still).
+    Anything else, a byte changed, another input, keys other than the announced ones, is
+    checked in full. A check that passes adds its output too (a seat checks a stage output
+    the host passes on before its record, wire ``ahead``, and then takes the record without a
+    second check). Only the followers that ask for it (a seat's copy of the log, the host's
+    table) consult it; the audit and ``replay_log`` check every proof."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self._known: set[bytes] = set()
+        self._order: deque[bytes] = deque()
+        self._limit = limit
+        self._lock = threading.Lock()  # stages are worked out ahead in another thread
+
+    def add(self, digest: bytes) -> None:
+        with self._lock:
+            if digest in self._known:
+                return
+            self._known.add(digest)
+            self._order.append(digest)
+            while len(self._order) > self._limit:
+                self._known.discard(self._order.popleft())
+
+    def __contains__(self, digest: object) -> bool:
+        return digest in self._known
+
+
+PROVED_HERE: Final = ProvenStages()
+"""The stage outputs this process proved (:func:`stage1`, :func:`stage2` add theirs)."""
+
+
+def statement_digest(
+    ctx: bytes, incoming: Sequence[bytes], outgoing: Sequence[bytes], keys: bytes, proof: bytes
+) -> bytes:
+    """SHA-256 of everything a stage's check reads: context, input, output, keys, proof."""
+    h = hashlib.sha256(fields(b"canasta-net/blind/proven-here", ctx, keys, proof))
+    h.update(u32(len(incoming)))
+    for entry in incoming:
+        h.update(entry)
+    h.update(u32(len(outgoing)))
+    for entry in outgoing:
+        h.update(entry)
+    return h.digest()
+
+
 # ----------------------------------------------------------------------------- a seat's stages
 def stage1(
     secrets: StageSecrets, incoming: Sequence[bytes], rng: Random = os.urandom
@@ -165,7 +221,10 @@ def stage1(
     out = [group.encode(group.mul(xs[p], secrets.deck_key)) for p in secrets.permutation]
     ctx = stage_context(secrets.table_id, secrets.hand_no, 1, secrets.seat)
     proof = shuffle.prove(ctx, incoming, out, secrets.deck_key, secrets.permutation, rng)
-    return out, proof.encode()
+    encoded = proof.encode()
+    keys = secrets.public_keys().deck_key
+    PROVED_HERE.add(statement_digest(ctx, incoming, out, keys, encoded))
+    return out, encoded
 
 
 def stage2(
@@ -185,7 +244,9 @@ def stage2(
         key_j = group.decode(public.position_keys[j])  # announced already: no multiplication
         out.append(group.encode(y_j))
         proofs.append(dleq.prove(ctx + fields(u32(j)), k_point, key_j, x_j, y_j, exponent, rng))
-    return out, u32(len(proofs)) + b"".join(proofs)
+    encoded = u32(len(proofs)) + b"".join(proofs)
+    PROVED_HERE.add(statement_digest(ctx, incoming, out, public.encode(), encoded))
+    return out, encoded
 
 
 # ----------------------------------------------------------------------------- checks
@@ -215,15 +276,23 @@ def check_stage1(
     keys: PublicKeys,
     proof: bytes,
     checked_by: int | None = None,
+    proven: ProvenStages | None = None,
 ) -> None:
     """Check seat ``seat``'s stage-1 output against its (already checked) input and its announced
-    deck public key. :class:`BadStageProof` (or a :class:`BadDeck`) names the seat."""
+    deck public key. :class:`BadStageProof` (or a :class:`BadDeck`) names the seat. ``proven``:
+    outputs this process proved or checked itself, whose proof need not be checked again (an
+    output checked here is added to it)."""
     check_form(outgoing, len(incoming), 1, seat, checked_by)
+    ctx = stage_context(table_id, hand_no, 1, seat)
+    digest = None
+    if proven is not None:
+        digest = statement_digest(ctx, incoming, outgoing, keys.deck_key, proof)
+        if digest in proven:
+            return
     try:
         decoded = shuffle.ShuffleProof.decode(proof)
     except group.GroupError as e:
         raise BadStageProof(1, seat, f"its proof is malformed: {e}", checked_by) from None
-    ctx = stage_context(table_id, hand_no, 1, seat)
     if not shuffle.verify(ctx, incoming, outgoing, keys.deck_key, decoded):
         raise BadStageProof(
             1,
@@ -232,6 +301,8 @@ def check_stage1(
             "raised to its announced deck key",
             checked_by,
         )
+    if proven is not None and digest is not None:
+        proven.add(digest)  # checked here: the same bytes need no second check
 
 
 def check_stage2(
@@ -243,11 +314,18 @@ def check_stage2(
     keys: PublicKeys,
     proof: bytes,
     checked_by: int | None = None,
+    proven: ProvenStages | None = None,
 ) -> None:
     """Check seat ``seat``'s stage-2 output against its input and its announced keys: at every
-    position j, ``log_{in[j]} out[j] = log_K K_j``."""
+    position j, ``log_{in[j]} out[j] = log_K K_j``. ``proven`` as for :func:`check_stage1`."""
     m = len(incoming)
     check_form(outgoing, m, 2, seat, checked_by)
+    ctx = stage_context(table_id, hand_no, 2, seat)
+    digest = None
+    if proven is not None:
+        digest = statement_digest(ctx, incoming, outgoing, keys.encode(), proof)
+        if digest in proven:
+            return
     if len(proof) != 4 + m * dleq.PROOF_SIZE or int.from_bytes(proof[:4], "big") != m:
         raise BadStageProof(2, seat, "its proof is malformed", checked_by)
     if len(keys.position_keys) != m:
@@ -257,7 +335,6 @@ def check_stage2(
         position_points = group.decode_all(keys.position_keys)
     except group.GroupError:
         raise BadStageProof(2, seat, "its announced keys are not points", checked_by) from None
-    ctx = stage_context(table_id, hand_no, 2, seat)
     for j, (x_j, y_j) in enumerate(zip(incoming, outgoing, strict=True)):
         statement = (k_point, position_points[j], group.decode(x_j), group.decode(y_j))
         if not dleq.verify(ctx + fields(u32(j)), *statement, proof[4 + 64 * j : 4 + 64 * (j + 1)]):
@@ -268,6 +345,8 @@ def check_stage2(
                 "to its announced position key over its deck key",
                 checked_by,
             )
+    if proven is not None and digest is not None:
+        proven.add(digest)
 
 
 def key_matches(position_key: bytes, key: int) -> bool:
