@@ -1672,8 +1672,9 @@ class HandState:
         groups = self._hand_groups(hand)
         lays, merges = self._lay_candidates(hand, groups)
         initial: list[_InitialFacts | None] = []  # the initial meld's facts, once needed
+        lay_actions = _LAY_ACTIONS
         for meld, faces, check in lays:
-            action = _lay_of(meld, faces)
+            action = lay_actions.get((meld, faces)) or _lay_of(meld, faces)
             if check == LEGAL:
                 legal.append(action)
                 continue
@@ -1856,7 +1857,7 @@ class HandState:
         move), each with how far it must still be checked: with a stock a draw is legal. Takes
         that are refused whatever else holds are left out: a pile frozen for the team takes only
         a natural pair, and the top card alone goes only on a meld of its rank."""
-        out: list[tuple[Action, int]] = [(Draw(), LEGAL if self.stock else CHECK_ALL)]
+        out: list[tuple[Action, int]] = [(DRAW, LEGAL if self.stock else CHECK_ALL)]
         top = self.pile_top
         if top is None or is_wild(top) or is_three(top):
             return out
@@ -1911,16 +1912,18 @@ class HandState:
         too; each list sorted), its twos (sorted), how many jokers."""
         naturals_by_rank: dict[int, list[int]] = {}
         twos_sorted: list[int] = []
-        jokers = 0
-        for f in sorted(hand):
-            if f == JOKER:
-                jokers += 1
-            elif f % 13 == 1:
+        jokers = hand.count(JOKER)
+        faces = sorted(hand)
+        if jokers:  # the highest face: the last ones
+            del faces[-jokers:]
+        for f in faces:
+            rank = f % 13
+            if rank == 1:
                 twos_sorted.append(f)
             else:
-                same = naturals_by_rank.get(f % 13)
+                same = naturals_by_rank.get(rank)
                 if same is None:
-                    naturals_by_rank[f % 13] = [f]
+                    naturals_by_rank[rank] = [f]
                 else:
                     same.append(f)
         return naturals_by_rank, twos_sorted, jokers
@@ -1980,6 +1983,7 @@ class HandState:
         wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
         has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
+        max_wilds = rules.max_wilds_table  # a group's naturals are at most the deck's
         simple = (
             opened
             and self.t.permission is None
@@ -2004,12 +2008,12 @@ class HandState:
                 wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
                 if not has_wilds or not wilds_allowed:  # naturals only, keeping the balance
                     for n in range(1, min(len(nat), room) + 1):
-                        if not wilds_allowed or rules.max_wilds(m.naturals + n) >= m.wilds:
+                        if not wilds_allowed or max_wilds[m.naturals + n] >= m.wilds:
                             check = LEGAL if n <= most_legal else CHECK_LAY
                             out.append((i, tuple(nat[:n]), check))
                     continue
                 for n in range(min(len(nat), room) + 1):
-                    wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
+                    wild_room = max_wilds[m.naturals + n] - m.wilds if wilds_allowed else 0
                     limit = min(wild_room, room - n)
                     naturals = tuple(nat[:n])
                     for wilds, wild_faces in wild_choices:
@@ -2035,12 +2039,12 @@ class HandState:
                 continue
             if not has_wilds:  # three naturals or more
                 for n in range(max(3, rules.min_naturals_in_group), min(len(nat), cap) + 1):
-                    if rules.max_wilds(n) >= 0:
+                    if max_wilds[n] >= 0:
                         check = LEGAL if n <= most_legal else CHECK_GROUP
                         out.append((NEW_MELD, tuple(nat[:n]), check))
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
-                limit = min(rules.max_wilds(n), cap - n)
+                limit = min(max_wilds[n], cap - n)
                 naturals = tuple(nat[:n])
                 for wilds, wild_faces in wild_choices:
                     if wilds <= limit and n + wilds >= 3:
