@@ -22,7 +22,7 @@ from rulecases import short_position
 from test_engine_fast_paths import _snapshot
 
 from canasta_net.canasta import state as state_module
-from canasta_net.canasta.actions import Action, Discard, Meld
+from canasta_net.canasta.actions import Action, AskGoOut, Discard, Meld
 from canasta_net.canasta.bots import choose_for, make_bot
 from canasta_net.canasta.position import position_from_dict, position_from_view, seat_view
 from canasta_net.canasta.rules import PRESETS, preset
@@ -237,15 +237,17 @@ def test_a_listed_discard_is_checked_in_full_once_the_turn_changed() -> None:
 
 
 def test_a_move_added_to_the_returned_list_is_checked_in_full() -> None:
-    """The list handed out is the caller's: what it adds is not trusted."""
+    """The list handed out is the caller's: what it adds is not trusted (asking to go out with
+    a hand that cannot is refused)."""
     state = _unopened()
-    _replace_in_hand(state, ["AH", "AS", "2C"], ["4S", "6D", "8H"])
     legal = state.legal_actions()
-    assert KINGS not in legal
-    foreign = _elsewhere(KINGS)
-    legal.append(foreign)
-    with pytest.raises(IllegalAction):
-        state.apply(foreign)
+    assert state._listed is not None, "the listing (the kings were checked) is kept"
+    ask = AskGoOut()
+    assert ask not in legal
+    legal.append(ask)
+    with pytest.raises(IllegalAction) as refused:
+        state.apply(ask)
+    assert refused.value.code == "ask-not-allowed"
 
 
 def test_a_move_listed_for_an_earlier_position_is_checked_in_full() -> None:
