@@ -10,7 +10,10 @@ Prints JSON (and writes it with --out) per variant:
   positions sampled from the same games.
 
 Run the same command on two checkouts (``PYTHONPATH=...``) to compare them; figures from a busy
-machine are only comparable when the runs alternate.
+machine are only comparable when the runs alternate. ``--count N`` only lists and picks N
+decisions per variant (seed ``--seed``), untimed: run it under ``valgrind --tool=callgrind`` and
+subtract a run with ``--count 0`` (the imports) for an instruction count that a loaded machine
+does not change.
 """
 
 from __future__ import annotations
@@ -70,6 +73,19 @@ def listing(rules: RuleSet, hands: int, seed: int) -> dict[str, Any]:
     }
 
 
+def count_decisions(rules: RuleSet, decisions: int, seed: int) -> None:
+    """``decisions`` list-and-pick decisions, hand after hand (for instruction counts)."""
+    rng = random.Random(seed)
+    done = 0
+    while done < decisions:
+        order = list(range(rules.deck_size))
+        rng.shuffle(order)
+        state = HandState(rules, order, dealer=0)
+        while not state.is_over and done < decisions:
+            state.apply(rng.choice(state.legal_actions()))
+            done += 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=300, help="hands per variant")
@@ -80,7 +96,16 @@ def main() -> int:
     parser.add_argument(
         "--listing-hands", type=int, default=100, help="hands per variant in the listing mode"
     )
+    parser.add_argument(
+        "--count", type=int, help="only N list-and-pick decisions a variant, untimed (callgrind)"
+    )
     args = parser.parse_args()
+    if args.count is not None:
+        for name in args.variants.split(","):
+            rules = game_for(name).rules
+            if isinstance(rules, RuleSet):
+                count_decisions(rules, args.count, args.seed)
+        return 0
     results: dict[str, dict[str, Any]] = {}
     for name in args.variants.split(","):
         report = simulate(game_for(name).rules, args.hands, args.seed, [args.bots])

@@ -135,3 +135,31 @@ def test_going_out_in_groups_first_answers_as_the_plans_first(
     assert planner.can_lay_out(rules, hand, melds, leftover, canastas, needed) == (
         reference_can_lay_out(rules, hand, melds, leftover, canastas, needed)
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    variant=st.sampled_from(["classic", "classic-3p", "vienna", "bolivia"]),
+    faces=st.lists(st.integers(0, JOKER), min_size=1, max_size=12),
+    pairs=st.lists(st.integers(0, JOKER), max_size=4),  # cards that come twice: groups to make
+    leftover=st.integers(0, 2),
+    canastas=st.integers(0, 2),
+    group=st.integers(0, 5),
+)
+def test_a_card_left_over_is_tried_among_the_stranded_ones_alone_when_it_must_be_one(
+    variant: str,
+    faces: list[int],
+    pairs: list[int],
+    leftover: int,
+    canastas: int,
+    group: int,
+) -> None:
+    """When as many cards are stranded (no meld could take them) as may be left over, only
+    they are tried as the card left over: the answer is the one of trying every kind."""
+    rules = preset(variant)
+    hand = HandCounts.of(rules, faces + pairs + pairs)
+    melds = {KING: MeldCounts(KING, 2 + group, 1)} if group else {}
+    needed = rules.canastas_to_go_out
+    assert planner.can_lay_out(rules, hand, melds, leftover, canastas, needed) == (
+        reference_can_lay_out(rules, hand, melds, leftover, canastas, needed)
+    )

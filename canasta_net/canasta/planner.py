@@ -395,17 +395,23 @@ def _lays_out_in_groups(
     canastas_needed: int,
 ) -> bool:
     """``can_lay_out`` without new sequences (the hand's runs are not looked at)."""
-    stranded = hand.other + (hand.black_threes if hand.black_threes < 3 else 0)
-    stranded += sum(1 for r in MELDABLE_RANKS if hand.naturals[r] == 1 and r not in melds)
+    naturals = hand.naturals
+    singles = [r for r in MELDABLE_RANKS if naturals[r] == 1 and r not in melds]
+    few_threes = 0 < hand.black_threes < 3
+    stranded = hand.other + (hand.black_threes if few_threes else 0) + len(singles)
     if stranded > leftover:
         return False  # quick answer: each stranded card would have to be the discard
     if _lays_out(rules, hand, melds, canastas, canastas_needed):
         return True
     if leftover <= 0:
         return False
+    # when as many are stranded as may be left over, a card left over must be a stranded one:
+    # without any other card as many stay stranded (or more), which the quick answer refuses
+    stranded_kinds = [*singles, -3] if few_threes else singles
+    kinds = stranded_kinds if stranded == leftover else hand.kinds()
     return any(
         _lays_out_in_groups(rules, hand.without(k), melds, leftover - 1, canastas, canastas_needed)
-        for k in hand.kinds()
+        for k in kinds
     )
 
 

@@ -103,10 +103,14 @@ class RuleSet:
     three_player_mode: ThreePlayerMode = "standard"
     # derived tables, filled in __post_init__
     _values: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    # max_wilds(n) for every n a group of one rank can hold (its naturals are the deck's at most)
+    max_wilds_table: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.validate()
         object.__setattr__(self, "_values", tuple(self._value_of(f) for f in range(JOKER + 1)))
+        table = tuple(self._max_wilds_of(n) for n in range(4 * self.decks + 1))
+        object.__setattr__(self, "max_wilds_table", table)
 
     def validate(self) -> None:
         if not 2 <= self.players <= 6:
@@ -186,6 +190,10 @@ class RuleSet:
 
     def max_wilds(self, naturals: int) -> int:
         """How many wild cards a group with this many natural cards may hold."""
+        table = self.max_wilds_table
+        return table[naturals] if 0 <= naturals < len(table) else self._max_wilds_of(naturals)
+
+    def _max_wilds_of(self, naturals: int) -> int:
         if naturals < self.min_naturals_in_group:
             return -1
         if self.wild_rule == "naturals_outnumber":

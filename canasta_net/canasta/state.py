@@ -128,6 +128,7 @@ def _canonical_faces(
 CHECK_ALL = 0  # as apply() would
 CHECK_LAY = 1  # a meld or addition valid in itself by construction: only the guards after it
 CHECK_GROUP = 2  # a new group by construction (its naturals, then its wild cards): as CHECK_LAY
+CHECK_THREES = 4  # a meld of three or four black threes from the hand: as CHECK_LAY
 LEGAL = 3  # legal by construction
 
 
@@ -314,6 +315,8 @@ class HandState:
         self.hidden_hands: frozenset[int] = frozenset()
         # Cards a lay takes first (in this order) when other cards of the hand show the same face.
         self.prefer_cards: tuple[int, ...] = ()
+        # the last listing of legal actions, with the key of the position it was made for
+        self._listed: tuple[tuple[object, ...], tuple[Action, ...]] | None = None
 
     @classmethod
     def blank(
@@ -530,10 +533,50 @@ class HandState:
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Perform ``action`` for the seat to move, or raise IllegalAction (state unchanged).
 
-        Every ``_do_`` method validates completely before it changes anything.
+        Every ``_do_`` method validates completely before it changes anything. An action that
+        :meth:`legal_actions` listed for this very position (the same object, while the
+        position's key is unchanged: see ``_listing_key``) is legal already: only the checks
+        that find its cards and meld are made, not the guards (which may run the planner).
+        Any other action, an equal one from elsewhere included, is checked in full.
         """
         self._check_turn(seat)
+        listed = self._listed
+        if listed is not None and listed[0] == self._listing_key():
+            self._listed = None  # a listing holds until the next move
+            for candidate in listed[1]:
+                if candidate is action:
+                    self._perform(action, True)
+                    return
+        self._listed = None
         self._perform(action)
+
+    def _listing_key(self) -> tuple[object, ...]:
+        """What a listing of legal actions depends on and a caller could change without a move
+        (the hand to move, the turn's state, the pile's and stock's sizes and top): a listing is
+        trusted by ``apply`` only while this is unchanged. Every move drops the listing; a copy
+        keeps it (the same position)."""
+        seat, t, pile = self.turn, self.t, self.pile
+        team = self.team_map[seat]
+        return (
+            self.phase,
+            seat,
+            self.turn_no,
+            tuple(self.hands[seat]),
+            t.drew,
+            t.initial_points,
+            t.laid,
+            t.added_to_old,
+            t.permission,
+            t.black_threes,
+            len(t.pending_pile),
+            len(self.stock),
+            len(pile),
+            pile[-1] if pile else -1,
+            self.pile_frozen_below,
+            self.opened[team],
+            len(self.melds[team]),
+            self.hidden_hands,
+        )
 
     def is_legal(self, action: Action, seat: int | None = None) -> bool:
         try:
@@ -580,28 +623,32 @@ class HandState:
         else:  # pragma: no cover - exhaustive
             raise refuse("wrong-phase.unknown-action", action=repr(action))
 
-    def _perform(self, action: Action) -> None:
+    def _perform(self, action: Action, listed: bool = False) -> None:
+        """Check and make ``action``; ``listed``: it is legal (listed for this position), only
+        its cards and meld are looked up."""
         if isinstance(action, Draw):
-            self._check_draw()
+            if not listed:
+                self._check_draw()
             self._do_draw()
         elif isinstance(action, Discard):
-            self._do_discard(action)
+            self._do_discard(action, listed)
         elif isinstance(action, TakePile):
-            self._do_take_pile(action)
+            self._do_take_pile(action, listed)
         elif isinstance(action, TakeTop):
             self._do_take_top(action)
         elif isinstance(action, Meld):
             merged = self._as_addition(action)
             if isinstance(merged, AddToMeld):
-                self._do_add(merged)
+                self._do_add(merged, listed)
             else:
-                self._do_meld(action)
+                self._do_meld(action, listed)
         elif isinstance(action, AddToMeld):
-            self._do_add(action)
+            self._do_add(action, listed)
         elif isinstance(action, MergeMelds):
             self._do_merge(action)
         elif isinstance(action, AskGoOut):
-            self._check_ask()
+            if not listed:
+                self._check_ask()
             self.phase = ASKED_PHASE
         elif isinstance(action, Answer):
             if self.phase is not ASKED_PHASE:
@@ -845,8 +892,11 @@ class HandState:
         self.phase = PLAY_PHASE
 
     # ------------------------------------------------------------------ take the pile
-    def _plan_take_pile(self, action: TakePile) -> tuple[list[int], int | None, GroupShape | None]:
-        """Check a pile take; return (hand card ids used, existing meld index, new group)."""
+    def _plan_take_pile(
+        self, action: TakePile, listed: bool = False
+    ) -> tuple[list[int], int | None, GroupShape | None]:
+        """Check a pile take; return (hand card ids used, existing meld index, new group).
+        ``listed``: the take is legal, the guards on what follows it are skipped."""
         self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
@@ -906,6 +956,8 @@ class HandState:
             check_addition(rules, self.melds[team][existing], melded)
         else:
             shape = group_shape(rules, melded)
+        if listed:
+            return used, existing, shape
         # consequences: the initial meld and the cards left afterwards
         top_is_red = is_red_three(top)  # never, in practice: a red three is never discarded
         rest_to_hand = len(self.pile) - 1 - (self._pile_counts()[1] - top_is_red)
@@ -1008,8 +1060,8 @@ class HandState:
         self.phase = PLAY_PHASE
         self._after_lay(seat, team)
 
-    def _do_take_pile(self, action: TakePile) -> None:
-        used, existing, shape = self._plan_take_pile(action)
+    def _do_take_pile(self, action: TakePile, listed: bool = False) -> None:
+        used, existing, shape = self._plan_take_pile(action, listed)
         self._form_partnership(self.turn)
         seat, team = self.turn, self.team_of(self.turn)
         top_card = self.pile.pop()
@@ -1128,12 +1180,14 @@ class HandState:
                 self.hands[seat].append(card)
                 break
 
-    def _plan_meld(self, action: Meld) -> tuple[list[int], GroupShape]:
+    def _plan_meld(self, action: Meld, listed: bool = False) -> tuple[list[int], GroupShape]:
         self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
         rules, seat = self.rules, self.turn
         used = self._take_from_hand(seat, action.cards)
         faces = self.faces(used)
         shape = group_shape(rules, faces)
+        if listed:
+            return used, shape
         hand_after = [c for c in self.hands[seat] if c not in used]
         self._check_new_meld(
             faces, shape, len(hand_after), lambda: HandCounts.of(rules, self.faces(hand_after))
@@ -1224,8 +1278,8 @@ class HandState:
             for m in self.melds[team]
         )
 
-    def _do_meld(self, action: Meld) -> None:
-        used, shape = self._plan_meld(action)
+    def _do_meld(self, action: Meld, listed: bool = False) -> None:
+        used, shape = self._plan_meld(action, listed)
         seat, team = self.turn, self.team_of(self.turn)
         for c in used:
             self.hands[seat].remove(c)
@@ -1235,7 +1289,7 @@ class HandState:
             self.t.black_threes = True
         self._after_lay(seat, team)
 
-    def _plan_add(self, action: AddToMeld) -> list[int]:
+    def _plan_add(self, action: AddToMeld, listed: bool = False) -> list[int]:
         self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_of(seat)
@@ -1243,6 +1297,8 @@ class HandState:
         if not self.opened[team] and meld.laid_turn != self.turn_no:
             raise refuse("initial-meld-too-low.first")  # pragma: no cover - no older melds
         used = self._take_from_hand(seat, action.cards)
+        if listed:
+            return used  # ``_lay`` checks the addition itself as it makes it
         faces = self.faces(used)
         hand_after = [c for c in self.hands[seat] if c not in used]
         self._check_addition(
@@ -1343,8 +1399,8 @@ class HandState:
         first.laid_turn = min(first.laid_turn, second.laid_turn)
         del self.melds[team][action.second]
 
-    def _do_add(self, action: AddToMeld) -> None:
-        used = self._plan_add(action)
+    def _do_add(self, action: AddToMeld, listed: bool = False) -> None:
+        used = self._plan_add(action, listed)
         seat, team = self.turn, self.team_of(self.turn)
         for c in used:
             self.hands[seat].remove(c)
@@ -1383,8 +1439,11 @@ class HandState:
                 raise self._too_low(team)
         return card
 
-    def _do_discard(self, action: Discard) -> None:
-        card = self._check_discard(action)
+    def _do_discard(self, action: Discard, listed: bool = False) -> None:
+        if listed:
+            (card,) = self._take_from_hand(self.turn, (action.card,))
+        else:
+            card = self._check_discard(action)
         seat = self.turn
         self.hands[seat].remove(card)
         self._unshow(seat, (card,))
@@ -1570,6 +1629,19 @@ class HandState:
     def legal_actions(self) -> list[Action]:
         """Every legal action for the seat to move, one representative per equivalent choice.
 
+        The list is kept with the position's key: :meth:`apply` makes a listed action (the same
+        object) without checking it again while the position is the same. A caller's change to
+        the list changes nothing of what is kept.
+        """
+        legal, checked = self._legal_actions()
+        # kept where a listed move's check is more than a look-up (the key costs a little)
+        self._listed = (self._listing_key(), tuple(legal)) if checked else None
+        return legal
+
+    def _legal_actions(self) -> tuple[list[Action], bool]:
+        """:meth:`legal_actions`' list, worked out, and whether a draw, a pile take, a lay or
+        "may I go out?" in it was listed after a check (not legal by construction).
+
         Suits never matter within a group, so of the melds that differ only in which suits of a
         rank (or which twos) they use, one is listed; :meth:`normalize` maps any action to its
         representative.
@@ -1581,24 +1653,31 @@ class HandState:
         """
         phase = self.phase
         if phase is OVER_PHASE:
-            return []
+            return [], False
         if phase is ASKED_PHASE:
-            return list(ANSWERS)
+            return list(ANSWERS), False
         hand = self.hand_faces(self.turn)
         counted: list[HandCounts] = []  # the hand counted, once a check needs it
         check_one = self._candidate_legal
+        legal: list[Action] = []
+        checked = False
         if phase is DRAW_PHASE:
-            return [
-                a
-                for a, check in self._draw_candidates(hand)
-                if check == LEGAL or check_one(a, check, hand, counted)
-            ]
+            for action, check in self._draw_candidates(hand):
+                if check == LEGAL:
+                    legal.append(action)
+                elif check_one(action, check, hand, counted):
+                    legal.append(action)
+                    checked = True
+            return legal, checked
         groups = self._hand_groups(hand)
         lays, merges = self._lay_candidates(hand, groups)
-        legal: list[Action] = []
         initial: list[_InitialFacts | None] = []  # the initial meld's facts, once needed
+        lay_actions = _LAY_ACTIONS
         for meld, faces, check in lays:
-            action = _lay_of(meld, faces)
+            action = lay_actions.get((meld, faces)) or _lay_of(meld, faces)
+            if check == LEGAL:
+                legal.append(action)
+                continue
             if check == CHECK_GROUP:
                 if not initial:
                     initial.append(self._initial_facts())
@@ -1606,11 +1685,13 @@ class HandState:
                 if facts is not None:
                     if self._initial_group_legal(faces, hand, counted, facts):
                         legal.append(action)
+                        checked = True
                     continue
-            elif check == CHECK_ALL and self._black_threes_stuck(faces, hand, groups):
+            elif check == CHECK_THREES and self._black_threes_stuck(faces, hand, groups):
                 continue  # "black-threes-only-going-out", without the planner
-            if check == LEGAL or check_one(action, check, hand, counted):
+            if check_one(action, check, hand, counted):
                 legal.append(action)
+                checked = True
         for action, _check in merges:
             if self.is_legal(action):
                 legal.append(action)
@@ -1622,7 +1703,8 @@ class HandState:
                 legal += [DISCARDS[f] for f in discards if self.is_legal(DISCARDS[f])]
             if ask and self._ask_legal(hand, counted, groups):
                 legal.append(ASK_GO_OUT)
-        return legal
+                checked = True
+        return legal, checked
 
     def random_legal_action(self, pick: Callable[[int], int]) -> Action | None:
         """A legal action drawn uniformly from :meth:`legal_actions` (None if there is none),
@@ -1775,7 +1857,7 @@ class HandState:
         move), each with how far it must still be checked: with a stock a draw is legal. Takes
         that are refused whatever else holds are left out: a pile frozen for the team takes only
         a natural pair, and the top card alone goes only on a meld of its rank."""
-        out: list[tuple[Action, int]] = [(Draw(), LEGAL if self.stock else CHECK_ALL)]
+        out: list[tuple[Action, int]] = [(DRAW, LEGAL if self.stock else CHECK_ALL)]
         top = self.pile_top
         if top is None or is_wild(top) or is_three(top):
             return out
@@ -1830,16 +1912,18 @@ class HandState:
         too; each list sorted), its twos (sorted), how many jokers."""
         naturals_by_rank: dict[int, list[int]] = {}
         twos_sorted: list[int] = []
-        jokers = 0
-        for f in sorted(hand):
-            if f == JOKER:
-                jokers += 1
-            elif f % 13 == 1:
+        jokers = hand.count(JOKER)
+        faces = sorted(hand)
+        if jokers:  # the highest face: the last ones
+            del faces[-jokers:]
+        for f in faces:
+            rank = f % 13
+            if rank == 1:
                 twos_sorted.append(f)
             else:
-                same = naturals_by_rank.get(f % 13)
+                same = naturals_by_rank.get(rank)
                 if same is None:
-                    naturals_by_rank[f % 13] = [f]
+                    naturals_by_rank[rank] = [f]
                 else:
                     same.append(f)
         return naturals_by_rank, twos_sorted, jokers
@@ -1899,6 +1983,7 @@ class HandState:
         wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
         has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
+        max_wilds = rules.max_wilds_table  # a group's naturals are at most the deck's
         simple = (
             opened
             and self.t.permission is None
@@ -1923,12 +2008,12 @@ class HandState:
                 wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
                 if not has_wilds or not wilds_allowed:  # naturals only, keeping the balance
                     for n in range(1, min(len(nat), room) + 1):
-                        if not wilds_allowed or rules.max_wilds(m.naturals + n) >= m.wilds:
+                        if not wilds_allowed or max_wilds[m.naturals + n] >= m.wilds:
                             check = LEGAL if n <= most_legal else CHECK_LAY
                             out.append((i, tuple(nat[:n]), check))
                     continue
                 for n in range(min(len(nat), room) + 1):
-                    wild_room = rules.max_wilds(m.naturals + n) - m.wilds if wilds_allowed else 0
+                    wild_room = max_wilds[m.naturals + n] - m.wilds if wilds_allowed else 0
                     limit = min(wild_room, room - n)
                     naturals = tuple(nat[:n])
                     for wilds, wild_faces in wild_choices:
@@ -1954,12 +2039,12 @@ class HandState:
                 continue
             if not has_wilds:  # three naturals or more
                 for n in range(max(3, rules.min_naturals_in_group), min(len(nat), cap) + 1):
-                    if rules.max_wilds(n) >= 0:
+                    if max_wilds[n] >= 0:
                         check = LEGAL if n <= most_legal else CHECK_GROUP
                         out.append((NEW_MELD, tuple(nat[:n]), check))
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
-                limit = min(rules.max_wilds(n), cap - n)
+                limit = min(max_wilds[n], cap - n)
                 naturals = tuple(nat[:n])
                 for wilds, wild_faces in wild_choices:
                     if wilds <= limit and n + wilds >= 3:
@@ -1974,7 +2059,7 @@ class HandState:
         threes = naturals_by_rank.get(THREE, [])
         b3 = [f for f in threes if is_black_three(f)] if len(threes) >= 3 else []
         for n in range(3, min(len(b3), 4) + 1):
-            out.append((NEW_MELD, tuple(b3[:n]), CHECK_ALL))
+            out.append((NEW_MELD, tuple(b3[:n]), CHECK_THREES))
         if self.phase is PLAY_PHASE and rules.merge_groups and opened and not self._must_go_out:
             open_groups = [
                 (i, m.rank)
