@@ -76,6 +76,9 @@ class SearchGame:
     confidence: float = 0.0
     """How many standard errors a candidate's gain must be to replace the policy's first choice
     (``SearchBot.confidence``)."""
+    rollout_bots: Callable[[random.Random, int], list[Any]] | None = None
+    """The policy for every seat of one rollout, if the seats' bots may share what they work
+    out (Canasta's read the public table once for all); None: ``rollout_bot`` for each."""
 
     def bot(
         self, rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
@@ -282,7 +285,10 @@ class SearchBot:
         sim = state.copy()
         sim.apply(action, seat)
         rng = random.Random(seed)
-        bots = [self.game.rollout_bot(rng) for _ in range(sim.players)]
+        if self.game.rollout_bots is not None:
+            bots = self.game.rollout_bots(rng, sim.players)
+        else:
+            bots = [self.game.rollout_bot(rng) for _ in range(sim.players)]
         limit = ROLLOUT_LIMIT if self.horizon is None else self.horizon
         played = 0
         try:

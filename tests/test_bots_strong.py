@@ -12,8 +12,9 @@ from canasta_net import mayi, selfplay
 from canasta_net import search as search_module
 from canasta_net.canasta import bots as canasta_bots
 from canasta_net.canasta.actions import Discard
+from canasta_net.canasta.heuristic import HeuristicBot, SeatReader, knowledge_of
 from canasta_net.canasta.rules import PRESETS, preset
-from canasta_net.canasta.state import HandState
+from canasta_net.canasta.state import HandState, Phase
 from canasta_net.cards import is_red_three, rank_of
 from canasta_net.games import game_for
 from canasta_net.hint import suggest
@@ -191,3 +192,31 @@ def test_a_search_stops_before_a_deal_that_would_overrun_its_budget(
     bot.horizon = 8
     bot.evaluate(state, state.legal_actions()[:2])
     assert bot.deals_tried == 3
+
+
+@pytest.mark.parametrize(
+    "variant", ["classic", "classic-2p", "classic-3p-lone", "samba", "bolivia"]
+)
+def test_the_heuristics_shortcuts_choose_what_its_full_reading_chooses(variant: str) -> None:
+    """The heuristic keeps what the melds and the pile tell between moves (``SeatReader``) and
+    draws from a small pile without listing the legal actions: along hands of mixed play (the
+    heuristic and random moves, so that odd positions come up too) it reads exactly what
+    ``knowledge_of`` reads and chooses what ``decide`` over the whole legal list chooses."""
+    reference = HeuristicBot()
+    for seed in range(3):
+        state = _state(variant, seed)
+        shared = SeatReader()  # a rollout's bots share one (seed 1), or not
+        bots = [HeuristicBot(reader=shared if seed == 1 else None) for _ in range(state.players)]
+        wild = canasta_bots.RandomBot(random.Random(seed))
+        rng = random.Random(seed)
+        while not state.is_over:
+            seat = state.to_move
+            legal = state.legal_actions()
+            want = reference.decide(legal, knowledge_of(state, seat))
+            assert bots[seat].choose_in(state) == want
+            if state.phase is not Phase.DRAW:
+                assert bots[seat].reader.knowledge(state, seat) == knowledge_of(state, seat)
+            action = wild.choose_in(state) if rng.random() < 0.2 else want
+            state.apply(action, seat)
+            if rng.random() < 0.05:
+                state = state.copy()  # a rollout's copy: shared melds, new lists
