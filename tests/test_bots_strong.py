@@ -220,3 +220,51 @@ def test_the_heuristics_shortcuts_choose_what_its_full_reading_chooses(variant: 
             state.apply(action, seat)
             if rng.random() < 0.05:
                 state = state.copy()  # a rollout's copy: shared melds, new lists
+
+
+def test_with_two_seats_a_steady_small_gain_replaces_the_policys_move() -> None:
+    """With two seats the search plays the best mean over two deals or more, by any margin
+    (``duel``); with four it keeps the margin and the standard error."""
+    bot = _search("classic", 1)
+    first = [0.0] * 6
+    small = [12.0, 8.0, 15.0, 5.0, 10.0, 10.0]  # +10 a deal, below the 30-point margin
+    bot._values = [first, small]
+    bot._players = 2
+    assert bot._convincing(1)
+    bot._players = 4
+    assert not bot._convincing(1)
+    bot._players = 2
+    bot._values = [first[:1], small[:1]]
+    assert not bot._convincing(1)  # one deal cannot tell, with two seats too
+    bot._values = [first, [-x for x in small]]
+    assert not bot._convincing(1)  # worse is never played
+
+
+def test_a_cpu_time_budget_counts_the_threads_cpu_not_the_wall_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a busy machine the wall clock runs on while the search waits for a core: with
+    ``cpu_time`` the budget counts only the CPU time the search's thread got (here 0.15 s a
+    deal, while the wall clock says 1 s a deal)."""
+    wall, cpu = [0.0], [0.0]
+
+    def perf_counter() -> float:
+        wall[0] += 1.0
+        return wall[0] - 1.0
+
+    def thread_time() -> float:
+        cpu[0] += 0.15
+        return cpu[0] - 0.15
+
+    clock = SimpleNamespace(perf_counter=perf_counter, thread_time=thread_time)
+    monkeypatch.setattr(search_module, "time", clock)
+    state = _state("classic", 2)
+    state.apply(state.legal_actions()[0])
+    bot = canasta_bots.search_bot(random.Random(0), budget=0.5, cpu_time=True)
+    bot.horizon = 8
+    bot.evaluate(state, state.legal_actions()[:2])
+    assert bot.deals_tried == 3
+    bot = canasta_bots.search_bot(random.Random(0), budget=0.5)  # the wall clock: one deal
+    bot.horizon = 8
+    bot.evaluate(state, state.legal_actions()[:2])
+    assert bot.deals_tried == 1
