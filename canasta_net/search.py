@@ -213,18 +213,19 @@ class SearchBot:
         by ``margin`` points a deal and by ``confidence`` standard errors of the difference."""
         if best == 0:
             return False
-        margin, confidence = self.margin, self.confidence
+        margin, confidence, least = self.margin, self.confidence, 1
         if self.duel is not None and self._players == 2:
             margin, confidence = self.duel
+            least = 2  # a rule without a margin: one deal cannot tell luck from a better move
         gains = [b - a for a, b in zip(self._values[0], self._values[best], strict=True)]
         deals = len(gains)
-        if deals < 2:
-            return False  # one deal cannot tell luck from a better move
         mean = sum(gains) / deals
-        if mean < margin or mean <= 0:
+        if deals < least or mean < margin or mean <= 0:
             return False
         if confidence <= 0:
             return True
+        if deals < 2:
+            return False  # one deal cannot tell luck from a better move
         variance = sum((g - mean) ** 2 for g in gains) / (deals - 1)
         return mean >= confidence * math.sqrt(variance / deals)
 

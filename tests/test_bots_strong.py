@@ -223,9 +223,10 @@ def test_the_heuristics_shortcuts_choose_what_its_full_reading_chooses(variant: 
 
 
 def test_with_two_seats_a_steady_small_gain_replaces_the_policys_move() -> None:
-    """With two seats the search plays the best mean over two deals or more, by any margin
-    (``duel``); with four it keeps the margin and the standard error."""
+    """With a ``duel`` rule of (0, 0) the search plays, with two seats, the best mean over two
+    deals or more, by any margin; with four it keeps the margin and the standard error."""
     bot = _search("classic", 1)
+    bot.duel = (0.0, 0.0)
     first = [0.0] * 6
     small = [12.0, 8.0, 15.0, 5.0, 10.0, 10.0]  # +10 a deal, below the 30-point margin
     bot._values = [first, small]

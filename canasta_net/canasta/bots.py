@@ -187,9 +187,9 @@ CANASTA_SEARCH = SearchGame(
     # over the same deals is enough to play it
     candidates=5,
     confidence=0.5,
-    # with two seats: the best mean over two deals or more, by any margin (measured over the
-    # same positions, it gains about ten points a move more than the four-player rule there)
-    duel=(0.0, 0.0),
+    # no rule of its own with two seats: the even rule (``duel=(0.0, 0.0)``) gained about ten
+    # points a move over the same positions, but lost more hands than this rule on the same
+    # deals in play (docs/bots.md)
 )
 
 
