@@ -78,6 +78,7 @@ class SearchJob:
     horizon: int | None
     margin: float
     confidence: float
+    duel: tuple[float, float] | None
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ def run_search(job: SearchJob) -> SearchResult:
         margin=job.margin,
         confidence=job.confidence,
     )
+    bot.duel = job.duel
     state = job.game.from_dict(job.position)
     action = bot.search(job.position, bot.candidates_in(state), job.seed)
     return SearchResult(str(action), bot.deals_tried, [(str(a), v) for a, v in bot.last])
@@ -151,6 +153,7 @@ class BotPool:
             bot.horizon,
             bot.margin,
             bot.confidence,
+            bot.duel,
         )
         by_text = {str(a): a for a in tried}
 

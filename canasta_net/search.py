@@ -76,14 +76,30 @@ class SearchGame:
     confidence: float = 0.0
     """How many standard errors a candidate's gain must be to replace the policy's first choice
     (``SearchBot.confidence``)."""
+    duel: tuple[float, float] | None = None
+    """The (margin, confidence) for a position of two seats, where the search's gain is larger
+    and an even rule does best (``docs/bots.md``); None: ``margin`` and ``confidence`` there too."""
+    rollout_bots: Callable[[random.Random, int], list[Any]] | None = None
+    """The policy for every seat of one rollout, if the seats' bots may share what they work
+    out (Canasta's read the public table once for all); None: ``rollout_bot`` for each."""
 
     def bot(
-        self, rng: random.Random, budget: float = DEFAULT_BUDGET, simulations: int | None = None
+        self,
+        rng: random.Random,
+        budget: float = DEFAULT_BUDGET,
+        simulations: int | None = None,
+        cpu_time: bool = False,
     ) -> SearchBot:
-        """The searching bot for this game (``simulations``: a fixed number of sampled deals); a
-        remote prompt, which gives no position to sample, is played by the rollout policy."""
+        """The searching bot for this game (``simulations``: a fixed number of sampled deals;
+        ``cpu_time``: the budget in CPU seconds); a remote prompt, which gives no position to
+        sample, is played by the rollout policy."""
         return SearchBot(
-            self, rng, budget=budget, simulations=simulations, fallback=self.rollout_bot(rng)
+            self,
+            rng,
+            budget=budget,
+            simulations=simulations,
+            fallback=self.rollout_bot(rng),
+            cpu_time=cpu_time,
         )
 
 
@@ -114,10 +130,14 @@ class SearchBot:
         margin: float = 30.0,
         confidence: float | None = None,
         fallback: Any = None,
+        cpu_time: bool = False,
     ) -> None:
         self.game = game
         self.rng = rng
         self.budget = budget
+        # the budget counts this thread's CPU time, not the wall clock's: a benchmark on a busy
+        # machine then measures the same search as an idle core runs (a player waits longer)
+        self.cpu_time = cpu_time
         self.simulations = simulations
         self.candidates = game.candidates if candidates is None else candidates
         self.horizon = horizon  # actions a rollout plays before it is scored (None: to the end)
@@ -128,6 +148,9 @@ class SearchBot:
         # a rollout to the hand's end differs by hundreds of points from one deal to the next,
         # so a gain seen in a few deals is mostly luck unless it is large
         self.confidence = game.confidence if confidence is None else confidence
+        # ... but with two seats (the search gains most there) the game's ``duel`` rule
+        self.duel = game.duel
+        self._players = 0  # seats of the last searched position
         self.fallback = fallback  # plays from a legal list and a hand alone (a remote prompt)
         self.deals_tried = 0  # sampled deals of the last search (for the benchmark)
         self.last: list[tuple[Any, float]] = []  # the last search's candidates, mean values
@@ -190,17 +213,21 @@ class SearchBot:
         by ``margin`` points a deal and by ``confidence`` standard errors of the difference."""
         if best == 0:
             return False
+        margin, confidence, least = self.margin, self.confidence, 1
+        if self.duel is not None and self._players == 2:
+            margin, confidence = self.duel
+            least = 2  # a rule without a margin: one deal cannot tell luck from a better move
         gains = [b - a for a, b in zip(self._values[0], self._values[best], strict=True)]
         deals = len(gains)
         mean = sum(gains) / deals
-        if mean < self.margin:
+        if deals < least or mean < margin or mean <= 0:
             return False
-        if self.confidence <= 0:
+        if confidence <= 0:
             return True
         if deals < 2:
             return False  # one deal cannot tell luck from a better move
         variance = sum((g - mean) ** 2 for g in gains) / (deals - 1)
-        return mean >= self.confidence * math.sqrt(variance / deals)
+        return mean >= confidence * math.sqrt(variance / deals)
 
     def evaluate(self, state: Any, actions: Sequence[Any]) -> list[tuple[Any, float]]:
         """Each of ``actions`` (legal for the seat to move) with its mean value for that seat's
@@ -215,8 +242,10 @@ class SearchBot:
         """Each action's total value for the seat to move over deals sampled from ``seed``."""
         seat = self.game.from_dict(position).to_move
         unseen = self._unseen(position, seat)
+        self._players = len(position["hands"])
         values: list[list[float]] = [[] for _ in actions]
-        started = time.perf_counter()
+        clock = time.thread_time if self.cpu_time else time.perf_counter
+        started = clock()
         deals = 0
         while True:
             deal_rng = random.Random(seed + deals)
@@ -228,7 +257,7 @@ class SearchBot:
             if self.simulations is not None:
                 if deals >= self.simulations:
                     break
-            elif (time.perf_counter() - started) * (deals + 1) / deals > self.budget:
+            elif (clock() - started) * (deals + 1) / deals > self.budget:
                 break  # the next deal, as long as the mean one, would end past the budget
         self.deals_tried = deals
         self._values = values
@@ -282,7 +311,10 @@ class SearchBot:
         sim = state.copy()
         sim.apply(action, seat)
         rng = random.Random(seed)
-        bots = [self.game.rollout_bot(rng) for _ in range(sim.players)]
+        if self.game.rollout_bots is not None:
+            bots = self.game.rollout_bots(rng, sim.players)
+        else:
+            bots = [self.game.rollout_bot(rng) for _ in range(sim.players)]
         limit = ROLLOUT_LIMIT if self.horizon is None else self.horizon
         played = 0
         try:

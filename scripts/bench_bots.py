@@ -7,7 +7,9 @@ favour either bot. ``--unit match`` plays whole matches (to the target score, de
 ``--unit hand`` plays single hands and counts the higher hand score (for the searching bot, whose
 matches are long). Prints JSON: A's win rate over the games (a draw counts half) with a 95 %
 Wilson interval, the duplicate pairs A won both, split or lost both, the mean score difference,
-and each kind's mean seconds a move. Progress goes to stderr.
+and each kind's mean seconds a move (CPU and wall). A search's budget counts the CPU time of its
+thread (``--clock cpu``, the default), so that other jobs on the machine do not weaken it; ``--clock
+wall`` counts wall seconds, as a host does. Progress goes to stderr.
 
     PYTHONPATH=. python scripts/bench_bots.py heuristic greedy --matches 200 --jobs 2
     PYTHONPATH=. python scripts/bench_bots.py search:0.5 heuristic --unit hand --matches 20
@@ -48,14 +50,15 @@ class Game:
     points: float  # 1 a win for A, 0.5 a draw, 0 a loss
     diff: int  # A's score minus B's
     moves: list[int] = field(default_factory=lambda: [0, 0])
-    seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])  # CPU, this process
+    wall: list[float] = field(default_factory=lambda: [0.0, 0.0])
     deals: list[int] = field(default_factory=lambda: [0, 0])  # sampled by a searching bot
 
 
-def _bot(kind: str, rng: random.Random, simulations: int | None) -> Any:
+def _bot(kind: str, rng: random.Random, simulations: int | None, cpu_time: bool = True) -> Any:
     budget = search_budget(kind)
     if budget is not None:
-        return search_bot(rng, budget, simulations)
+        return search_bot(rng, budget, simulations, cpu_time)
     return make_bot(kind, rng)
 
 
@@ -69,23 +72,25 @@ def _play_hand(state: HandState, bots: list[Any], a_parity: int, game: Game) -> 
     while not state.is_over:
         seat = state.to_move
         side = 0 if seat % 2 == a_parity else 1
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         action = choose_for(bots[seat], state)
-        game.seconds[side] += time.perf_counter() - started
+        game.seconds[side] += time.process_time() - cpu
+        game.wall[side] += time.perf_counter() - started
         game.moves[side] += 1
         game.deals[side] += getattr(bots[seat], "deals_tried", 0)
         state.apply(action, seat)
 
 
-def play_game(task: tuple[str, str, str, str, int, int, int | None]) -> Game:
+def play_game(task: tuple[str, str, str, str, int, int, int | None, bool]) -> Game:
     """One game: bot A on the seats of parity ``a_parity`` (a plain function for the pool)."""
-    variant, unit, kind_a, kind_b, seed, a_parity, simulations = task
+    variant, unit, kind_a, kind_b, seed, a_parity, simulations, cpu_time = task
     rules = preset(variant)
     bots = [
         _bot(
             kind_a if seat % 2 == a_parity else kind_b,
             random.Random(seed * 100 + seat),
             simulations,
+            cpu_time,
         )
         for seat in range(rules.players)
     ]
@@ -120,7 +125,16 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def bench(args: argparse.Namespace, variant: str) -> dict[str, Any]:
     tasks = [
-        (variant, args.unit, args.a, args.b, args.seed + i, parity, args.simulations)
+        (
+            variant,
+            args.unit,
+            args.a,
+            args.b,
+            args.seed + i,
+            parity,
+            args.simulations,
+            args.clock == "cpu",
+        )
         for i in range(args.matches)
         for parity in (0, 1)
     ]
@@ -142,6 +156,7 @@ def bench(args: argparse.Namespace, variant: str) -> dict[str, Any]:
     low, high = wilson(points, len(games))
     moves = [sum(g.moves[s] for g in games) for s in (0, 1)]
     seconds = [sum(g.seconds[s] for g in games) for s in (0, 1)]
+    wall = [sum(g.wall[s] for g in games) for s in (0, 1)]
     return {
         "variant": variant,
         "players": preset(variant).players,
@@ -154,9 +169,13 @@ def bench(args: argparse.Namespace, variant: str) -> dict[str, Any]:
             "lost_both": sum(1 for p in pairs if p == 0),
         },
         "mean_score_diff": round(sum(g.diff for g in games) / len(games), 1),
-        "seconds_per_move": {
+        "seconds_per_move": {  # CPU seconds of the benchmark's process
             args.a: round(seconds[0] / max(1, moves[0]), 5),
             args.b: round(seconds[1] / max(1, moves[1]), 5),
+        },
+        "wall_seconds_per_move": {
+            args.a: round(wall[0] / max(1, moves[0]), 5),
+            args.b: round(wall[1] / max(1, moves[1]), 5),
         },
         "sampled_deals_per_move": {
             args.a: round(sum(g.deals[0] for g in games) / max(1, moves[0]), 2),
@@ -179,6 +198,13 @@ def main() -> int:
     parser.add_argument(
         "--simulations", type=int, help="sampled deals a move for the search (not timed)"
     )
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="what a search budget counts: CPU seconds of the searching thread (the default: "
+        "a busy machine does not weaken the search) or wall seconds (as a host plays)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", dest="json_path", type=Path, help="also write the JSON here")
@@ -198,6 +224,7 @@ def main() -> int:
         "b": args.b,
         "unit": args.unit,
         "simulations": args.simulations,
+        "clock": args.clock,
         "seed": args.seed,
         "jobs": args.jobs,
         "python": platform.python_version(),

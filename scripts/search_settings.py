@@ -12,6 +12,11 @@ picks minus the first choice's) and how often the rule changes the heuristic's m
 
     PYTHONPATH=. python scripts/search_settings.py collect classic --positions 100 --out 4p.jsonl
     PYTHONPATH=. python scripts/search_settings.py analyse 4p.jsonl
+    PYTHONPATH=. python scripts/search_settings.py allocate 4p.jsonl
+
+``allocate`` compares, for a search of R rollouts, the decision rules (margin, standard errors)
+and successive halving (a few deals on every candidate, the rest on the leaders) against trying
+every candidate in the same deals.
 
 ``docs/bots.md`` (The search) gives the table it printed.
 """
@@ -102,6 +107,71 @@ def analyse(args: argparse.Namespace) -> None:
             print(f"{deals:2d} deals x {k} candidates: " + " | ".join(cells), flush=True)
 
 
+def _chosen(
+    values: list[list[int]], seen: Sequence[int], best: int, margin: float, z: float
+) -> int:
+    """The candidate a rule plays: ``best`` if its gain over the first choice in the deals
+    ``seen`` is positive, at least ``margin`` and ``z`` standard errors; else the first."""
+    gains = [values[best][d] - values[0][d] for d in seen]
+    n = len(gains)
+    if best == 0 or n < 2:
+        return 0
+    mean = sum(gains) / n
+    spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / (n - 1))
+    return best if mean > 0 and mean >= margin and mean >= z * spread / math.sqrt(n) else 0
+
+
+def allocation_gain(
+    positions: Sequence[dict[str, Any]],
+    rollouts: int,
+    plan: tuple[int, int] | None,
+    rule: tuple[float, float],
+    truth_deals: int,
+    draws: int,
+) -> float:
+    """The mean true gain a move over the heuristic's first choice of a search of ``rollouts``
+    rollouts: every candidate in the same deals (``plan`` None), or successive halving (``plan``
+    (n, keep): n deals on every candidate, then the rest on the first choice and the ``keep``
+    best others), deciding by ``rule`` (margin, standard errors). The first ``truth_deals`` of
+    each position give the true values, the others the deals the search sees."""
+    rng = random.Random(1)
+    total, count = 0.0, 0
+    for p in positions:
+        values = p["values"][:5]
+        k = len(values)
+        truth = [sum(v[:truth_deals]) / truth_deals for v in values]
+        pool = list(range(truth_deals, len(values[0])))
+        for _ in range(draws):
+            order = rng.sample(pool, len(pool))
+            if plan is None or k <= plan[1] + 1:
+                seen = order[: max(1, rollouts // k)]
+                kept = list(range(k))
+            else:
+                first, keep = plan
+                early = [sum(v[d] for d in order[:first]) / first for v in values]
+                kept = [0, *sorted(range(1, k), key=lambda i: -early[i])[:keep]]
+                seen = order[: first + max(0, rollouts - first * k) // len(kept)]
+            means = {i: sum(values[i][d] for d in seen) / len(seen) for i in kept}
+            best = max(kept, key=lambda i: means[i])
+            total += truth[_chosen(values, seen, best, *rule)] - truth[0]
+            count += 1
+    return total / count
+
+
+def allocate(args: argparse.Namespace) -> None:
+    positions = [json.loads(line) for path in args.files for line in path.open()]
+    positions = [p for p in positions if len(p["values"]) >= 2]
+    print(f"{len(positions)} positions, true values from {args.truth} deals")
+    for rollouts in args.rollouts:
+        cells = []
+        for rule in ((30.0, 0.5), (0.0, 0.0), (30.0, 1.0)):
+            for plan in (None, (3, 1), (4, 2)):
+                g = allocation_gain(positions, rollouts, plan, rule, args.truth, args.draws)
+                name = "same deals" if plan is None else f"halving {plan[0]},{plan[1]}"
+                cells.append(f"m{rule[0]:.0f} z{rule[1]} {name}: {g:+5.1f}")
+        print(f"{rollouts:3d} rollouts: " + " | ".join(cells), flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -119,9 +189,16 @@ def main() -> int:
     a.add_argument("--n", type=int, nargs="+", default=[4, 6, 12], help="deals a search sees")
     a.add_argument("--k", type=int, nargs="+", default=[4, 5, 6, 8], help="candidates")
     a.add_argument("--draws", type=int, default=100)
+    r = commands.add_parser("allocate")
+    r.add_argument("files", type=Path, nargs="+")
+    r.add_argument("--rollouts", type=int, nargs="+", default=[30, 60, 120])
+    r.add_argument("--truth", type=int, default=14, help="deals that give the true values")
+    r.add_argument("--draws", type=int, default=40)
     args = parser.parse_args()
     if args.command == "collect":
         collect(args)
+    elif args.command == "allocate":
+        allocate(args)
     else:
         analyse(args)
     return 0

@@ -12,8 +12,9 @@ from canasta_net import mayi, selfplay
 from canasta_net import search as search_module
 from canasta_net.canasta import bots as canasta_bots
 from canasta_net.canasta.actions import Discard
+from canasta_net.canasta.heuristic import HeuristicBot, SeatReader, knowledge_of
 from canasta_net.canasta.rules import PRESETS, preset
-from canasta_net.canasta.state import HandState
+from canasta_net.canasta.state import HandState, Phase
 from canasta_net.cards import is_red_three, rank_of
 from canasta_net.games import game_for
 from canasta_net.hint import suggest
@@ -191,3 +192,80 @@ def test_a_search_stops_before_a_deal_that_would_overrun_its_budget(
     bot.horizon = 8
     bot.evaluate(state, state.legal_actions()[:2])
     assert bot.deals_tried == 3
+
+
+@pytest.mark.parametrize(
+    "variant", ["classic", "classic-2p", "classic-3p-lone", "samba", "bolivia"]
+)
+def test_the_heuristics_shortcuts_choose_what_its_full_reading_chooses(variant: str) -> None:
+    """The heuristic keeps what the melds and the pile tell between moves (``SeatReader``) and
+    draws from a small pile without listing the legal actions: along hands of mixed play (the
+    heuristic and random moves, so that odd positions come up too) it reads exactly what
+    ``knowledge_of`` reads and chooses what ``decide`` over the whole legal list chooses."""
+    reference = HeuristicBot()
+    for seed in range(3):
+        state = _state(variant, seed)
+        shared = SeatReader()  # a rollout's bots share one (seed 1), or not
+        bots = [HeuristicBot(reader=shared if seed == 1 else None) for _ in range(state.players)]
+        wild = canasta_bots.RandomBot(random.Random(seed))
+        rng = random.Random(seed)
+        while not state.is_over:
+            seat = state.to_move
+            legal = state.legal_actions()
+            want = reference.decide(legal, knowledge_of(state, seat))
+            assert bots[seat].choose_in(state) == want
+            if state.phase is not Phase.DRAW:
+                assert bots[seat].reader.knowledge(state, seat) == knowledge_of(state, seat)
+            action = wild.choose_in(state) if rng.random() < 0.2 else want
+            state.apply(action, seat)
+            if rng.random() < 0.05:
+                state = state.copy()  # a rollout's copy: shared melds, new lists
+
+
+def test_with_two_seats_a_steady_small_gain_replaces_the_policys_move() -> None:
+    """With a ``duel`` rule of (0, 0) the search plays, with two seats, the best mean over two
+    deals or more, by any margin; with four it keeps the margin and the standard error."""
+    bot = _search("classic", 1)
+    bot.duel = (0.0, 0.0)
+    first = [0.0] * 6
+    small = [12.0, 8.0, 15.0, 5.0, 10.0, 10.0]  # +10 a deal, below the 30-point margin
+    bot._values = [first, small]
+    bot._players = 2
+    assert bot._convincing(1)
+    bot._players = 4
+    assert not bot._convincing(1)
+    bot._players = 2
+    bot._values = [first[:1], small[:1]]
+    assert not bot._convincing(1)  # one deal cannot tell, with two seats too
+    bot._values = [first, [-x for x in small]]
+    assert not bot._convincing(1)  # worse is never played
+
+
+def test_a_cpu_time_budget_counts_the_threads_cpu_not_the_wall_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a busy machine the wall clock runs on while the search waits for a core: with
+    ``cpu_time`` the budget counts only the CPU time the search's thread got (here 0.15 s a
+    deal, while the wall clock says 1 s a deal)."""
+    wall, cpu = [0.0], [0.0]
+
+    def perf_counter() -> float:
+        wall[0] += 1.0
+        return wall[0] - 1.0
+
+    def thread_time() -> float:
+        cpu[0] += 0.15
+        return cpu[0] - 0.15
+
+    clock = SimpleNamespace(perf_counter=perf_counter, thread_time=thread_time)
+    monkeypatch.setattr(search_module, "time", clock)
+    state = _state("classic", 2)
+    state.apply(state.legal_actions()[0])
+    bot = canasta_bots.search_bot(random.Random(0), budget=0.5, cpu_time=True)
+    bot.horizon = 8
+    bot.evaluate(state, state.legal_actions()[:2])
+    assert bot.deals_tried == 3
+    bot = canasta_bots.search_bot(random.Random(0), budget=0.5)  # the wall clock: one deal
+    bot.horizon = 8
+    bot.evaluate(state, state.legal_actions()[:2])
+    assert bot.deals_tried == 1

@@ -24,12 +24,11 @@ the public part is empty and the same rules apply with what is left.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from ..cards import JOKER, is_black_three, is_red_three, rank_of
+from ..cards import JOKER, TWO, is_black_three, is_red_three, rank_of
 from ..selfplay import NoLegalAction
 from .actions import (
     Action,
@@ -51,6 +50,7 @@ from .state import HandState, Phase
 PAIR_BREAK = 18  # breaking a natural pair (it takes a frozen pile)
 OWN_MELD_RANK = 25  # a card the team could lay on its own meld
 FREEZE_PILE_AT = 6  # a wild card discard freezes a pile this big when nothing else is safe
+DRAW: Final = Draw()
 
 
 @dataclass
@@ -74,10 +74,14 @@ class SeatKnowledge:
     opened: bool = False
     their_opened: bool = False
     must_lay: bool = False  # a pile taken for the initial meld: lay until the minimum
-    hand_ranks: Counter[int] = field(default_factory=Counter)  # naturals in hand by rank
+    hand_ranks: list[int] = field(default_factory=list)  # naturals in hand, a count a rank
 
     def __post_init__(self) -> None:
-        self.hand_ranks = Counter(rank_of(f) for f in self.hand if not is_wild(f))
+        if not self.hand_ranks:  # a reader that counted the hand already passes them
+            self.hand_ranks = [0] * 13
+            for f in self.hand:
+                if not is_wild(f):
+                    self.hand_ranks[rank_of(f)] += 1
         self.my_group_ranks = frozenset(r for r, _, _ in self.my_melds if r >= 0)
         self.my_canastas = sum(1 for _, _, canasta in self.my_melds if canasta)
 
@@ -131,6 +135,136 @@ def knowledge_of(state: HandState, seat: int) -> SeatKnowledge:
     )
 
 
+class SeatReader:
+    """:func:`knowledge_of`, faster for bots asked again and again about one hand (a rollout):
+    what the melds tell is kept until a meld changes, and the pile's cards are counted only as
+    far as they are new. Only public parts are kept, so the bots of every seat may share one
+    reader (a rollout's do). Gives exactly what :func:`knowledge_of` gives
+    (``tests/test_bots_strong.py``)."""
+
+    def __init__(self) -> None:
+        # the melds last read, as (rules, team, the melds of each side, their sizes): a meld is
+        # changed in place only by adding cards, so the same objects of the same sizes are the
+        # same melds (holding them keeps their ids from being reused)
+        self._melds_key: tuple[Any, ...] | None = None
+        self._meld_seen: list[int] = []
+        # each meld's ranks as last counted, by id (the entry holds the meld: the id stays its
+        # own), with its size then: a meld that only changed elsewhere is not counted again
+        self._meld_ranks: dict[int, tuple[Any, int, list[tuple[int, int]]]] = {}
+        self._side_melds: list[list[tuple[int, int, bool]]] = []  # each side's, as listed
+        self._side_open: list[set[int]] = []  # each side's group ranks that take more cards
+        # per team: its melds as listed and the other sides' open ranks
+        self._team_facts: dict[int, tuple[list[tuple[int, int, bool]], frozenset[int]]] = {}
+        self._my_melds: list[tuple[int, int, bool]] = []
+        self._their_open: frozenset[int] = frozenset()
+        # the pile last read: its deck and rules, its cards then, and the ranks and points they
+        # hold (a pile grows by discards on top: only the new cards need counting)
+        self._pile_of: tuple[Any, Any] | None = None
+        self._pile: list[int] = []
+        self._pile_seen: list[int] = [0] * 13
+        self._pile_points = 0
+
+    def knowledge(self, state: HandState, seat: int) -> SeatKnowledge:
+        rules = state.rules
+        team = state.team_of(seat)
+        self._read_melds(state, team)
+        pile_seen = self._read_pile(state)
+        face = state.deck.face
+        seen = [a + b for a, b in zip(self._meld_seen, pile_seen, strict=True)]
+        hand = [face[c] for c in state.hands[seat]]
+        hand_ranks = [0] * 13
+        for f in hand:
+            if f != JOKER:
+                rank = f % 13
+                seen[rank] += 1
+                if rank != TWO:
+                    hand_ranks[rank] += 1
+        _count_ranks(seen, state.faces(state.t.pending_pile))
+        team_map = state.team_map
+        others = [s for s in range(state.players) if team_map[s] != team]
+        other_teams = {team_map[s] for s in others}
+        return SeatKnowledge(
+            rules=rules,
+            hand=hand,
+            pile_size=len(state.pile),
+            pile_points=self._pile_points,
+            pile_frozen_for_them=any(state.frozen_for(t) for t in other_teams),
+            my_melds=list(self._my_melds),
+            their_open_ranks=self._their_open,
+            seen_ranks=seen,
+            their_fewest_cards=min((len(state.hands[s]) for s in others), default=11),
+            stock_size=len(state.stock),
+            opened=state.opened[team],
+            their_opened=any(state.opened[t] for t in other_teams),
+            must_lay=state.phase is Phase.PILE_PENDING,
+            hand_ranks=hand_ranks,
+        )
+
+    def _read_melds(self, state: HandState, team: int) -> None:
+        melds = state.melds
+        key = (
+            state.rules,
+            tuple(tuple(side) for side in melds),
+            tuple(len(m.cards) for side in melds for m in side),
+        )
+        if key != self._melds_key:  # the melds compare by identity first: cheap when unchanged
+            self._count_melds(state, key)
+        facts = self._team_facts.get(team)
+        if facts is None:
+            their_open: set[int] = set()
+            for side, ranks in enumerate(self._side_open):
+                if side != team:
+                    their_open |= ranks
+            facts = (self._side_melds[team], frozenset(their_open))
+            self._team_facts[team] = facts
+        self._my_melds, self._their_open = facts
+
+    def _count_melds(self, state: HandState, key: tuple[Any, ...]) -> None:
+        rules = state.rules
+        seen = [0] * 13
+        side_melds: list[list[tuple[int, int, bool]]] = []
+        side_open: list[set[int]] = []
+        counted, recount = self._meld_ranks, {}
+        for side_list in state.melds:
+            listed: list[tuple[int, int, bool]] = []
+            open_ranks: set[int] = set()
+            for m in side_list:
+                size = len(m.cards)
+                entry = counted.get(id(m))
+                if entry is None or entry[0] is not m or entry[1] != size:
+                    ranks = [0] * 13
+                    _count_ranks(ranks, m.faces)
+                    entry = (m, size, [(r, n) for r, n in enumerate(ranks) if n])
+                recount[id(m)] = entry
+                for r, n in entry[2]:
+                    seen[r] += n
+                canasta = m.is_canasta(rules)
+                rank = m.rank if m.kind is GROUP_KIND else -1
+                listed.append((rank, size, canasta))
+                if rank >= 0 and not (canasta and rules.completed_canasta_blocks_pile):
+                    open_ranks.add(rank)
+            side_melds.append(listed)
+            side_open.append(open_ranks)
+        self._melds_key = key
+        self._meld_ranks = recount
+        self._meld_seen, self._side_melds, self._side_open = seen, side_melds, side_open
+        self._team_facts = {}
+
+    def _read_pile(self, state: HandState) -> list[int]:
+        """The ranks counted in the pile; its points are left in ``_pile_points``."""
+        pile, last = state.pile, self._pile
+        of = (state.rules, state.deck)
+        if of != self._pile_of or len(pile) < len(last) or pile[: len(last)] != last:
+            last, self._pile_seen, self._pile_points = [], [0] * 13, 0
+            self._pile_of = of
+        if len(pile) > len(last):
+            new = state.faces(pile[len(last) :])
+            _count_ranks(self._pile_seen, new)
+            self._pile_points += sum(state.rules.card_value(f) for f in new)
+        self._pile = list(pile)
+        return self._pile_seen
+
+
 def knowledge_from_hand(hand: Sequence[int], rules: RuleSet) -> SeatKnowledge:
     """What a seat knows from its legal list and its hand alone (a remote seat's prompt)."""
     seen = [0] * 13
@@ -145,8 +279,9 @@ class HeuristicBot:
     wild_hold = 12.0  # what laying a wild card short of a canasta costs, in points
     least_pile = 0  # the smallest pile worth taking; 0: by the rules (see _least_pile)
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, reader: SeatReader | None = None) -> None:
         self.rng = rng or random.Random(0)
+        self.reader = reader or SeatReader()  # knowledge_of, kept up to date between moves
 
     def choose(self, legal: Sequence[Action], hand: Sequence[int], rules: RuleSet) -> Action:
         if not legal:
@@ -154,12 +289,24 @@ class HeuristicBot:
         return self.decide(legal, knowledge_from_hand(hand, rules))
 
     def choose_in(self, state: Any) -> Any:
+        """The move in ``state``: :meth:`decide` over its legal actions, with two shortcuts a
+        rollout spends most of its moves on (the same choice, ``tests/test_bots_strong.py``)."""
         if not isinstance(state, HandState):
             raise TypeError(f"not a Canasta hand: {type(state).__name__}")
+        if state.phase is Phase.DRAW:
+            rules = state.rules
+            if (
+                state.stock
+                and len(state.pile) < self._least_pile(rules)
+                and not rules.take_top_to_sequence
+            ):
+                # a draw is legal and listed first, and scores 0; every take of this small a
+                # pile scores below 0, and there is no take-top: the draw, without the listing
+                return DRAW
         legal = state.legal_actions()
         if not legal:
             raise NoLegalAction(f"no legal action in phase {state.phase.value}")
-        return self.decide(legal, knowledge_of(state, state.to_move))
+        return self.decide(legal, self.reader.knowledge(state, state.to_move))
 
     # ------------------------------------------------------------------ the decision
     def decide(self, legal: Sequence[Action], k: SeatKnowledge) -> Action:
