@@ -401,19 +401,7 @@ class BlindHand:
             raise BlindRefused("wrong-deck-size", f"seat {seat}'s stage-{stage} output size")
         deck = [data[i : i + size] for i in range(0, len(data), size)]
         if not self.trusted:
-            incoming = self.stage_outputs[-1] if step else self.initial
-            check = stages2.check_stage1 if stage == 1 else stages2.check_stage2
-            check(
-                self.table_id,
-                self.hand_no,
-                seat,
-                incoming,
-                deck,
-                self.public_keys[seat],
-                fields["proof"],
-                self.viewer,
-                self.proven,
-            )
+            self._check_next_stage(seat, deck, fields["proof"])
         self.stage_outputs.append(deck)
         self.stage_sigs.append(b"")
         if len(self.stage_outputs) == 2 * self.seats:
@@ -964,23 +952,30 @@ class BlindHand:
         ):
             return False
         deck = [data[i : i + size] for i in range(0, len(data), size)]
-        incoming = self.stage_outputs[-1] if step else self.initial
-        check = stages2.check_stage1 if stage == 1 else stages2.check_stage2
         try:
-            check(
-                self.table_id,
-                self.hand_no,
-                seat,
-                incoming,
-                deck,
-                self.public_keys[seat],
-                proof,
-                self.viewer,
-                self.proven,
-            )
+            self._check_next_stage(seat, deck, proof)
         except BlindError:
             return False
         return True
+
+    def _check_next_stage(self, seat: int, deck: list[bytes], proof: bytes) -> None:
+        """Version 2: ``seat``'s proof that ``deck`` is the next stage's output (its input, the
+        last output, permuted and raised to the seat's announced key in stage 1, raised
+        position by position in stage 2); ``BlindRefused`` naming the seat if not."""
+        step = len(self.stage_outputs)
+        incoming = self.stage_outputs[-1] if step else self.initial
+        check = stages2.check_stage1 if step < self.seats else stages2.check_stage2
+        check(
+            self.table_id,
+            self.hand_no,
+            seat,
+            incoming,
+            deck,
+            self.public_keys[seat],
+            proof,
+            self.viewer,
+            self.proven,
+        )
 
     def respond(self, need: Need) -> dict[str, Any]:
         """The viewer's fields for what the hand needs from it (not an action: see proofs_for)."""
