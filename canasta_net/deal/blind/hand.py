@@ -493,14 +493,9 @@ class BlindHand:
                 message.recipient,
                 message.ciphertext,
             )
-            try:
-                key = group2.scalar_from(plain)
-            except group2.GroupError:
-                raise SealedKeyError(
-                    sender, message.recipient, position, sender, "the sealed bytes are not a key"
-                ) from None
-            if not stages2.key_matches(self.public_keys[sender].position_keys[position], key):
-                raise WrongPublishedKey(sender, position)
+            key = stages2.sealed_key(
+                message, plain, self.public_keys[sender].position_keys[position]
+            )
         except (SealedKeyError, WrongPublishedKey) as e:
             raise WrongSealedKey(message, e) from None
         self.received.setdefault(position, {})[sender] = key

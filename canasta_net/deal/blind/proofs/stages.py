@@ -394,6 +394,14 @@ def check_exposed_key(
         raise SealedKeyError(
             sender, message.recipient, position, sender, "it does not decrypt"
         ) from None
+    sealed_key(message, plain, sender_position_key)
+
+
+def sealed_key(message: KeyMessage, plain: bytes, sender_position_key: bytes) -> int:
+    """The key ``message`` sealed (``plain``, opened), if it is the sender's announced one for
+    the position (``sender_position_key``, ``K_j``): :class:`SealedKeyError` naming the sender
+    when the bytes are no key, :class:`WrongPublishedKey` when it is another key."""
+    sender, position = message.sender, message.position
     try:
         key = group.scalar_from(plain)
     except group.GroupError:
@@ -402,6 +410,7 @@ def check_exposed_key(
         ) from None
     if not key_matches(sender_position_key, key):
         raise WrongPublishedKey(sender, position)
+    return key
 
 
 def open_position(final_entry: bytes, keys: Iterable[int]) -> bytes:
