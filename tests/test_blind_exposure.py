@@ -259,9 +259,14 @@ def _ignoring_host(monkeypatch: pytest.MonkeyPatch, *, claim: bool = False) -> N
     monkeypatch.setattr(HostTable, "_hand_message", take)
 
 
-def _kept_copy(tmp_path: Path, *, claim: bool = False, keep: bool = True) -> tuple[Path, Remote]:
+def _kept_copy(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, claim: bool = False, keep: bool = True
+) -> tuple[Path, Remote]:
     """Seat 0 (the host's bot) seals a wrong key to seat 1, whose exposure the host ignores:
-    seat 1's copy of the log written to a file, and (``keep``) its exposure kept beside it."""
+    seat 1's copy of the log written to a file, and (``keep``) its exposure kept beside it
+    (``claim``: the host forfeits seat 1 for withholding instead). The patches are undone."""
+    _seal_a_wrong_key(monkeypatch, 0, 1)
+    _ignoring_host(monkeypatch, claim=claim)
     log_path = tmp_path / "alice.cnlog"
     h = Harness(
         config(deal="blind-v2", rules=preset("classic-2p").with_changes(target=1500), players=2)
@@ -270,6 +275,7 @@ def _kept_copy(tmp_path: Path, *, claim: bool = False, keep: bool = True) -> tup
     if keep:
         alice.session.exposure_file = exposure_path(log_path)
     h.run(limit=500)
+    monkeypatch.undo()
     log_path.write_bytes(alice.log.getvalue())
     assert alice.session.exposure is not None
     return log_path, alice
@@ -282,10 +288,7 @@ def test_a_seat_keeps_its_exposure_beside_its_log_and_the_audit_names_the_sender
     of the log (as it was sent), and ``canasta-replay audit`` of that copy finds it, checks it
     and names the sender, in the report, its JSON and its text; ``--exposure`` names a file
     kept elsewhere."""
-    _seal_a_wrong_key(monkeypatch, 0, 1)
-    _ignoring_host(monkeypatch)
-    log_path, alice = _kept_copy(tmp_path)
-    monkeypatch.undo()
+    log_path, alice = _kept_copy(monkeypatch, tmp_path)
     kept = alice.session.exposure
     assert kept is not None
     assert read_exposure(exposure_path(log_path)) == (kept["act"], kept["asig"])
@@ -315,10 +318,7 @@ def test_an_exposure_refutes_a_forfeit_the_host_claims_against_the_accuser(
     """The host drops the exposure and forfeits the accuser for withholding (its word alone):
     the seat's copy with its kept exposure shows that the sender deviated, so the log's outcome
     does not stand (exit status 1)."""
-    _seal_a_wrong_key(monkeypatch, 0, 1)
-    _ignoring_host(monkeypatch, claim=True)
-    log_path, _alice = _kept_copy(tmp_path, claim=True)
-    monkeypatch.undo()
+    log_path, _alice = _kept_copy(monkeypatch, tmp_path, claim=True)
     report = audit_path(str(log_path))
     assert report.verdict == "valid" and report.match["forfeit"]["seat"] == 1
     assert report.claims  # the forfeit is the host's word
@@ -335,10 +335,7 @@ def test_a_forged_or_tampered_exposure_file_is_refused_with_its_reason(
     """An exposure file whose act was altered, whose signature is not the accuser's, that is
     no exposure file, or that holds another seat's message, is refused, saying why (exit
     status 1); the log's own verdict is unchanged."""
-    _seal_a_wrong_key(monkeypatch, 0, 1)
-    _ignoring_host(monkeypatch)
-    log_path, alice = _kept_copy(tmp_path)
-    monkeypatch.undo()
+    log_path, alice = _kept_copy(monkeypatch, tmp_path)
     kept = alice.session.exposure
     assert kept is not None
     act, asig = kept["act"], kept["asig"]
@@ -375,10 +372,7 @@ def test_without_an_exposure_file_the_audit_is_unchanged(
 ) -> None:
     """No exposure beside the log (a seat that kept none): the audit reports as before, with
     no exposure in its text or its JSON."""
-    _seal_a_wrong_key(monkeypatch, 0, 1)
-    _ignoring_host(monkeypatch)
-    log_path, _alice = _kept_copy(tmp_path, keep=False)
-    monkeypatch.undo()
+    log_path, _alice = _kept_copy(monkeypatch, tmp_path, keep=False)
     assert not exposure_path(log_path).exists()
     report = audit_path(str(log_path))
     assert report.exposures == [] and "exposures" not in report.to_dict()
