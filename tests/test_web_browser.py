@@ -50,6 +50,19 @@ def new_page(chromium_browser: Any) -> tuple[Any, list[str], list[str]]:
     return page, outside, errors
 
 
+def leave_after_a_valid_audit(
+    page: Any, play: PlayProcess, outside: list[str], errors: list[str]
+) -> None:
+    """The match's end: the page shows the audit's verdict, valid; nothing went beyond loopback
+    and the page raised nothing; Leave closes the page and the process ends with status 0."""
+    page.wait_for_selector("#match-result .verdict", timeout=30000)
+    assert "Audit: valid" in page.locator("#match-result").inner_text()
+    assert outside == [] and errors == []
+    page.locator("#sheet-leave").click()  # the table is over: the process ends
+    page.wait_for_selector("body[data-closed]")
+    assert play.proc.wait(60) == 0
+
+
 def try_a_refused_move(page: Any) -> str | None:
     """At a turn where the page offers to meld (or to take the pile with cards): select one
     card and press the button the selection builds. A single card is never a meld, so the
@@ -143,10 +156,7 @@ def test_a_whole_hand_played_by_clicks_against_bots(chromium_browser: Any, tmp_p
             timeout=5000,
         )
         fresh.close()
-        assert outside == [] and errors == []
-        page.locator("#sheet-leave").click()  # the table is over: the process ends
-        page.wait_for_selector("body[data-closed]")
-        assert play.proc.wait(60) == 0
+        leave_after_a_valid_audit(page, play, outside, errors)
     finally:
         play.stop()
 
@@ -387,12 +397,7 @@ def test_a_hand_of_each_other_variant_played_by_clicks(
             raise AssertionError("no score sheet")
         assert "draw" in moves and any(m.startswith("discard") for m in moves)
         assert "hand total" in page.locator("#sheet-table").inner_text()
-        page.wait_for_selector("#match-result .verdict", timeout=30000)
-        assert "Audit: valid" in page.locator("#match-result").inner_text()
-        assert outside == [] and errors == []
-        page.locator("#sheet-leave").click()
-        page.wait_for_selector("body[data-closed]")
-        assert play.proc.wait(60) == 0
+        leave_after_a_valid_audit(page, play, outside, errors)
     finally:
         play.stop()
 
@@ -417,9 +422,6 @@ def test_a_match_of_two_hands_played_with_the_mouse_alone(
         page.wait_for_selector("#match-result .verdict", timeout=30000)
         assert "Audit: valid" in page.locator("#match-result").inner_text()
         assert page.locator("#next-hand").is_hidden()  # the match is over: no third hand
-        assert outside == [] and errors == []
-        page.locator("#sheet-leave").click()
-        page.wait_for_selector("body[data-closed]")
-        assert play.proc.wait(60) == 0
+        leave_after_a_valid_audit(page, play, outside, errors)
     finally:
         play.stop()
