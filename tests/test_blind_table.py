@@ -492,7 +492,8 @@ def test_a_stage_output_checked_ahead_of_its_record_is_not_checked_again(
     its record; the record bringing exactly those bytes is then taken without a second check.
     A failed early check counts for nothing (the record is checked in full), a record with other
     bytes than the checked ones is checked and refused, and a follower that does not trust its
-    own work (the audit) never checks ahead."""
+    own work (the audit) never checks ahead; a stage is checked ahead once, however often the
+    host sends it."""
     from canasta_net.deal.blind.hand import BlindRefused
     from canasta_net.deal.blind.proofs.stages import ProvenStages
 
@@ -518,6 +519,11 @@ def test_a_stage_output_checked_ahead_of_its_record_is_not_checked_again(
     first = seats[0].respond(host.needs(0))
     calls.clear()
     assert copy.check_ahead(0, first) and calls == ["shuffle"]
+    # a host that sends the stage again (or junk for it) gets no second check: one a step
+    calls.clear()
+    altered_first = {**first, "proof": first["proof"][:-1] + bytes([first["proof"][-1] ^ 1])}
+    assert not copy.check_ahead(0, first) and not copy.check_ahead(0, altered_first)
+    assert calls == []
     assert not audit.check_ahead(0, first)
     assert not copy.check_ahead(1, first)  # not the stage the hand waits for from seat 1
     calls.clear()

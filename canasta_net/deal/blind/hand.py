@@ -207,6 +207,9 @@ class BlindHand:
         # version 2: the stage outputs this process proved itself, whose proofs a check may
         # skip (a seat's own outputs coming back in its copy of the log; ``ProvenStages``)
         self.proven = proven
+        # version 2: the stage step whose output was last checked ahead of its record (wire
+        # ``ahead``): one check a step, however many the host sends
+        self.ahead_step: int | None = None
         self.table_id = bytes(table_id)
         self.hand_no = hand_no
         self.dealer = dealer
@@ -935,6 +938,9 @@ class BlindHand:
         if self.phase is not HandPhase.STAGES or self.needs(seat).kind != "stage":
             return False
         step = len(self.stage_outputs)
+        if self.ahead_step == step:
+            return False  # an honest host passes each stage on once: more is only work for us
+        self.ahead_step = step
         stage = 1 + step // self.seats
         data, proof = fields.get("deck"), fields.get("proof")
         size = group2.POINT_SIZE
