@@ -216,10 +216,9 @@ async def one_deal(
         for proc in seats:
             if proc.poll() is None:
                 proc.kill()
-        await hosted.port.stopListening()
-        close_log = getattr(hosted.service, "close_log", None)  # the writer thread drains
-        if close_log is not None:
-            close_log()
+        # the host leaves as ``canasta host`` does (its writer thread drains, the byes go out):
+        # a seat killed after a hand that never finished then writes nothing to a closed log
+        await hosted.close("the benchmark's run is over")
         hosted.log_file.close()
     (start_wall, start_cpu), (deal_wall, deal_cpu) = marks["start"], marks["deal"]
     if os.environ.get("BENCH_TRACE"):

@@ -11,6 +11,7 @@ import contextlib
 import io
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -685,6 +686,31 @@ def test_a_log_with_records_on_the_thread_s_way_is_not_synced_inline(opener: Ope
     assert log.durable == 2 and group.inline_syncs == 0
     log.append(b"c", 3)  # nothing on its way any more: inline
     assert log.durable == 3 and group.inline_syncs == 1
+
+
+def test_a_log_whose_report_is_still_on_its_way_is_not_synced_inline(opener: Opener) -> None:
+    # The thread has synced "a" and its report waits for the owner's thread; "b" synced inline
+    # meanwhile was durable before the report came, and the report (of "a" only) then freed
+    # nothing in the host's outbox, which waited for "b": the table hung for good (seen at a
+    # blind hand's end in bench_deal_loopback, with the disk's speed around the inline limit).
+    reactor, disk = Reactor(), Disk()
+    group = GroupCommit(reactor.call_from_thread, syncfs=disk.syncfs, fsync=disk.fsync)
+    log = GroupDurability(opener("log"), group)
+    reached: list[int] = []
+    log.on_durable = reached.append
+    group.measured(1.0)  # a slow sync: through the thread
+    log.append(b"a", 1)
+    deadline = time.monotonic() + 10
+    while reactor.calls.empty():  # the thread's pass is over; its report is not delivered yet
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    group.inline = True  # the disk got fast meanwhile
+    log.append(b"b", 2)
+    assert group.inline_syncs == 0
+    reactor.run_calls()
+    log.close()
+    reactor.run_calls()
+    assert log.durable == 2 and reached[-1] == 2
 
 
 def test_a_log_whose_sync_failed_is_not_synced_again(opener: Opener) -> None:

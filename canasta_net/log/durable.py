@@ -574,8 +574,11 @@ class GroupDurability(ReportedDurability):
                 self._synced = position
             self._durable = position
             return
-        with self._lock:
-            idle = self._synced >= written_before  # nothing of this log on the thread's way
+        # Nothing of this log on the thread's way, as the owner's thread knows it: the thread's
+        # report of a sync may still be on its way here after ``_synced`` moved, and a record
+        # synced inline meanwhile would be durable before an outbox waiting for that report
+        # heard of it (the report, older, then freed nothing: a host hung for good).
+        idle = self._durable >= written_before
         if idle and self._group.sync_inline_now():
             try:
                 self._group.sync_here(self)
