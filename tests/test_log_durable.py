@@ -23,12 +23,14 @@ from test_table_protocol import HOST, Harness, config, key_of
 from twisted.internet.task import Clock
 
 from canasta_net.log import LogWriter, LogWriterError, verify_log
+from canasta_net.log import durable as durable_module
 from canasta_net.log.durable import (
     PROBE_SECONDS,
     CoalescedCalls,
     GroupCommit,
     GroupDurability,
     LogSyncWorker,
+    ReportedDurability,
     ThreadedDurability,
 )
 from canasta_net.net.host import HostFactory, TableService, reactor_reports, threaded_durability
@@ -399,6 +401,32 @@ def test_coalesced_calls_wake_the_owner_once_for_what_arrived_meanwhile() -> Non
     assert sorted(ran[:3]) == [0, 1, 2] and ran[3] == 3
     calls(ran.append, 4)  # after a run: the next call wakes the owner again
     assert reactor.run_calls() == 1 and ran[-1] == 4
+
+
+def test_a_report_that_raises_keeps_no_other_table_s_records_from_going_out() -> None:
+    # the reports of one wake-up (and of one pass) belong to many tables: a fault in one table's
+    # callback must not drop the others' reports (their records would never be sent), and the
+    # fault still reaches the reactor's log
+    reactor = Reactor()
+    calls = CoalescedCalls(reactor.call_from_thread)
+    ran: list[int] = []
+
+    def fails(_: int) -> None:
+        raise RuntimeError("one table's fault")
+
+    calls(ran.append, 0)
+    calls(fails, 1)
+    calls(ran.append, 2)
+    with pytest.raises(RuntimeError, match="one table's fault"):
+        reactor.run_calls()
+    assert ran == [0, 2]
+    faulty, other = ReportedDurability(0), ReportedDurability(0)
+    faulty.on_durable = fails
+    reached: list[int] = []
+    other.on_durable = reached.append
+    with pytest.raises(RuntimeError, match="one table's fault"):
+        durable_module._deliver([(faulty, 1), (other, 3)])
+    assert reached == [3] and other.durable == 3 and faulty.durable == 1
 
 
 def test_the_writers_of_every_table_on_a_reactor_wake_it_through_one_coalescing_caller() -> None:

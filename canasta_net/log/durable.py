@@ -31,7 +31,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import BinaryIO, Protocol
 
 from canasta_net.timing import NO_TIMING, Timing
@@ -152,8 +152,22 @@ class CoalescedCalls:
     def _run(self) -> None:
         with self._lock:
             calls, self._calls = self._calls, []
-        for function, args in calls:
+        run_each(calls)
+
+
+def run_each(calls: Iterable[tuple[Callable[..., object], Sequence[object]]]) -> None:
+    """Call each ``(function, args)`` in order; one that raises does not keep the others from
+    running (one table's fault must not leave another table's records unsent for good), and the
+    first error is raised once all have run, for the caller's owner to log."""
+    first: BaseException | None = None
+    for function, args in calls:
+        try:
             function(*args)
+        except BaseException as error:
+            if first is None:
+                first = error
+    if first is not None:
+        raise first
 
 
 class ReportedDurability:
@@ -250,11 +264,12 @@ class LogSyncWorker:
 def _deliver(reports: Sequence[tuple[ReportedDurability, int | BaseException]]) -> None:
     """On the owner's thread: what one pass of a writer thread made durable, or which logs
     failed."""
-    for durability, outcome in reports:
-        if isinstance(outcome, BaseException):
-            durability._failed(outcome)
-        else:
-            durability._reached(outcome)
+    run_each(
+        (durability._failed, (outcome,))
+        if isinstance(outcome, BaseException)
+        else (durability._reached, (outcome,))
+        for durability, outcome in reports
+    )
 
 
 class ThreadedDurability(ReportedDurability):
