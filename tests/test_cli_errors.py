@@ -334,3 +334,15 @@ def test_trust_on_first_use_by_address_refusals_and_a_changed_key(tmp_path: Path
         if host.poll() is None:
             host.kill()
             host.wait()
+
+
+@pytest.mark.parametrize("command", ["play", "host"])
+def test_a_game_the_blind_deal_cannot_deal_is_one_sentence(tmp_path: Path, command: str) -> None:
+    log = tmp_path / "game.cnlog"
+    args = [command, "--variant", "may-i", "--deal", "blind", "--log", str(log)]
+    if command == "host":
+        args += ["--bind", "127.0.0.1", "--no-announce"]
+    result = CliRunner().invoke(cli.main, args)
+    assert result.exit_code == 2
+    assert "--deal blind: may-i cannot be dealt blind (the Canasta games only)" in result.output
+    assert "Traceback" not in result.output and not log.exists()

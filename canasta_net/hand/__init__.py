@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..games import Game
-from .blind import BlindHandProtocol, BlindProofsHandProtocol
+from .blind import BlindHandProtocol, BlindProofsHandProtocol, CannotDealBlind
 from .commit_reveal import CommitRevealHand
 from .protocol import (
     Applied,
@@ -94,6 +94,7 @@ __all__ = [
     "Applied",
     "BlindHandProtocol",
     "BlindProofsHandProtocol",
+    "CannotDealBlind",
     "CommitRevealHand",
     "Entry",
     "HandContext",

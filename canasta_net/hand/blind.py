@@ -67,6 +67,7 @@ class BlindHandProtocol:
     mode: ClassVar[str] = "blind"
     version: ClassVar[int] = 1  # of the blind deal: 2 is docs/blind-proofs.md
     kinds: ClassVar[frozenset[str]] = _KINDS
+    ahead_kinds: ClassVar[frozenset[str]] = frozenset()  # no proof to check beside the host
     host_sees_cards: ClassVar[bool] = False
 
     @staticmethod
@@ -310,11 +311,20 @@ class BlindProofsHandProtocol(BlindHandProtocol):
 
     mode: ClassVar[str] = "blind-v2"
     version: ClassVar[int] = 2
+    ahead_kinds: ClassVar[frozenset[str]] = frozenset({"stage"})  # its proof, checked meanwhile
+
+
+class CannotDealBlind(ValueError):
+    """A game the blind deal's schedule and card points do not cover (``game``: its name)."""
+
+    def __init__(self, game: str) -> None:
+        super().__init__(f"{game} cannot be dealt blind (the Canasta games only)")
+        self.game = game
 
 
 def _canasta_rules(game: Game) -> RuleSet:
     if not isinstance(game.rules, RuleSet):
-        raise ValueError(f"{game.name} cannot be dealt blind (the Canasta games only)")
+        raise CannotDealBlind(game.name)
     return game.rules
 
 

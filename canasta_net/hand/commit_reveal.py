@@ -37,6 +37,7 @@ class CommitRevealHand:
 
     mode: ClassVar[str] = "commit-reveal"
     kinds: ClassVar[frozenset[str]] = _KINDS
+    ahead_kinds: ClassVar[frozenset[str]] = frozenset()
     host_sees_cards: ClassVar[bool] = True
 
     @staticmethod

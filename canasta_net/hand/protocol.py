@@ -104,6 +104,9 @@ class HandProtocol(Protocol):
 
     mode: ClassVar[str]
     kinds: ClassVar[frozenset[str]]  # the record kinds the hand follows (hand-end among them)
+    # the seats' messages the host passes on to the other seats before its own check (wire
+    # ``ahead``), which the followers check beside the host (``check_ahead``)
+    ahead_kinds: ClassVar[frozenset[str]]
     host_sees_cards: ClassVar[bool]  # whether the host's state holds the real cards
     hand_no: int
     dealer: int

@@ -37,7 +37,7 @@ from zope.interface import implementer
 
 from ..bot_pool import bot_pool
 from ..canasta.bots import Bot
-from ..hand import BLIND_V2, HandContext
+from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat, redact_public
 from ..log import records as R
@@ -1191,10 +1191,11 @@ class TableService:
         """A seat's message about to be checked: the seats the host plays start the work they
         will need once it is taken (a blind-v2 stage that is one's input: its own stage, in
         another thread, used only after the host's check passed and only for that input), and
-        a blind-v2 stage output goes at once to the other remote seats that speak version 3
-        (``ahead``), which check it while the host does and then take its record without a
-        second check. Only for the message the table waits for, with the seat's next number, so
-        that a seat cannot make the host work, or pass on, messages it will refuse."""
+        a message of the hand protocol's ``ahead_kinds`` (a blind-v2 stage output) goes at once
+        to the other remote seats that speak version 3 (``ahead``), which check it while the
+        host does and then take its record without a second check. Only for the message the
+        table waits for, with the seat's next number, so that a seat cannot make the host
+        work, or pass on, messages it will refuse."""
         table = self.table
         assert table is not None
         try:
@@ -1208,7 +1209,7 @@ class TableService:
             or table.needs(seat) != type_
         ):
             return
-        if type_ == "stage" and table.deal_mode == BLIND_V2:
+        if type_ in table.ahead_kinds:
             for slot in self.slots:
                 conn = slot.conn
                 if (

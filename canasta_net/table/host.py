@@ -155,6 +155,8 @@ class HostTable:
             raise ValueError(f"unknown deal mode {deal_mode!r}")
         self.rules = self.game.rules
         self.deal_mode = deal_mode
+        #: the seats' messages passed on to the other seats before the host's check (``ahead``)
+        self.ahead_kinds = HAND_PROTOCOLS[deal_mode].ahead_kinds
         self.table_id = table_id
         self.seats = list(seats)
         self.header_keys = [s.key for s in seats]  # the keys the header lists, before any stand-in

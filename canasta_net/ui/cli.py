@@ -24,7 +24,14 @@ from .. import __version__
 from ..canasta.bots import make_bot as make_canasta_bot
 from ..canasta.rules import RuleSet
 from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
-from ..hand import DEAL_NAMES, check_deal_mode, deal_mode_named, deal_name, deal_name_agrees
+from ..hand import (
+    DEAL_NAMES,
+    CannotDealBlind,
+    check_deal_mode,
+    deal_mode_named,
+    deal_name,
+    deal_name_agrees,
+)
 from ..i18n import N_, _, choose_language, current, ngettext, set_language, system_language
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
@@ -728,14 +735,14 @@ def _check_deal(deal: str, rules: Any) -> None:
     """Refuse a deal mode (the log's string) that cannot deal ``rules``."""
     try:
         check_deal_mode(deal, game_of_rules(rules))
+        return
+    except CannotDealBlind as e:  # the one known cause, in the user's language
+        problem = _("{game} cannot be dealt blind (the Canasta games only)").format(game=e.game)
     except ValueError as e:
         problem = str(e)
-        if deal.startswith("blind") and not isinstance(rules, RuleSet):  # the one known cause
-            said = _("{game} cannot be dealt blind (the Canasta games only)")
-            problem = said.format(game=rules.name)
-        raise click.UsageError(
-            _("--deal {deal}: {problem}").format(deal=deal_name(deal), problem=problem)
-        ) from None
+    raise click.UsageError(
+        _("--deal {deal}: {problem}").format(deal=deal_name(deal), problem=problem)
+    ) from None
 
 
 def _deal_mode(name: str, rules: Any) -> str:
