@@ -140,6 +140,7 @@ def test_lang_on_the_command_line_and_from_the_locale() -> None:
     assert "Использование:" in result.output and "Показать эту справку и выйти." in result.output
     result = runner.invoke(cli.main, ["--lang", "pl", "play", "--variant", "nope"])
     assert result.exit_code == 2 and "Błąd: Nieprawidłowa wartość --variant" in result.output
+    assert "nieznany wariant 'nope'; znane: bolivia, classic" in result.output  # the whole line
     result = runner.invoke(cli.main, ["variants", "--lang", "xx"])
     assert result.exit_code == 2 and "no catalogue for language 'xx'" in result.output
     assert "Traceback" not in result.output
