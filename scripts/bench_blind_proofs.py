@@ -12,6 +12,10 @@ Measured in one process (every seat in turn), for 108 cards (classic) and 162 (s
   and signatures not included), and ``pipelined_ms``: the same if seats went on at once and
   checked every proof before releasing any key (all provers in turn, then one last check);
 - the announcement's public keys (m + 1 base-point multiplications per seat);
+- ``multiplication_us``: one multiplication of a point, by a multiplier of 1, one below 2⁶⁴
+  and a random one, through the group's public multiplication (``mul``: its time follows the
+  multiplier) and its constant-time one (``mul_secret``, for a seat's secret deck key: the same
+  time for all three);
 - with ``--audit``: the replay of a whole one-hand log of each deal mode (``blind`` and
   ``blind-v2``, classic-2p, bots), every proof checked again (wall time: the figures there
   include the hand's play replayed through the engine).
@@ -43,7 +47,7 @@ from canasta_net.canasta.rules import preset
 from canasta_net.deal.blind import SeatSecrets, initial_deck, labels_for_rules
 from canasta_net.deal.blind import stage1 as v1_stage1
 from canasta_net.deal.blind import stage2 as v1_stage2
-from canasta_net.deal.blind.proofs import stages
+from canasta_net.deal.blind.proofs import group, stages
 
 TABLE = b"bench-proofs"
 SEATS = 4
@@ -144,6 +148,28 @@ def audit_figures() -> dict[str, float]:
     return figures
 
 
+def multiplication_figures(reps: int = 2000) -> dict[str, dict[str, float]]:
+    """µs of CPU per multiplication, the least of three runs, for three multipliers."""
+    point = group.base(0xC0FFEE)
+    multipliers = {
+        "one": 1,
+        "below_2_64": 2**64 - 1,
+        "random": int.from_bytes(os.urandom(32)) % group.Q,
+    }
+    figures: dict[str, dict[str, float]] = {}
+    for name, function in (("mul", group.mul), ("mul_secret", group.mul_secret)):
+        figures[name] = {}
+        for label, s in multipliers.items():
+            runs = []
+            for _ in range(3):
+                start = time.thread_time()
+                for _ in range(reps):
+                    function(point, s)
+                runs.append((time.thread_time() - start) / reps)
+            figures[name][label] = round(1e6 * min(runs), 1)
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3, help="timed deals of each size")
@@ -155,6 +181,7 @@ def main() -> int:
         "measured": "in-process CPU of one thread, every seat in turn; no transport, no signatures",
         "blind_v2_108": bench("classic", args.repeat),
         "blind_v2_162": bench("samba", args.repeat),
+        "multiplication_us": multiplication_figures(),
         "audit": audit_figures() if args.audit else None,
         "load_average": os.getloadavg(),
         "python": platform.python_version(),
