@@ -428,3 +428,30 @@ def test_a_part_the_page_cannot_draw_does_not_stop_the_rest(chromium: Any) -> No
     assert any("could not draw its pile" in e for e in page.errors)
     push(page, snapshot(version=9))  # the next snapshot draws the pile again
     assert page.locator("#pile .card").count() > 0
+
+
+def test_a_snapshot_made_before_the_move_arrived_does_not_end_its_wait(chromium: Any) -> None:
+    """A snapshot the server pushed before the move reached it (here a chat line), drawn after
+    the click, ended the wait: the old question showed again and a second click was refused as
+    "not your turn". The page draws it and goes on waiting until a snapshot counts the move."""
+    turn = snapshot(
+        state={"phase": "draw", "turn": 0, "melds": None},
+        prompt={"kind": "turn", "text": "Your turn: draw from the stock or take the pile."},
+        legal=["draw", "take-pile"],
+        actions={"draw": ["draw"], "take-pile": ["take-pile"]},
+        moves=4,
+    )
+    page = open_page(chromium, turn, 1280, 800, pushed=True)
+    page.locator('#controls button[data-action="draw"]').click()
+    page.wait_for_function(SENDING, timeout=5000)  # greyed: waiting for the answer
+    made_before = dict(turn, version=8, events=[*turn["events"], "bo: good luck"])
+    push(page, made_before)
+    assert "bo: good luck" in page.locator("body").inner_text()
+    assert page.evaluate(f"({SENDING})()"), "the wait ended on a snapshot older than the move"
+    page.locator('#controls button[data-action="draw"]').click(force=True)
+    page.wait_for_timeout(200)
+    assert [json.loads(m) for m in page.sent] == [{"action": "draw"}]  # nothing sent twice
+    answered = dict(turn, version=9, moves=5, prompt=None, legal=[], actions={}, tried="draw")
+    push(page, answered)
+    page.wait_for_function(f"() => !({SENDING})()", timeout=5000)
+    assert not page.errors

@@ -253,6 +253,29 @@ def test_an_accepted_moves_post_is_answered_with_the_next_push() -> None:
     assert gone.written == []
 
 
+def test_each_snapshot_counts_the_moves_taken_from_the_pages() -> None:
+    # a page tells a snapshot made before its move reached the server (moves not above its
+    # count at the click) from the answer to it; the socket's and the POST's moves both count,
+    # refused ones too (their refusal is the answer)
+    clock = Clock()
+    player = classic_player()
+    server = PageServer(player.model, Actions(player), reactor=clock)
+    stream = Stream()
+    server.streams.append(stream)  # type: ignore[arg-type]
+    resource = PageResource(server)
+    player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
+    clock.advance(0)
+    assert stream.snapshots[-1]["moves"] == 0
+    assert server._act_by_socket("draw") is None
+    player.show({"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
+    clock.advance(0)
+    assert stream.snapshots[-1]["moves"] == 1
+    resource._post(move_post("discard 4D"), "/act")  # nothing asked: refused
+    clock.advance(0)
+    assert stream.snapshots[-1]["moves"] == 2 and stream.snapshots[-1]["refusal"]
+    assert server.snapshot()["moves"] == 2  # what a stream opened now starts with
+
+
 def test_the_next_hand_waits_for_ready() -> None:
     player = classic_player()
     gate = player.hand_gate(1)

@@ -65,11 +65,12 @@ def _rules_or_fail(variant: str) -> Any:
     try:
         return game_for(variant).rules
     except UnknownGame as e:
+        problem = str(e)
         known = [name for name, _description in all_variants()]
         if variant not in known:  # a typo: said in the user's language, with every name
-            problem = _("unknown variant {name}; known: {names}")
-            e = UnknownGame(problem.format(name=repr(variant), names=", ".join(known)))
-        raise click.BadParameter(str(e), param_hint="--variant") from None
+            said = _("unknown variant {name}; known: {names}")
+            problem = said.format(name=repr(variant), names=", ".join(known))
+        raise click.BadParameter(problem, param_hint="--variant") from None
 
 
 def _lang_in(argv: list[str]) -> str | None:

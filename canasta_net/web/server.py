@@ -286,6 +286,10 @@ class PageServer:
         self.replay: Callable[[], str] | None = None  # makes the replay page, once the match ends
         self._replay_page: Deferred[str] | None = None
         self._pushed = -1
+        # moves taken from this person's pages (socket or POST), counted as they arrive: each
+        # snapshot says how many (``moves``), so a page can tell one made before its move
+        # reached this process from the answer to it (docs/web-client.md)
+        self.moves_taken = 0
         self._push_call: IDelayedCall | None = None
         self._move_answers: list[Request] = []  # accepted moves' POSTs, answered with a push
         self._heartbeat = LoopingCall(self._beat)
@@ -356,7 +360,16 @@ class PageServer:
     def _act_by_socket(self, text: str) -> str | None:
         """A move from a page's socket: None (it went to the seat; the next snapshot shows it),
         or why not."""
+        return self.take_move(text)
+
+    def take_move(self, text: str) -> str | None:
+        """A move from a page (its socket or ``POST /act``), counted before it goes on."""
+        self.moves_taken += 1
         return self.actions.act(text)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The model's snapshot with the count of moves taken from the pages so far."""
+        return dict(self.model.snapshot(), moves=self.moves_taken)
 
     # ------------------------------------------------------------------ pushing snapshots
     def _changed(self) -> None:
@@ -370,7 +383,7 @@ class PageServer:
     def _push(self) -> None:
         self._push_call = None
         if self.model.version > self._pushed and self.streams:
-            event = snapshot_event(self.model.snapshot())
+            event = snapshot_event(self.snapshot())
             self._pushed = self.model.version
             for stream in list(self.streams):
                 stream.write(event)
@@ -406,7 +419,7 @@ class PageServer:
             return text_answer(request, 429, TOO_MANY_STREAMS)
         request.setHeader(b"content-type", b"text/event-stream; charset=utf-8")
         request.write(f"retry: {RECONNECT_MS}\n\n".encode())
-        request.write(snapshot_event(self.model.snapshot()))
+        request.write(snapshot_event(self.snapshot()))
         self.streams.append(request)
         request.notifyFinish().addBoth(self._stream_closed, request)
         self._streams_changed()
@@ -581,7 +594,7 @@ class PageResource(Resource):
             text = _text_field(body, "action", 1000)
             if text is None:
                 return answer(request, 'Send the move as {"action": TEXT}.')
-            problem = actions.act(text)
+            problem = self.page_server.take_move(text)
             if problem is None:
                 return self.page_server.answer_with_next_push(request)
             return answer(request, problem)

@@ -119,6 +119,7 @@
     cursor: 0,
     clearOnHandChange: false, // a move was sent: forget the selection once the hand changes
     sending: false, // a move was posted and no snapshot came since
+    sentPast: null, // the server's count of moves taken (``moves``) when the move in flight went
     greying: null, // the timer that greys the buttons while a move is on its way
     localError: null, // {tried, message}: the server's answer to a POST, when it said no
     closed: false, // the person closed the page after the table
@@ -309,6 +310,7 @@
     page.localError = null;
     page.clearOnHandChange = true;
     page.sending = true;
+    page.sentPast = typeof page.snap.moves === "number" ? page.snap.moves : null;
     document.body.dataset.sent = text;
     // greyed at once, the buttons were restyled in the click's frame and again at the answer
     // (some milliseconds later), inside its render (its first read of the layout): 0.5 ms of
@@ -332,6 +334,7 @@
   }
   function endSending() {
     moves.sentOn = null;
+    page.sentPast = null;
     if (!page.sending) return;
     page.sending = false;
     clearTimeout(page.greying);
@@ -446,7 +449,12 @@
       page.cursor = Math.min(page.cursor, Math.max(0, newCards.length - 1));
     }
     if (snap.refusal) page.clearOnHandChange = false;
-    endSending();
+    // a snapshot the server made before the move in flight reached it (another player's move or
+    // a chat line, on its way meanwhile) is drawn, and the page still waits for the move's answer:
+    // ending there showed the old question again, and a second click was "not your turn"
+    const madeBefore = page.sending && page.sentPast !== null && typeof snap.moves === "number"
+      && snap.moves <= page.sentPast;
+    if (!madeBefore) endSending();
     // a new question: the page's own last complaint (a POST the server refused) is old news
     const legal = (snap.legal || []).join("\n");
     if (legal && (!old || (old.legal || []).join("\n") !== legal)) page.localError = null;
