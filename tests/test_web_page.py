@@ -240,10 +240,14 @@ def test_an_accepted_moves_post_is_answered_with_the_next_push() -> None:
     player.show({"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
     clock.advance(0)
     assert request.finished and json.loads(b"".join(request.written)) == {"ok": True}
-    assert len(stream.snapshots) == 2
-    # a move refused at once is answered at once, with why
+    # each snapshot counts the moves taken from the pages (a page tells one made before its move
+    # arrived from the answer to it): 0 before, 1 since
+    assert [snap["moves"] for snap in stream.snapshots] == [0, 1]
+    # a move refused at once is answered at once, with why (and counted: its refusal answers it)
     refused = resource._post(move_post("draw"), "/act")
     assert isinstance(refused, bytes) and json.loads(refused)["ok"] is False
+    clock.advance(0)
+    assert stream.snapshots[-1]["moves"] == 2 and stream.snapshots[-1]["refusal"]
     # a browser that went away before the answer: nothing is written to it
     gone = move_post("draw")
     player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
@@ -251,29 +255,8 @@ def test_an_accepted_moves_post_is_answered_with_the_next_push() -> None:
     gone.processingFailed(Failure(ConnectionDone()))
     clock.advance(SENT_PUSH_DELAY)
     assert gone.written == []
-
-
-def test_each_snapshot_counts_the_moves_taken_from_the_pages() -> None:
-    # a page tells a snapshot made before its move reached the server (moves not above its
-    # count at the click) from the answer to it; the socket's and the POST's moves both count,
-    # refused ones too (their refusal is the answer)
-    clock = Clock()
-    player = classic_player()
-    server = PageServer(player.model, Actions(player), reactor=clock)
-    stream = Stream()
-    server.streams.append(stream)  # type: ignore[arg-type]
-    resource = PageResource(server)
-    player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
-    clock.advance(0)
-    assert stream.snapshots[-1]["moves"] == 0
-    assert server._act_by_socket("draw") is None
-    player.show({"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
-    clock.advance(0)
-    assert stream.snapshots[-1]["moves"] == 1
-    resource._post(move_post("discard 4D"), "/act")  # nothing asked: refused
-    clock.advance(0)
-    assert stream.snapshots[-1]["moves"] == 2 and stream.snapshots[-1]["refusal"]
-    assert server.snapshot()["moves"] == 2  # what a stream opened now starts with
+    assert server._act_by_socket("draw") is not None  # the socket's moves count too
+    assert server.snapshot()["moves"] == 4
 
 
 def test_the_next_hand_waits_for_ready() -> None:
