@@ -22,8 +22,7 @@ from canasta_net import __version__
 from canasta_net.i18n import N_, current
 from canasta_net.log.records import shown_number
 from canasta_net.safe_text import safe_lines, safe_text
-from canasta_net.ui.cli import _HELP_VALUES, LocalizedGroup
-from canasta_net.ui.cli import _lang_option as lang_option
+from canasta_net.ui.command_language import HELP_VALUES, LocalizedGroup, lang_option
 
 from .activity import activity_lines
 from .analysis import DEFAULT_SIMULATIONS, DecisionResult, DecisionTask, decision_tasks
@@ -67,7 +66,7 @@ from .whatif import play_line, split_line
 from .wording import Words, count, hand_noun
 
 # the default put into the --simulations help after translating it (``localize_command``)
-_HELP_VALUES["simulations"] = str(DEFAULT_SIMULATIONS)
+HELP_VALUES["simulations"] = str(DEFAULT_SIMULATIONS)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

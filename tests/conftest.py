@@ -4,12 +4,20 @@ other languages say so with ``--lang`` or an explicit environment.
 
 Hypothesis runs without its per-example deadline: speed is measured by the benchmarks in
 ``scripts/``, never asserted by a test, and a deadline fails a property test on a busy machine
-for no fault of the code."""
+for no fault of the code.
+
+The suite starts about a hundred Python processes (``canasta``, ``canasta-replay``, the page's
+host). Where bytecode is not written (``PYTHONDONTWRITEBYTECODE``, as some CI and sandboxes set),
+each of them would compile the whole package from source again, about half a second of CPU each:
+their bytecode is kept instead in a directory of this run (``PYTHONPYCACHEPREFIX``), removed at
+its end, so nothing is written into the source tree."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +27,28 @@ os.environ["LANGUAGE"] = "en"
 
 settings.register_profile("canasta", deadline=None)
 settings.load_profile("canasta")
+
+# The run's bytecode directory, made by the process that starts the workers (pytest-xdist's
+# controller) and named to them in this variable.
+_PYCACHE = "CANASTA_TEST_PYCACHE"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker = hasattr(config, "workerinput")
+    if (
+        not worker
+        and os.environ.get("PYTHONDONTWRITEBYTECODE")
+        and not os.environ.get("PYTHONPYCACHEPREFIX")
+        and _PYCACHE not in os.environ
+    ):
+        os.environ[_PYCACHE] = tempfile.mkdtemp(prefix="canasta-test-pycache-")
+        config.add_cleanup(lambda: shutil.rmtree(os.environ.pop(_PYCACHE), ignore_errors=True))
+    # the processes the tests start (not the workers themselves: their stdlib and dependencies
+    # have their bytecode where they are installed, and a prefix would have it compiled again)
+    distributing = not worker and bool(getattr(config.option, "numprocesses", None))
+    if _PYCACHE in os.environ and not distributing:
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = os.environ[_PYCACHE]
 
 
 @pytest.fixture

@@ -485,3 +485,22 @@ def test_the_verdict_of_a_good_log_reads_in_each_language(
         if lang != "pl":
             words = re.findall(r"[A-Za-z]{3,}", re.sub(r"bot-\d", "", text))
             assert set(words) <= {"insecure"}, line
+
+
+def test_the_replay_command_starts_without_twisted_or_the_network() -> None:
+    """``canasta-replay`` reads files only: it starts without importing Twisted and the table's
+    network code (half its start-up), though it shares ``--lang`` with ``canasta``."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, replay.cli; print(*sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.split()
+    assert "click" in loaded and "canasta_net.log" in loaded
+    assert not [
+        m for m in loaded if m == "twisted" or m.startswith(("twisted.", "canasta_net.net"))
+    ]

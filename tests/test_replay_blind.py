@@ -91,12 +91,10 @@ def test_the_timeline_says_nothing_false_about_the_seeds(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("seat", [0, 1, 2, 3])
-def test_a_seats_view_of_a_blind_log_hides_the_others_cards(tmp_path: Path, seat: int) -> None:
-    path = tmp_path / "blind.cnlog"
-    path.write_bytes(blind_log())
+def test_a_seats_view_of_a_blind_log_hides_the_others_cards(seat: int) -> None:
     secret = hidden_from(seat)
     assert any(hidden_from(s) for s in range(4)), "the test needs cards that stay hidden"
-    data = json.loads(run("export", str(path), "--format", "json", "--seat", str(seat)).stdout)
+    data = json.loads(host_export(seat))
     views = [s["view"] for s in data["steps"] if s["view"] is not None]
     assert len(views) >= len([s for s in timeline().steps if s.kind == R.ACTION])
     assert all(v["seat"] == seat and "hands" not in v for v in views)
@@ -108,10 +106,17 @@ def test_a_seats_view_of_a_blind_log_hides_the_others_cards(tmp_path: Path, seat
 
 @cache  # the same for every seat's test: exported once
 def face_up_export() -> str:
+    return host_export(None)
+
+
+@cache  # a seat's view of the host's copy: its own test and the seat-copy test read it
+def host_export(seat: int | None) -> str:
+    """The JSON export of the host's copy of the blind log, as ``seat`` sees it (None: face up)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "blind.cnlog"
         path.write_bytes(blind_log())
-        result = run("export", str(path), "--format", "json")
+        as_seat = () if seat is None else ("--seat", str(seat))
+        result = run("export", str(path), "--format", "json", *as_seat)
         assert result.exit_code == 0, result.output
         return str(result.stdout)
 
@@ -119,9 +124,7 @@ def face_up_export() -> str:
 def test_a_seats_copy_of_a_blind_log_shows_what_the_host_copy_shows(tmp_path: Path) -> None:
     own = tmp_path / "seat1.cnlog"
     own.write_bytes(seat_copy(1))
-    host = tmp_path / "host.cnlog"
-    host.write_bytes(blind_log())
     mine = json.loads(run("export", str(own), "--format", "json", "--seat", "1").stdout)
-    hosts = json.loads(run("export", str(host), "--format", "json", "--seat", "1").stdout)
+    hosts = json.loads(host_export(1))
     assert [s["view"] for s in mine["steps"]] == [s["view"] for s in hosts["steps"]]
     assert any(s["view"] for s in mine["steps"])

@@ -32,7 +32,7 @@ from ..hand import (
     deal_name,
     deal_name_agrees,
 )
-from ..i18n import N_, _, choose_language, current, ngettext, set_language, system_language
+from ..i18n import N_, _, current, ngettext
 from ..identity import Identity, IdentityError, default_identity_path
 from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
 from ..log import records as R
@@ -51,7 +51,7 @@ from ..table.host import HostTable
 from ..table.local import recorded_match
 from ..variant_names import variant_summary
 from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
-from .click_texts import localize_click
+from .command_language import HELP_VALUES, LocalizedGroup, lang_option
 from .players import TerminalPlayer, TerminalWatcher
 
 DEFAULT_PORT = 47475
@@ -73,91 +73,8 @@ def _rules_or_fail(variant: str) -> Any:
         raise click.BadParameter(problem, param_hint="--variant") from None
 
 
-def _lang_in(argv: list[str]) -> str | None:
-    """The ``--lang`` given anywhere on the command line (the last one), before click parses."""
-    found = None
-    for index, arg in enumerate(argv):
-        if arg == "--lang" and index + 1 < len(argv):
-            found = argv[index + 1]
-        elif arg.startswith("--lang="):
-            found = arg.split("=", 1)[1]
-    return found
-
-
-def _check_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``--lang``: a language with a catalogue; it was set before parsing (``LocalizedGroup``)."""
-    if value is None:
-        return None
-    try:
-        set_language(choose_language(value))
-    except ValueError as e:
-        raise click.BadParameter(str(e), ctx=ctx, param=param) from None
-    return value
-
-
-def _lang_option(function: Any) -> Any:
-    return click.option(
-        "--lang",
-        default=None,
-        metavar="LANG",
-        expose_value=False,
-        is_eager=True,
-        callback=_check_lang,
-        help=N_("Your language: en, ru, bg or pl (default: the system locale's)."),
-    )(function)
-
-
-# Values put into help texts after translating them (a translation keeps the names).
-_HELP_VALUES = {"pace": f"{PERSON_PACE:g}"}
-
-
-def localize_command(command: click.Command) -> None:
-    """Put the help texts of ``command`` and its subcommands into the process's language.
-
-    Help strings are marked with ``N_`` where they are written (click keeps them as given) and
-    translated here, when the command line is about to be read and the language is known: the
-    English originals are kept on the objects, so it can be done again in another language."""
-    tr = current()
-
-    def translated(obj: Any, attr: str) -> None:
-        original = obj.__dict__.setdefault(f"_msgid_{attr}", getattr(obj, attr))
-        if original:
-            text = tr.gettext(original)
-            setattr(obj, attr, text.format(**_HELP_VALUES) if "{" in text else text)
-
-    translated(command, "help")
-    translated(command, "short_help")
-    if getattr(command, "_help_option", None) is not None:
-        # click (8.1.8+) keeps the --help option it made, its text in the language of that
-        # time: let it make the option again, in this language
-        command._help_option = None
-    for param in command.params:
-        if isinstance(param, click.Option):
-            translated(param, "help")
-        if isinstance(param.type, click.Path):
-            # click names the kind of path in its sentences ("File '…' does not exist."), with
-            # the word it chose when the option was made: the catalogue's (click_texts)
-            translated(param.type, "name")
-    if isinstance(command, click.Group):
-        for sub in command.commands.values():
-            localize_command(sub)
-
-
-class LocalizedGroup(click.Group):
-    """The ``canasta`` group: sets the process's language (``--lang`` anywhere on the command
-    line, else the system locale) before click reads the command line, so that ``--help`` and
-    click's own messages are in it too."""
-
-    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
-        argv = list(sys.argv[1:] if args is None else args)
-        try:
-            lang = choose_language(_lang_in(argv))
-        except ValueError:
-            lang = system_language()  # the option's check says why, in one line
-        set_language(lang)
-        localize_click()
-        localize_command(self)
-        return super().main(argv, *rest, **kwargs)
+# Values put into help texts after translating them.
+HELP_VALUES["pace"] = f"{PERSON_PACE:g}"
 
 
 @click.group(
@@ -166,7 +83,7 @@ class LocalizedGroup(click.Group):
     help=N_("canasta-net: Canasta across a LAN, dealt fairly, every move recorded."),
 )
 @click.version_option(__version__, prog_name="canasta")
-@_lang_option
+@lang_option
 @click.option(
     "-v",
     "--verbose",
@@ -184,7 +101,7 @@ def main(verbose: int = 0) -> None:
 
 
 @main.command(help=N_("List the rule presets, with a line each (in your language: --lang)."))
-@_lang_option
+@lang_option
 def variants() -> None:
     lang = current().lang
     for name, description in all_variants():
@@ -820,7 +737,7 @@ _bot_kind_option = click.option(
 )
 @_identity_option
 @_ui_options
-@_lang_option
+@lang_option
 def play(
     variant: str,
     bots: int | None,
@@ -957,7 +874,7 @@ def _address(text: str, default_port: int) -> tuple[str, int]:
 @_deal_option
 @_identity_option
 @_ui_options
-@_lang_option
+@lang_option
 @click.pass_context
 def host(
     ctx: click.Context,
@@ -1213,7 +1130,7 @@ def _refuse_contradictions(
 @_known_hosts_option
 @_identity_option
 @_ui_options
-@_lang_option
+@lang_option
 def join(
     address: str | None,
     fingerprint: str | None,
@@ -1365,7 +1282,7 @@ def join(
 @_known_hosts_option
 @_identity_option
 @_ui_options
-@_lang_option
+@lang_option
 def watch(
     address: str,
     fingerprint: str | None,
