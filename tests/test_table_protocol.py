@@ -1993,21 +1993,26 @@ def test_a_forfeit_whose_evidence_proves_nothing_is_refused(
 def test_blind_stand_in_between_hands_plays_on_and_the_player_reclaims() -> None:
     """A seat that leaves while a hand's result is being signed gets a stand-in bot (it holds no
     secret then); the stand-in plays whole hands, and the player reclaims the seat between
-    hands. Every copy of the log verifies. (The deal is random: at a target of 3000 the first
-    hand alone could end the match, leaving no hand for the stand-in to play.)"""
-    h = Harness(config(deal="blind", rules=classic(4500)))
+    hands and plays the next one. Every copy of the log verifies. The table stops after the
+    player's hand (``max_hands``: a target no four hands reach), not at the match's end, which
+    cost several more blind hands and showed nothing more."""
+    h = Harness(config(deal="blind", rules=classic(20000), max_hands=4))
     alice, bob = h.remote("alice"), h.remote("bob")
     stopped(h.run(turn_for("checkpoint", bob)))
+    assert h.table.match.hands_played == 1
     bob.drop()
     bob.pending.clear()
     h.clock.advance(HOLD)
     assert seat_keys(h) == [(2, stand_in_key(2))]
-    hands = h.table.match.hands_played
-    stopped(h.run(lambda p, m: h.table.match.hands_played > hands and turn_for("act", alice)(p, m)))
+    stopped(h.run(lambda p, m: h.table.match.hands_played == 2 and turn_for("act", alice)(p, m)))
     bob.connect()  # back: the seat is his again once the hand in play is over
     h.run_to_end()
     assert seat_keys(h)[-1] == (2, bob.identity.public_key)
-    assert h.table.match.result is not None
+    records = list(iter_records(h.log_bytes()))
+    assert records[-1].kind == R.MATCH_STOP and records[-1].fields["reason"] == R.STOP_MAX_HANDS
+    assert h.table.match.hands_played == 4
+    played = {r.action["hand"] for r in records if r.kind == R.ACTION and r.action["seat"] == 2}
+    assert played == {0, 1, 2, 3}  # bob, his stand-in (hands 1 and 2), bob again
     verify_log(h.log_bytes())
     replay_log(h.log_bytes())
     check_logs(h, alice)
