@@ -139,3 +139,13 @@ def test_a_lost_connection_gets_no_turn() -> None:
     p["a"].connectionLost()
     clock.advance(0)
     assert handled == ["a1", "a2", "b1"]
+
+
+def test_the_record_of_a_move_goes_before_a_prompt() -> None:
+    clock, handled, p = setup("a", "b", "c")
+    p["a"].dataReceived(frames(record(1), record(2)))  # type: ignore[no-untyped-call]
+    p["b"].dataReceived(frames({"t": "turn", "n": 1}))  # type: ignore[no-untyped-call]
+    p["c"].send({"t": "act", "n": 0})
+    p["c"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
+    clock.advance(0)
+    assert handled == ["a1", "a2", "c1", "b1"]

@@ -843,11 +843,13 @@ class PeerProtocol(FrameProtocol):
         return self._turns
 
     @property
-    def urgent(self) -> bool:
-        """Whether the seat waits for the host's answer to its move, or holds a prompt (the
-        bytes of ``"t": "turn"``; a record's data that happens to hold them only gets the
-        connection an earlier turn)."""
-        return self.awaiting or _PROMPT in self._unprocessed
+    def urgency(self) -> int:
+        """0: the seat waits for the host's answer to its move; 1: it holds a prompt (the bytes
+        of ``"t": "turn"``; a record's data that happens to hold them only gets the connection
+        an earlier turn); 2: neither (``read_turns``)."""
+        if self.awaiting:
+            return 0
+        return 1 if _PROMPT in self._unprocessed else 2
 
     def dataReceived(self, data: bytes) -> None:  # Twisted's name
         if not self.paused and not self.turns.has_room():

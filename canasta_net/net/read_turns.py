@@ -11,9 +11,9 @@ So a connection handles what it reads while the process's share of the current i
 (:attr:`ReadTurns.SLICE` of handling) lasts; once it is spent, the connection stops reading (its
 transport is paused, what it holds stays buffered) and waits for a turn in a later iteration.
 Each later iteration gives the waiting connections one turn each, in order, while its share
-lasts; a connection whose seat waits for an answer (it sent a move, or a prompt is among what it
-holds) goes first. Nothing is skipped or reordered within a connection: a connection's messages
-are handled in the order they came, only later.
+lasts; a connection whose seat waits for the record of its move goes first, then one that holds
+a prompt. Nothing is skipped or reordered within a connection: a connection's messages are
+handled in the order they came, only later.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ class TakesTurns(Protocol):
     """A connection that reads in turns."""
 
     @property
-    def urgent(self) -> bool:
-        """Whether its seat waits for an answer: it goes before the others."""
+    def urgency(self) -> int:
+        """How soon it should read: 0 its seat waits for the answer to its move, 1 it holds a
+        prompt, 2 neither. Lower goes first."""
         ...
 
     def take_turn(self) -> None:
@@ -84,7 +85,7 @@ class ReadTurns:
         self.spent, self.since = 0.0, self.timer()
         queued = list(self.waiting)
         self.waiting.clear()
-        queued.sort(key=lambda connection: not connection.urgent)  # stable: order kept
+        queued.sort(key=lambda connection: connection.urgency)  # stable: order kept
         for index, connection in enumerate(queued):
             if self.spent >= self.SLICE:
                 # ahead of those that had their turn and wait again
