@@ -149,3 +149,19 @@ def test_the_record_of_a_move_goes_before_a_prompt() -> None:
     p["c"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
     clock.advance(0)
     assert handled == ["a1", "a2", "c1", "b1"]
+
+
+def test_a_turn_handles_a_message_however_small_the_share() -> None:
+    clock, handled, p = setup("a", "b")
+    read_turns(clock).SLICE = 0.0  # every message overruns the share
+    p["a"].dataReceived(frames(record(1), record(2)))  # type: ignore[no-untyped-call]
+    p["b"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
+    assert handled == []
+    clock.advance(0)
+    assert handled == ["a1"]  # one connection an iteration, one message a turn
+    clock.advance(0)
+    clock.advance(0)
+    assert handled == ["a1", "b1", "a2"]
+    clock.advance(0)  # b's turn finds nothing more
+    clock.advance(0)  # nor a's
+    assert not clock.due and not p["a"].paused and not p["b"].paused

@@ -817,6 +817,7 @@ class PeerProtocol(FrameProtocol):
         # the connection goes first when turns are given
         self.awaiting = False
         self._turns: ReadTurns | None = None
+        self._granted = False  # its turn: the next message is handled, share or not
         if self.checking is not None:
             self.checking.spread_checks(CHECK_SLICE)
 
@@ -852,13 +853,14 @@ class PeerProtocol(FrameProtocol):
         return 1 if _PROMPT in self._unprocessed else 2
 
     def dataReceived(self, data: bytes) -> None:  # Twisted's name
-        if not self.paused and not self.turns.has_room():
+        if not self.paused and not self._granted and not self.turns.has_room():
             self._wait_turn()  # kept, unread, for a later turn
         super().dataReceived(data)
 
     def stringReceived(self, frame: bytes) -> None:  # Twisted's name
         turns = self.turns
         start = turns.timer()
+        self._granted = False
         super().stringReceived(frame)
         turns.spend(turns.timer() - start)
         if not self.paused and (self._checking_held() or not turns.has_room()):
@@ -897,7 +899,9 @@ class PeerProtocol(FrameProtocol):
             if self._checking_held():
                 turns.wait(self)
                 return
-        self.resumeProducing()  # and handles what it holds, until the share is spent
+        self._granted = True  # a turn handles one message at least
+        self.resumeProducing()  # and what else it holds, until the share is spent
+        self._granted = False
 
     def _session_over_here(self) -> None:
         self.drop()

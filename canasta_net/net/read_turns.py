@@ -87,7 +87,7 @@ class ReadTurns:
         self.waiting.clear()
         queued.sort(key=lambda connection: connection.urgency)  # stable: order kept
         for index, connection in enumerate(queued):
-            if self.spent >= self.SLICE:
+            if index and self.spent >= self.SLICE:  # the first always has its turn
                 # ahead of those that had their turn and wait again
                 self.waiting.extendleft(reversed(queued[index:]))
                 if self.call is None:
