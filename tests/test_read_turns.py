@@ -165,3 +165,9 @@ def test_a_turn_handles_a_message_however_small_the_share() -> None:
     clock.advance(0)  # b's turn finds nothing more
     clock.advance(0)  # nor a's
     assert not clock.due and not p["a"].paused and not p["b"].paused
+
+
+def test_a_process_s_only_connection_reads_as_it_comes() -> None:
+    clock, handled, p = setup("a")
+    p["a"].dataReceived(frames(record(1), record(2), record(3)))  # type: ignore[no-untyped-call]
+    assert handled == ["a1", "a2", "a3"] and not clock.due

@@ -823,6 +823,7 @@ class PeerProtocol(FrameProtocol):
 
     def connectionMade(self) -> None:  # Twisted's name
         super().connectionMade()
+        self.turns.join(self)
         if self.peer_factory is not None:
             self.peer_factory.current = self
         self.send(self.session.hello())

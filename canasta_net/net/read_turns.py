@@ -7,10 +7,11 @@ reactor iteration, everything that arrived on every connection: tens or hundreds
 seat's answer (its ``act``, which Twisted writes only in a later iteration) and the record that
 confirms it would wait behind all of it.
 
-So a connection handles what it reads while the process's share of the current iteration
-(:attr:`ReadTurns.SLICE` of handling) lasts; once it is spent, the connection stops reading (its
-transport is paused, what it holds stays buffered) and waits for a turn in a later iteration.
-Each later iteration gives the waiting connections one turn each, in order, while its share
+So, when a process has several connections, a connection handles what it reads while the
+process's share of the current iteration (:attr:`ReadTurns.SLICE` of handling) lasts; once it is
+spent, the connection stops reading (its transport is paused, what it holds stays buffered) and
+waits for a turn in a later iteration (a process's only connection reads as it comes). Each
+later iteration gives the waiting connections one turn each, in order, while its share
 lasts; a connection whose seat waits for the record of its move goes first, then one that holds
 a prompt. Nothing is skipped or reordered within a connection: a connection's messages are
 handled in the order they came, only later.
@@ -56,9 +57,17 @@ class ReadTurns:
         self.since = timer()  # when it was renewed
         self.waiting: deque[TakesTurns] = deque()
         self.call: Any = None  # the next iteration's turns
+        self.connections: set[TakesTurns] = set()  # open ones
+
+    def join(self, connection: TakesTurns) -> None:
+        """``connection`` is open: it shares the iterations with the others."""
+        self.connections.add(connection)
 
     def has_room(self) -> bool:
-        """Whether the current share has time left for another message."""
+        """Whether the current share has time left for another message (always, for a
+        process's only connection: it has nobody to make room for)."""
+        if len(self.connections) < 2:
+            return True
         if self.call is None and self.timer() - self.since > self.WINDOW:
             self.spent, self.since = 0.0, self.timer()
         return self.spent < self.SLICE
@@ -75,6 +84,7 @@ class ReadTurns:
 
     def forget(self, connection: TakesTurns) -> None:
         """``connection`` is gone: no turn for it."""
+        self.connections.discard(connection)
         if connection in self.waiting:
             self.waiting.remove(connection)
 
