@@ -27,6 +27,7 @@ from canasta_net.log import records as R
 from canasta_net.log.replay import Replayer
 from canasta_net.net import wire
 from canasta_net.net.peer import CHECK_SLICE, PeerFactory, PeerSession
+from canasta_net.net.read_turns import read_turns
 from tests.test_game_log import change, expect_replay_error, find, resign, seat_copy, semantic_log
 
 SEAT = 1  # the seat whose copy of the log is followed
@@ -248,6 +249,7 @@ def test_the_connection_checks_a_hand_one_slice_a_reactor_turn() -> None:
     turns = Turns()
     protocol = PeerFactory(session, clock=turns).buildProtocol(None)
     protocol.makeConnection(StringTransport())  # type: ignore[no-untyped-call]
+    read_turns(turns).timer = lambda: 0.0  # the process's share of a turn never runs out here
     assert session.check_slice == CHECK_SLICE  # the connection spreads the checks
     session.spread_checks(0.0)  # one record a slice, however fast this machine
     slices = []

@@ -44,6 +44,7 @@ from ..timing import NO_TIMING, Timing
 from . import wire
 from .framing import FrameProtocol
 from .log_copy import HostFault, LogCopy, LostRecord
+from .read_turns import ReadTurns, read_turns
 from .tls import TLSIdentityError
 
 log = Logger()
@@ -793,11 +794,18 @@ class PeerSession:
 # Seconds a seat spends checking a hand's held records in one reactor turn when the hand's seeds
 # come (then the next slice in the next turn): the whole hand at once took ~20 ms a seat.
 CHECK_SLICE = 0.002
+# A prompt's bytes in a frame (``wire.encode`` of ``{"t": "turn", ...}``: msgpack's short strings).
+_PROMPT = b"\xa1t\xa4turn"
 
 
 class PeerProtocol(FrameProtocol):
     """One connection to the host, for a seat or a watcher: its session says hello, takes each
-    message, and says when it is over."""
+    message, and says when it is over.
+
+    It reads in turns with the process's other connections (``read_turns``): once the
+    process's share of a reactor iteration is spent, it stops reading until its turn comes in a
+    later one. A seat's session checks a hand's records in slices, one a turn; meanwhile the
+    connection reads nothing more (the host's messages wait, in order)."""
 
     def __init__(self, session: HostSession, factory: PeerFactory | None = None) -> None:
         self.session = session
@@ -805,40 +813,100 @@ class PeerProtocol(FrameProtocol):
         # a seat's session checks a hand's records in slices, one a reactor turn (a watcher's
         # checks them at once)
         self.checking = session if isinstance(session, PeerSession) else None
-        self._work_call: Any = None  # the pending call of the next slice
+        # the seat sent the host something it answers with a record or an error (a move):
+        # the connection goes first when turns are given
+        self.awaiting = False
+        self._turns: ReadTurns | None = None
+        self._granted = False  # its turn: the next message is handled, share or not
         if self.checking is not None:
             self.checking.spread_checks(CHECK_SLICE)
 
     def connectionMade(self) -> None:  # Twisted's name
         super().connectionMade()
+        self.turns.join(self)
         if self.peer_factory is not None:
             self.peer_factory.current = self
         self.send(self.session.hello())
 
     def send(self, message: Mapping[str, Any]) -> None:
         session = self.session
+        if message.get("t") not in ("hello", "pong", "bye"):
+            self.awaiting = True
         with session.timing.span(
             "seat.send", message=message, session=session, transport=self.transport
         ):
             super().send(message)
 
+    # ------------------------------------------------------------------ reading in turns
+    @property
+    def turns(self) -> ReadTurns:
+        if self._turns is None:
+            self._turns = read_turns(self._clock())
+        return self._turns
+
+    @property
+    def urgency(self) -> int:
+        """0: the seat waits for the host's answer to its move; 1: it holds a prompt (the bytes
+        of ``"t": "turn"``; a record's data that happens to hold them only gets the connection
+        an earlier turn); 2: neither (``read_turns``)."""
+        if self.awaiting:
+            return 0
+        return 1 if _PROMPT in self._unprocessed else 2
+
+    def dataReceived(self, data: bytes) -> None:  # Twisted's name
+        if not self.paused and not self._granted and not self.turns.has_room():
+            self._wait_turn()  # kept, unread, for a later turn
+        super().dataReceived(data)
+
+    def stringReceived(self, frame: bytes) -> None:  # Twisted's name
+        turns = self.turns
+        start = turns.timer()
+        self._granted = False
+        super().stringReceived(frame)
+        turns.spend(turns.timer() - start)
+        if not self.paused and (self._checking_held() or not turns.has_room()):
+            self._wait_turn()
+
     def message_received(self, message: dict[str, Any]) -> None:
+        if message.get("t") in ("record", "error"):
+            self.awaiting = False
         self.session.handle(message, self.send)
-        if self.session.done or (self.checking is not None and self.checking.busy):
-            self._after_session_step()
-
-    def _after_session_step(self) -> None:
         if self.session.done:
-            self.drop()
-            self._session_over()
-        elif self.checking is not None and self.checking.busy and self._work_call is None:
-            self._work_call = self._clock().callLater(0, self._work)
+            self._session_over_here()
 
-    def _work(self) -> None:
-        self._work_call = None
-        if self.checking is not None:
+    def _checking_held(self) -> bool:
+        return self.checking is not None and self.checking.busy
+
+    def _wait_turn(self) -> None:
+        if self.dropped or self.transport is None:
+            return
+        self.pauseProducing()  # what comes meanwhile waits in the transport and in our buffer
+        self.turns.wait(self)
+
+    def take_turn(self) -> None:
+        """This connection's turn (``read_turns``): a slice of the hand's check, or else the
+        messages it holds while the process's share of the iteration lasts."""
+        if self.dropped or self.transport is None or self.session.done:
+            return
+        if self._checking_held():
+            assert self.checking is not None
+            turns = self.turns
+            start = turns.timer()
             self.checking.work()
-            self._after_session_step()
+            turns.spend(turns.timer() - start)
+            if self.session.done:
+                self._session_over_here()
+                return
+            if self._checking_held():
+                turns.wait(self)
+                return
+        self._granted = True  # a turn handles one message at least
+        self.resumeProducing()  # and what else it holds, until the share is spent
+        self._granted = False
+
+    def _session_over_here(self) -> None:
+        self.drop()
+        self._session_over()
 
     def _clock(self) -> Any:
         if self.peer_factory is not None and self.peer_factory.clock is not None:
@@ -848,6 +916,8 @@ class PeerProtocol(FrameProtocol):
         return reactor
 
     def connectionLost(self, reason: Failure = connectionDone) -> None:  # Twisted's name
+        if self._turns is not None:
+            self._turns.forget(self)
         if self.peer_factory is not None and self.peer_factory.current is self:
             self.peer_factory.current = None
         if reason.check(TLSIdentityError) and not self.session.done:
