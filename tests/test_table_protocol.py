@@ -1963,6 +1963,55 @@ def test_a_blind_v2_seat_sends_no_stage_worked_out_on_an_input_that_fails(
     assert _stages_sent(alice) == []
 
 
+def test_a_blind_v2_seat_acts_on_one_ahead_between_two_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hostile host that sends a seat one ``ahead`` deck after another for the same stage (its
+    input, each deck a different one) makes it start its stage once: the seat acts on the first
+    ``ahead`` between two records and ignores the rest (each would restart its work, in a
+    thread). The deal goes on as before."""
+    from canasta_net.deal.blind.hand import BlindHand
+    from canasta_net.deal.blind.proofs import group
+
+    computed: list[tuple[int | None, int]] = []
+    honest = BlindHand.stage_work
+
+    def work(self: BlindHand, stage: int, incoming: Any) -> Any:
+        computed.append((self.viewer, stage))
+        return honest(self, stage, incoming)
+
+    monkeypatch.setattr(BlindHand, "stage_work", work)
+    h = Harness(config(deal="blind-v2", rules=preset("classic-3p"), max_hands=1))
+    h.remote("alice")
+    bob = h.remote("bob", connect=False)
+    started: list[int] = []
+    bob.session.background = _eager(started)
+    handle = bob.session.handle
+    sent_ahead: list[bytes] = []
+
+    def hostile(message: Message, send: Callable[[Message], None]) -> None:
+        handle(message, send)
+        if message["t"] != "ahead":
+            return
+        act = R.unpack_map(message["act"], "act")
+        for tweak in (5, 7):  # the same stage with another deck, twice
+            deck = bytearray(act["deck"])
+            deck[0:33] = group.encode(group.mul(group.decode(bytes(deck[0:33])), tweak))
+            again = R.pack({**act, "deck": bytes(deck)})
+            sent_ahead.append(again)
+            handle({"t": "ahead", "act": again}, send)
+
+    monkeypatch.setattr(bob.session, "handle", hostile)
+    bob.connect()
+    h.run(limit=2000)
+    assert bob.session.seat == 2 and bob.session.problem is None
+    assert len(sent_ahead) == 4  # two extra decks for each of alice's two stages
+    # bob's stage started once a stage, on the first ahead (the honest one): none restarted
+    assert started == [1, 1] and [c for c in computed if c[0] == 2] == [(2, 1), (2, 2)]
+    assert _stages_sent(bob) == [1, 2]
+    assert any(r.kind == R.DEAL for r in iter_records(h.log_bytes()))
+
+
 def test_a_forfeit_whose_evidence_proves_nothing_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
