@@ -1894,11 +1894,23 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
 ) -> None:
     """A seat starts its stage as the record holding its input arrives, before checking it, and
     sends it, worked out once, when the table asks: after the record checked. So does a seat the
-    host plays, as the host receives its input, before the host's check."""
+    host plays, as the host receives its input, before the host's check. Each stage's proof was
+    begun while the seat waited, before its input came (its input-independent part)."""
     from canasta_net.deal.blind.hand import BlindHand
+    from canasta_net.deal.blind.proofs import stages as proof_stages
 
     computed: list[tuple[int | None, int]] = []  # every stage a seat works out, ahead or not
     honest = BlindHand.stage_work
+    begun: list[tuple[int, int]] = []  # (seat, stage) of every proof finished from its start
+    honest_take = proof_stages.ProverStart.take
+
+    def take(self: proof_stages.ProverStart, stage: int, secrets: Any) -> object | None:
+        part = honest_take(self, stage, secrets)
+        if part is not None:
+            begun.append((secrets.seat, stage))
+        return part
+
+    monkeypatch.setattr(proof_stages.ProverStart, "take", take)
 
     def work(self: BlindHand, stage: int, incoming: Any) -> Any:
         computed.append((self.viewer, stage))
@@ -1919,6 +1931,7 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
     assert _stages_sent(alice) == [1, 2]
     # seat 0's stage 1 takes the initial deck; its stage 2 took alice's output, worked out ahead
     assert at_host == [1] and [c for c in computed if c[0] == 0] == [(0, 1), (0, 2)]
+    assert sorted(begun) == [(0, 1), (0, 2), (1, 1), (1, 2)]
     assert any(r.kind == R.DEAL for r in iter_records(h.log_bytes()))
 
 
