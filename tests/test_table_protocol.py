@@ -2016,7 +2016,7 @@ def test_a_blind_v2_seat_acts_on_one_ahead_between_two_records(
 
     monkeypatch.setattr(bob.session, "handle", hostile)
     bob.connect()
-    h.run(limit=2000)
+    stopped(h.run(turn_for("act"), limit=2000))  # dealt: the first turn of play
     assert bob.session.seat == 2 and bob.session.problem is None
     assert len(sent_ahead) == 4  # two extra decks for each of alice's two stages
     # bob's stage started once a stage, on the first ahead (the honest one): none restarted
