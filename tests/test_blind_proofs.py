@@ -8,6 +8,8 @@ each is refused by the proof.
 
 from __future__ import annotations
 
+import functools
+import pickle
 import random
 
 import pytest
@@ -349,6 +351,17 @@ def test_a_proof_begun_before_its_input_verifies_and_its_start_serves_one_proof(
     stages.check_stage1(TABLE, HAND, 1, CARDS, out, KEYS[1], proof)
     fresh = stages.start_stage(1, s)
     assert fresh.take(2, s) is None  # a start for another stage is not used either
+    # a stage's work, with its start, is a call that pickles (for a process pool, one day)
+    for stage, incoming in ((1, CARDS), (2, STAGE2_INPUT)):
+        work = functools.partial(
+            stages.stage1 if stage == 1 else stages.stage2,
+            s,
+            incoming,
+            begun=stages.start_stage(stage, s),
+        )
+        out, proof = pickle.loads(pickle.dumps(work))()
+        check = stages.check_stage1 if stage == 1 else stages.check_stage2
+        check(TABLE, HAND, 1, incoming, out, KEYS[1], proof)
 
     def first_commitment(proof: bytes) -> bytes:
         """``T1 = [s]K - [c]K_0`` of position 0's proof: ``[w_0]K``."""

@@ -172,6 +172,16 @@ class ProverStart:
     t_abck: tuple[Point, Point, Point, Point] = member(repr=False)
     used: bool = False
 
+    def __getstate__(self) -> dict[str, object]:  # points go as bytes (a proof's work pickles)
+        state = dict(vars(self))
+        state["t_abck"] = tuple(group.encode(t) for t in self.t_abck)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        points = state["t_abck"]
+        assert isinstance(points, tuple)
+        vars(self).update(state, t_abck=tuple(group.decode(t) for t in points))
+
     def take(self, key: int, permutation: Sequence[int]) -> ProverStart | None:
         """This start, once, if it was made for that key and permutation; None otherwise."""
         if self.used or self.key != key or self.permutation != tuple(permutation):

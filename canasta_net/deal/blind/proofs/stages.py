@@ -223,12 +223,27 @@ class ProverStart:
         self.stage = stage
         self._secrets = secrets
         self._part: object | None = part
-        self._lock = threading.Lock()
 
     def take(self, stage: int, secrets: StageSecrets) -> object | None:
-        with self._lock:
-            part, self._part = self._part, None
-        return part if stage == self.stage and secrets is self._secrets else None
+        """The start, once (the hand hands each start to one piece of work only), if it was made
+        for that stage and those secrets; None otherwise."""
+        part, self._part = self._part, None
+        return part if stage == self.stage and secrets == self._secrets else None
+
+    # a stage's work is a call that pickles (``BlindHand.stage_work``): points go as bytes
+    def __getstate__(self) -> dict[str, object]:
+        part = self._part
+        if isinstance(part, list):
+            part = [(w, group.encode(t)) for w, t in part]
+        return {"stage": self.stage, "secrets": self._secrets, "part": part}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        part = state["part"]
+        if isinstance(part, list):
+            part = [(w, group.decode(t)) for w, t in part]
+        stage, secrets = state["stage"], state["secrets"]
+        assert isinstance(stage, int) and isinstance(secrets, StageSecrets)
+        self.stage, self._secrets, self._part = stage, secrets, part
 
 
 def start_stage(stage: int, secrets: StageSecrets) -> ProverStart:
