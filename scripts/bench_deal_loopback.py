@@ -29,11 +29,14 @@ Goal (issue 16): a blind deal of 108 cards to 4 seats under 200 ms, in every run
 (``docs/blind-proofs.md``) beside version 1: there a stage hop's ``seats_ms`` holds the seat's
 proof and its log follower's check of the previous proofs, ``host_ms`` the host's check of the
 proof (``scripts/bench_blind_proofs.py`` gives proving and checking apart, per stage). For
-``blind-v2`` each run also has ``stage_breakdown``: every stage hop split into ``proving_ms``,
-``verifying_ms`` (the producing seat's check of its input, calibrated in this process, and the
-host's check; since wire version 3's ``ahead`` a seat checks beside the host, so this overstates
-what is on the critical path) and ``transport_ms`` (the rest: loopback, sync, waiting for a
-core), with totals, printed to standard error for each run too;
+``blind-v2`` each run also has ``stage_timeline`` (each stage output's arrival at the host,
+the end of the host's check, its record's sending) and ``stage_breakdown``: the stage phase,
+stage by stage, split into what lay on its critical path: ``proving_ms`` (the seat's proof,
+calibrated in this process), ``verifying_ms`` (what the checks of its input, the seat's own
+and the host's, which run beside the proof since wire version 3's ``ahead``, took beyond the
+proof) and ``transport_ms`` (the rest: loopback, sync, prompts, waiting for a core), with
+totals adding up to the phase's wall time (``stages_ms``), printed to standard error for each
+run too (``stage_breakdown``'s docstring gives the model);
 ``goal_v2_ms`` is issue 19's goal (1 s for 108 cards, 1.5 s for 162). Every run has
 ``audit_ms``: ``replay_log`` of the host's one-hand log, every signature and proof checked
 again. Prints JSON (and writes it with --out). Talks to 127.0.0.1 only.
@@ -74,6 +77,8 @@ class HopTiming:
 
     def __init__(self) -> None:
         self.handled: list[tuple[str, float, float]] = []  # message type, start, end
+        # a stage act's seat, its start and end (the host's check): ``stage_breakdown``
+        self.stages: list[tuple[int, float, float]] = []
         self.syncs: list[tuple[int, float, float]] = []  # records, start, end
         self._lock = threading.Lock()  # ``log.sync`` is reported from the writer thread
 
@@ -89,10 +94,19 @@ class HopTiming:
         if name == "host.handle":
             kind = str(details.get("t"))
             act = details.get("act")
+            seat = -1
             if kind == "act" and isinstance(act, bytes):  # the signed message's own type
                 with contextlib.suppress(Exception):
-                    kind = str(msgpack.unpackb(act, raw=False).get("type", kind))
-            return self._timed(lambda a, b: self.handled.append((kind, a, b)))
+                    fields = msgpack.unpackb(act, raw=False)
+                    kind = str(fields.get("type", kind))
+                    seat = int(fields.get("seat", -1))
+
+            def handled(a: float, b: float) -> None:
+                self.handled.append((kind, a, b))
+                if kind == "stage":
+                    self.stages.append((seat, a, b))
+
+            return self._timed(handled)
         if name == "log.sync":
             count = int(details.get("records", 1))
 
@@ -116,7 +130,9 @@ def hops(
         if not start - 0.5 <= a <= end or kind in ("hello", "chat"):
             continue
         before = [t for _, t in sent if t <= a]
-        after = [t for _, t in sent if t >= b]
+        # its records: those that went out once its handling began (unsynced records go out
+        # within the handling itself: then nothing is left for the disk)
+        after = [t for _, t in sent if t >= a]
         if not before or not after:
             continue
         out.append(
@@ -124,7 +140,7 @@ def hops(
                 "message": kind,
                 "seats_ms": round(1000 * (a - before[-1]), 2),
                 "host_ms": round(1000 * (b - a), 2),
-                "disk_ms": round(1000 * (after[0] - b), 2),
+                "disk_ms": round(1000 * max(0.0, after[0] - b), 2),
             }
         )
     return out
@@ -227,7 +243,9 @@ async def one_deal(
     # the hop that began the deal (its first message) counts from the previous records' sending
     deal_hops = hops(sent, timing, start_wall, deal_wall)
     in_deal = [s for s in timing.syncs if start_wall - 0.5 <= s[1] <= deal_wall]
+    timeline = stage_timeline(sent, timing, start_wall, deal_wall, rules.players)
     return {
+        "stage_timeline": timeline,
         "deal_ms": round(1000 * (deal_wall - start_wall), 1),
         "host_cpu_ms": round(1000 * (deal_cpu - start_cpu), 1),
         "seat_process_cpu_ms": cpu,
@@ -275,40 +293,104 @@ def proof_times(variant: str, repeat: int = 3) -> dict[str, float]:
     return {k: round(statistics.median(v), 1) for k, v in times.items()}
 
 
-def stage_breakdown(
-    run: dict[str, Any], calibrated: dict[str, float], seats: int
-) -> dict[str, Any]:
-    """Each stage hop of a version-2 deal split into proving, verifying and transport.
+def stage_timeline(
+    sent: list[tuple[str, float]], timing: HopTiming, start: float, end: float, seats: int
+) -> list[dict[str, Any]] | None:
+    """The deal's stage outputs in order (ms from the deal's start): each one's ``seat`` and
+    ``stage``; for a remote seat's, when it reached the host (``arrived_ms``: the host passes it
+    on as ``ahead`` then, and the next seat starts its own stage on it) and when the host's
+    check of it ended (``checked_ms``); for every one, when its record went out (``sent_ms``);
+    and, first, when the last announcement's record went out (``announced_ms``: seat 0's stage 1
+    may start). None if the deal's records are not all there."""
+    records = [t for kind, t in sent if start - 0.5 <= t <= end]
+    kinds = [kind for kind, t in sent if start - 0.5 <= t <= end]
+    stage_sent = [t for kind, t in zip(kinds, records, strict=True) if kind == "stage"]
+    announced = [t for kind, t in zip(kinds, records, strict=True) if kind == "announce"]
+    remote = [(s, a, b) for s, a, b in timing.stages if start - 0.5 <= a <= end]
+    if len(stage_sent) != 2 * seats or not announced:
+        return None
+    rows: list[dict[str, Any]] = [{"announced_ms": round(1000 * (announced[-1] - start), 2)}]
+    for step, when in enumerate(stage_sent):
+        seat = step % seats
+        row: dict[str, Any] = {"stage": 1 + step // seats, "seat": seat}
+        arrived = [(a, b) for s, a, b in remote if s == seat and a <= when]
+        if arrived:  # a remote seat's: the last of its acts before this record went out
+            a, b = arrived[-1]
+            remote = [r for r in remote if r[1] > a]
+            row |= {"arrived_ms": round(1000 * (a - start), 2)}
+            row |= {"checked_ms": round(1000 * (b - start), 2)}
+        row["sent_ms"] = round(1000 * (when - start), 2)
+        rows.append(row)
+    return rows
 
-    A stage hop's ``seats_ms`` (from the host sending the previous stage until this one arrived)
-    holds the producing seat's check of its input (its log follower), its proof, and loopback
-    both ways; the host's ``host_ms`` is its own check (and journaling). The seat's two parts are
-    this process's calibrated times (``proof_times``), so ``transport_ms`` is the rest of the
-    hop: loopback, the seat's other work and waiting for a core (with the other seats' checks
-    of the same output running at the same time), plus the sync and sending (``disk_ms``)."""
-    stages_ = [h for h in run["hops"] if h["message"] == "stage"]
+
+def stage_breakdown(
+    timeline: list[dict[str, Any]], calibrated: dict[str, float], seats: int
+) -> dict[str, Any]:
+    """The stage phase of a version-2 deal, stage output by stage output, split into what lay on
+    its critical path: ``proving_ms``, ``verifying_ms`` and ``transport_ms``.
+
+    A stage's window runs from the moment its seat could start on its input to the moment its
+    output could be used: from the previous output's arrival at the host (the host passes it on
+    as ``ahead`` at once, and the seat starts its stage on it in a thread while it checks it),
+    or, after a stage of the seat the host plays, from that stage's record going out (the seat
+    starts on the record), until this output reached the host (a remote seat's) or its record
+    went out (the host's seat's). Within it the seat proves (this process's calibrated time,
+    ``proof_times``) beside the checks of its input: its own (calibrated; the host's seat has
+    none of its own, the host's check is its check) and the host's (measured: its handling of
+    the input, before it journals it; none for the host's own seat's output, proved here). So
+    ``proving_ms`` is the proof, ``verifying_ms`` what the longer of those checks took beyond the
+    proof, and ``transport_ms`` the rest: loopback, the sync, the prompt, and waiting for a core
+    (the other seats check the same output meanwhile, on the same two cores), which also makes
+    the real proofs and checks longer than calibrated. The last row is the host's check of the
+    last stage output and its record going out. The rows add up to the stage phase's wall time
+    (``stages_ms``)."""
     rows = []
-    for i, hop in enumerate(stages_):
-        stage = 1 + i // seats
+    ready = timeline[0]["announced_ms"]
+    previous: dict[str, Any] | None = None
+    for row in timeline[1:]:
+        stage, seat = row["stage"], row["seat"]
+        done = row.get("arrived_ms", row["sent_ms"])
+        window = max(0.0, done - ready)
         prove = calibrated[f"prove_{stage}"]
-        # the seat checks its input first, except seat 0's stage 1 (the initial deck)
-        check = 0.0 if i == 0 else calibrated[f"check_{1 if i <= seats else 2}"]
+        host_check = 0.0
+        if previous is not None and "arrived_ms" in previous:
+            host_check = previous["checked_ms"] - previous["arrived_ms"]
+        own_check = 0.0
+        if previous is not None and "arrived_ms" in row:  # a remote seat checks its input
+            own_check = calibrated[f"check_{previous['stage']}"]
+        proving = min(prove, window)
+        verifying = min(window - proving, max(0.0, max(host_check, own_check) - prove))
         rows.append(
             {
                 "stage": stage,
-                "seat": i % seats,
-                "proving_ms": prove,
-                "verifying_ms": round(check + hop["host_ms"], 1),
-                "transport_ms": round(
-                    max(0.0, hop["seats_ms"] - prove - check) + hop["disk_ms"], 1
-                ),
+                "seat": seat,
+                "window_ms": round(window, 1),
+                "proving_ms": round(proving, 1),
+                "verifying_ms": round(verifying, 1),
+                "transport_ms": round(window - proving - verifying, 1),
+            }
+        )
+        previous = row
+        ready = done
+    if previous is not None and "arrived_ms" in previous:  # the host checks the last output
+        check = previous["checked_ms"] - previous["arrived_ms"]
+        window = previous["sent_ms"] - previous["arrived_ms"]
+        rows.append(
+            {
+                "stage": previous["stage"],
+                "seat": "host's check",
+                "window_ms": round(window, 1),
+                "proving_ms": 0.0,
+                "verifying_ms": round(min(check, window), 1),
+                "transport_ms": round(max(0.0, window - check), 1),
             }
         )
     totals = {
         key: round(sum(r[key] for r in rows), 1)
         for key in ("proving_ms", "verifying_ms", "transport_ms")
     }
-    return {"stages": rows, "totals": totals}
+    return {"stages": rows, "totals": totals, "stages_ms": round(sum(totals.values()), 1)}
 
 
 def audit_ms(path: Path) -> float:
@@ -348,12 +430,17 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
                     calibrated = proof_times(args.variant)
                     runs[-1]["proof_times_ms"] = calibrated
                     seats = preset(args.variant).players
-                    runs[-1]["stage_breakdown"] = stage_breakdown(runs[-1], calibrated, seats)
-                brief = {k: v for k, v in runs[-1].items() if k not in ("hops", "stage_breakdown")}
+                    timeline = runs[-1]["stage_timeline"]
+                    if timeline is not None:
+                        breakdown = stage_breakdown(timeline, calibrated, seats)
+                        runs[-1]["stage_breakdown"] = breakdown
+                hidden = ("hops", "stage_breakdown", "stage_timeline")
+                brief = {k: v for k, v in runs[-1].items() if k not in hidden}
                 print(f"{mode} run {i}: {brief}", file=sys.stderr)
                 if "stage_breakdown" in runs[-1]:
                     totals = runs[-1]["stage_breakdown"]["totals"]
-                    print(f"{mode} run {i}: stage hops {totals}", file=sys.stderr)
+                    stages_ms = runs[-1]["stage_breakdown"]["stages_ms"]
+                    print(f"{mode} run {i}: stages {stages_ms} ms: {totals}", file=sys.stderr)
             result[mode] = summary(runs)
     worst = max(r["deal_ms"] for r in result["blind"]["runs"]) if "blind" in result else None
     result |= {

@@ -8,6 +8,8 @@ each is refused by the proof.
 
 from __future__ import annotations
 
+import functools
+import pickle
 import random
 
 import pytest
@@ -325,3 +327,55 @@ def test_group_refuses_what_is_not_a_point() -> None:
         group.add([group.G, group.neg(group.G)])
     assert group.encode(group.add([group.G, group.G])) == group.encode(group.base(2))
     assert group.encode(group.neg(group.base(3))) == group.encode(group.base(group.Q - 3))
+
+
+# ----------------------------------------------------------------------------- a proof begun ahead
+def test_a_proof_begun_before_its_input_verifies_and_its_start_serves_one_proof() -> None:
+    """A seat works out the input-independent part of its next stage proof while it waits
+    (``stages.start_stage``): the proof finished on the input with it verifies, and uses it (the
+    permutation commitments of stage 1, the nonce commitments ``[w_j]K`` of stage 2); a second
+    proof given the same start draws its own (the nonces must never mask two proofs), and a
+    start made for other secrets is not used."""
+    s = SECRETS[1]
+    part = shuffle.start(s.deck_key, s.permutation)
+    begun = stages.ProverStart(1, s, part)
+    out, proof = stages.stage1(s, CARDS, begun=begun)
+    stages.check_stage1(TABLE, HAND, 1, CARDS, out, KEYS[1], proof)
+    assert list(shuffle.ShuffleProof.decode(proof).u) == part.u  # the start's commitments
+    out, proof = stages.stage1(s, CARDS, begun=begun)  # the start is spent: fresh values
+    stages.check_stage1(TABLE, HAND, 1, CARDS, out, KEYS[1], proof)
+    assert list(shuffle.ShuffleProof.decode(proof).u) != part.u
+    assert part.take(s.deck_key, s.permutation) is None  # and spent for shuffle.prove too
+    other = stages.start_stage(1, SECRETS[2])
+    out, proof = stages.stage1(s, CARDS, begun=other)  # made for another seat: not used
+    stages.check_stage1(TABLE, HAND, 1, CARDS, out, KEYS[1], proof)
+    fresh = stages.start_stage(1, s)
+    assert fresh.take(2, s) is None  # a start for another stage is not used either
+    # a stage's work, with its start, is a call that pickles (for a process pool, one day)
+    for stage, incoming in ((1, CARDS), (2, STAGE2_INPUT)):
+        work = functools.partial(
+            stages.stage1 if stage == 1 else stages.stage2,
+            s,
+            incoming,
+            begun=stages.start_stage(stage, s),
+        )
+        out, proof = pickle.loads(pickle.dumps(work))()
+        check = stages.check_stage1 if stage == 1 else stages.check_stage2
+        check(TABLE, HAND, 1, incoming, out, KEYS[1], proof)
+
+    def first_commitment(proof: bytes) -> bytes:
+        """``T1 = [s]K - [c]K_0`` of position 0's proof: ``[w_0]K``."""
+        c, s_ = group.scalar_from(proof[4:36]), group.scalar_from(proof[36:68])
+        k, k0 = group.decode(KEYS[1].deck_key), group.decode(KEYS[1].position_keys[0])
+        return group.encode(group.add([group.mul(k, s_), group.mul(k0, group.Q - c)]))
+
+    begun2 = stages.start_stage(2, s)
+    nonces = begun2.take(2, s)
+    assert isinstance(nonces, list)
+    begun2 = stages.ProverStart(2, s, nonces)
+    out, proof = stages.stage2(s, STAGE2_INPUT, begun=begun2)
+    stages.check_stage2(TABLE, HAND, 1, STAGE2_INPUT, out, KEYS[1], proof)
+    assert first_commitment(proof) == group.encode(nonces[0][1])
+    out, proof = stages.stage2(s, STAGE2_INPUT, begun=begun2)
+    stages.check_stage2(TABLE, HAND, 1, STAGE2_INPUT, out, KEYS[1], proof)
+    assert first_commitment(proof) != group.encode(nonces[0][1])

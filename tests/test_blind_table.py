@@ -581,3 +581,26 @@ def test_the_host_passes_a_stage_on_ahead_only_to_the_other_seats_that_speak_ver
     for junk in (b"\x00not msgpack", ahead[0]["act"], b"\x80"):  # a hint: never refused
         new.session.handle({"t": "ahead", "act": junk}, sent.append)
     assert new.session.problem is None and sent == []
+
+
+def test_a_version_2_seat_computes_the_proofs_generators_when_it_takes_its_seat() -> None:
+    """A version-2 seat computes the shuffle proofs' generators (about 35 ms for 108 cards) as it
+    takes its seat, with the card points, so that its first hand's announcement and first stage
+    do not wait for them."""
+    from canasta_net.deal.blind.proofs import group, shuffle
+    from canasta_net.games import game_of_rules
+    from canasta_net.hand.protocol import HandContext
+    from canasta_net.table.blind_seat import BlindSeat
+
+    rules = preset("classic-2p")
+    for cached in (group.generators, shuffle.chain_base, shuffle._minus_generators):
+        cached.cache_clear()
+    identity = Identity.from_seed(b"\x07" * 32)
+
+    def context() -> HandContext:
+        raise AssertionError("no hand yet")
+
+    BlindSeat(identity, 1, game_of_rules(rules), TABLE, context, version=2)
+    assert group.generators.cache_info().currsize == 1
+    assert shuffle._minus_generators.cache_info().currsize == 1
+    assert shuffle.chain_base.cache_info().currsize == 1

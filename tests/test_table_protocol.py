@@ -1894,11 +1894,23 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
 ) -> None:
     """A seat starts its stage as the record holding its input arrives, before checking it, and
     sends it, worked out once, when the table asks: after the record checked. So does a seat the
-    host plays, as the host receives its input, before the host's check."""
+    host plays, as the host receives its input, before the host's check. Each stage's proof was
+    begun while the seat waited, before its input came (its input-independent part)."""
     from canasta_net.deal.blind.hand import BlindHand
+    from canasta_net.deal.blind.proofs import stages as proof_stages
 
     computed: list[tuple[int | None, int]] = []  # every stage a seat works out, ahead or not
     honest = BlindHand.stage_work
+    begun: list[tuple[int, int]] = []  # (seat, stage) of every proof finished from its start
+    honest_take = proof_stages.ProverStart.take
+
+    def take(self: proof_stages.ProverStart, stage: int, secrets: Any) -> object | None:
+        part = honest_take(self, stage, secrets)
+        if part is not None:
+            begun.append((secrets.seat, stage))
+        return part
+
+    monkeypatch.setattr(proof_stages.ProverStart, "take", take)
 
     def work(self: BlindHand, stage: int, incoming: Any) -> Any:
         computed.append((self.viewer, stage))
@@ -1919,6 +1931,7 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
     assert _stages_sent(alice) == [1, 2]
     # seat 0's stage 1 takes the initial deck; its stage 2 took alice's output, worked out ahead
     assert at_host == [1] and [c for c in computed if c[0] == 0] == [(0, 1), (0, 2)]
+    assert sorted(begun) == [(0, 1), (0, 2), (1, 1), (1, 2)]
     assert any(r.kind == R.DEAL for r in iter_records(h.log_bytes()))
 
 
@@ -1961,6 +1974,55 @@ def test_a_blind_v2_seat_sends_no_stage_worked_out_on_an_input_that_fails(
     problem = alice.session.problem
     assert problem is not None and "seat 0's stage-1 output is refused" in problem
     assert _stages_sent(alice) == []
+
+
+def test_a_blind_v2_seat_acts_on_one_ahead_between_two_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hostile host that sends a seat one ``ahead`` deck after another for the same stage (its
+    input, each deck a different one) makes it start its stage once: the seat acts on the first
+    ``ahead`` between two records and ignores the rest (each would restart its work, in a
+    thread). The deal goes on as before."""
+    from canasta_net.deal.blind.hand import BlindHand
+    from canasta_net.deal.blind.proofs import group
+
+    computed: list[tuple[int | None, int]] = []
+    honest = BlindHand.stage_work
+
+    def work(self: BlindHand, stage: int, incoming: Any) -> Any:
+        computed.append((self.viewer, stage))
+        return honest(self, stage, incoming)
+
+    monkeypatch.setattr(BlindHand, "stage_work", work)
+    h = Harness(config(deal="blind-v2", rules=preset("classic-3p"), max_hands=1))
+    h.remote("alice")
+    bob = h.remote("bob", connect=False)
+    started: list[int] = []
+    bob.session.background = _eager(started)
+    handle = bob.session.handle
+    sent_ahead: list[bytes] = []
+
+    def hostile(message: Message, send: Callable[[Message], None]) -> None:
+        handle(message, send)
+        if message["t"] != "ahead":
+            return
+        act = R.unpack_map(message["act"], "act")
+        for tweak in (5, 7):  # the same stage with another deck, twice
+            deck = bytearray(act["deck"])
+            deck[0:33] = group.encode(group.mul(group.decode(bytes(deck[0:33])), tweak))
+            again = R.pack({**act, "deck": bytes(deck)})
+            sent_ahead.append(again)
+            handle({"t": "ahead", "act": again}, send)
+
+    monkeypatch.setattr(bob.session, "handle", hostile)
+    bob.connect()
+    stopped(h.run(turn_for("act"), limit=2000))  # dealt: the first turn of play
+    assert bob.session.seat == 2 and bob.session.problem is None
+    assert len(sent_ahead) == 4  # two extra decks for each of alice's two stages
+    # bob's stage started once a stage, on the first ahead (the honest one): none restarted
+    assert started == [1, 1] and [c for c in computed if c[0] == 2] == [(2, 1), (2, 2)]
+    assert _stages_sent(bob) == [1, 2]
+    assert any(r.kind == R.DEAL for r in iter_records(h.log_bytes()))
 
 
 def test_a_forfeit_whose_evidence_proves_nothing_is_refused(

@@ -324,6 +324,9 @@ class PeerSession:
         self._checking: tuple[StoredRecord, Callable[[dict[str, Any]], None]] | None = None
         #: A hand's records are being checked in slices: messages wait (:meth:`work`).
         self.busy = False
+        # an ``ahead`` acted on since the last record: an honest host sends one a stage, before
+        # its record, so a second one (another deck each time) would only restart our work
+        self._ahead_taken = False
         self._waiting: deque[tuple[dict[str, Any], Callable[[dict[str, Any]], None]]] = deque()
 
     # ------------------------------------------------------------------ the seat's log
@@ -501,9 +504,13 @@ class PeerSession:
         and journaled it (wire ``ahead``): start this seat's own next stage on it if it is the
         input (used only once its record has checked), and check it now, beside the host's own
         check, so that its record, bringing exactly these bytes, is taken without a second
-        check. A hint only: nothing is sent or refused on it; its record decides."""
+        check. A hint only: nothing is sent or refused on it; its record decides. At most one
+        is acted on between two records (a hostile host that sends one deck after another would
+        otherwise make the seat start its stage, in a thread, for each)."""
         replayer = self.copy.replayer
         if self.agent is None or self.problem is not None or replayer is None:
+            return
+        if self._ahead_taken:
             return
         try:
             fields = R.unpack_map(act, "a stage output ahead of its record")
@@ -517,6 +524,7 @@ class PeerSession:
             or fields.get("hand") != replayer.hand_no
         ):
             return
+        self._ahead_taken = True
         if self.background is not None:
             self.agent.work_ahead("stage", fields, self.background)
         replayer.hand.check_ahead(seat, "stage", fields)
@@ -662,6 +670,7 @@ class PeerSession:
             return
         if record is None:
             return  # a resend of a record this seat holds
+        self._ahead_taken = False  # the next stage may come ahead of its record
         if record.index == 0:
             self.names = self.copy.names
         self._forget_public_seeds(record)

@@ -18,6 +18,7 @@ from ..canasta.rules import RuleSet
 from ..deal.blind.hand import BlindHand, WrongSealedKey
 from ..deal.blind.keys import SEED_SIZE, SeatSecrets
 from ..deal.blind.points import card_points
+from ..deal.blind.proofs import shuffle
 from ..deal.blind.proofs.stages import card_points as proved_card_points
 from ..deal.blind.protocol import KeyMessage
 from ..deal.blind.schedule import labels_for_rules
@@ -79,7 +80,11 @@ class BlindSeat:
         self._exposed = False
         card_points(labels_for_rules(self.rules))  # computed once per process, before any hand
         if version == 2:
-            proved_card_points(tuple(labels_for_rules(self.rules)))
+            labels = tuple(labels_for_rules(self.rules))
+            proved_card_points(labels)
+            # the proofs' generators too (about 35 ms for 108 cards): the hand's first steps,
+            # its announcement and its first stage, would otherwise wait for them
+            shuffle.prepare(len(labels))
 
     def _hand(self, hand_no: int) -> BlindHand:
         """The seat's view of the hand. A restarted seat takes up a hand it had announced

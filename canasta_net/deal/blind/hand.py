@@ -1104,7 +1104,10 @@ class BlindHand:
         beside the hand's own work, in another thread or process (it pickles)."""
         assert self.secrets2 is not None
         make = stages2.stage1 if stage == 1 else stages2.stage2
-        return functools.partial(make, self.secrets2, list(incoming))
+        # the proof's start, worked out while the seat waited (``prepare``): taken once, so a
+        # second piece of work for this stage (another input) draws its own
+        begun = self._prepared.pop(f"start{stage}", None)
+        return functools.partial(make, self.secrets2, list(incoming), begun=begun)
 
     def has_stage_ahead(self, stage: int, incoming: Sequence[bytes]) -> bool:
         """Whether that stage is already being worked out ahead for that very input."""
@@ -1122,10 +1125,13 @@ class BlindHand:
         self._prepared["stage-ahead"] = ((stage, incoming), result)
 
     def prepare(self) -> None:
-        """Work a seat can do ahead, while others compute (call it when idle): its stage-2
+        """Work a seat can do ahead, while others compute (call it when idle), one piece a call:
+        version 2's next stage proof begun (its input-independent part), version 1's stage-2
         multiplications, and its sealed keys for the deal once every X25519 key is announced."""
         secrets, identity = self.secrets, self.identity
         if secrets is None or identity is None or self.viewer is None:
+            return
+        if self._start_proof():  # the proof of the seat's next stage, begun before its input
             return
         if "stage2" not in self._prepared:
             self._prepared["stage2"] = stage2_multipliers(secrets) if self.version == 1 else None
@@ -1136,6 +1142,19 @@ class BlindHand:
                 if owner != self.viewer
                 for p in self.schedule.hands[owner]
             }
+
+    def _start_proof(self) -> bool:
+        """Version 2: work out the input-independent part of the viewer's next stage proof
+        (``stages.start_stage``), once per stage, before its input comes. Whether it did."""
+        if self.secrets2 is None or self.phase not in (HandPhase.ANNOUNCE, HandPhase.STAGES):
+            return False
+        viewer = self.viewer
+        stage = 1 + sum(1 for step in range(len(self.stage_outputs)) if step % self.seats == viewer)
+        if stage > 2 or f"started{stage}" in self._prepared:
+            return False
+        self._prepared[f"started{stage}"] = True
+        self._prepared[f"start{stage}"] = stages2.start_stage(stage, self.secrets2)
+        return True
 
     def proofs_for(self, action: Action) -> list[list[Any]]:
         """The proofs of the viewer's cards that ``action`` takes from its hand."""

@@ -34,12 +34,25 @@ def _challenge(
 
 
 def prove(
-    ctx: bytes, b1: Point, a1: Point, b2: Point, a2: Point, x: int, rng: Random = os.urandom
+    ctx: bytes,
+    b1: Point,
+    a1: Point,
+    b2: Point,
+    a2: Point,
+    x: int,
+    rng: Random = os.urandom,
+    begun: tuple[int, Point] | None = None,
 ) -> bytes:
-    """The 64-byte proof that ``a1 = [x]b1`` and ``a2 = [x]b2`` (the caller knows x)."""
+    """The 64-byte proof that ``a1 = [x]b1`` and ``a2 = [x]b2`` (the caller knows x).
+    ``begun``: a nonce w and ``[w]b1``, drawn and computed ahead (``b1`` is often known before
+    ``b2``), for this proof only; else w is drawn here."""
     while True:
-        w = group.random_scalar(rng)
-        c = _challenge(ctx, (b1, a1, b2, a2), group.mul(b1, w), group.mul(b2, w))
+        if begun is not None:
+            (w, t1), begun = begun, None
+        else:
+            w = group.random_scalar(rng)
+            t1 = group.mul(b1, w)
+        c = _challenge(ctx, (b1, a1, b2, a2), t1, group.mul(b2, w))
         s = (w + c * x) % group.Q
         if c and s:  # else the verifier would multiply by zero: draw again (probability 2/Q)
             return group.scalar_bytes(c) + group.scalar_bytes(s)

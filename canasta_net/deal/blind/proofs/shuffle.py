@@ -23,6 +23,7 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field as member
 from functools import lru_cache
 from typing import Final
 
@@ -152,6 +153,63 @@ def _product(values: Sequence[int]) -> int:
     return result
 
 
+@dataclass
+class ProverStart:
+    """The part of a shuffle proof that does not depend on the decks, worked out before the input
+    arrives (off the critical path): every random value, in the order :func:`prove` draws them,
+    and the points made of them alone: the permutation commitments ``u_i``, ``T_A``, ``T_B``,
+    ``T_C``, ``T_K``. For one proof only: its nonces masked one proof's responses, and two proofs
+    from one start would reveal the permutation (:meth:`take` hands it out once)."""
+
+    key: int = member(repr=False)
+    permutation: tuple[int, ...] = member(repr=False)
+    r: list[int] = member(repr=False)
+    r_hat: list[int] = member(repr=False)
+    w: tuple[int, int, int, int] = member(repr=False)  # ω_A, ω_B, ω_C, ω_D
+    w_e: list[int] = member(repr=False)
+    w_hat: list[int] = member(repr=False)
+    u: list[bytes] = member(repr=False)
+    t_abck: tuple[Point, Point, Point, Point] = member(repr=False)
+    used: bool = False
+
+    def __getstate__(self) -> dict[str, object]:  # points go as bytes (a proof's work pickles)
+        state = dict(vars(self))
+        state["t_abck"] = tuple(group.encode(t) for t in self.t_abck)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        points = state["t_abck"]
+        assert isinstance(points, tuple)
+        vars(self).update(state, t_abck=tuple(group.decode(t) for t in points))
+
+    def take(self, key: int, permutation: Sequence[int]) -> ProverStart | None:
+        """This start, once, if it was made for that key and permutation; None otherwise."""
+        if self.used or self.key != key or self.permutation != tuple(permutation):
+            return None
+        self.used = True
+        return self
+
+
+def start(key: int, permutation: Sequence[int], rng: Random = os.urandom) -> ProverStart:
+    """The input-independent part of a proof for ``key`` and ``permutation``: about a fifth of
+    its multiplications (m base-point ones for the ``u_i``, m for ``T_C``)."""
+    m = len(permutation)
+    h = group.generators(GENERATOR_DOMAIN, m)
+    r = [group.random_scalar(rng) for _ in range(m)]
+    r_hat = [group.random_scalar(rng) for _ in range(m)]
+    w_a, w_b, w_c, w_d = (group.random_scalar(rng) for _ in range(4))
+    w_e = [group.random_scalar(rng) for _ in range(m)]
+    w_hat = [group.random_scalar(rng) for _ in range(m)]
+    u = [group.encode(group.add([group.base(r[i]), h[permutation[i]]])) for i in range(m)]
+    t_a = group.base(w_a)
+    t_b = group.base(w_b)
+    t_c = group.add([group.base(w_c), *(group.mul(h[j], w_e[j]) for j in range(m))])
+    t_k = group.mul(group.base(key), w_d)
+    return ProverStart(
+        key, tuple(permutation), r, r_hat, (w_a, w_b, w_c, w_d), w_e, w_hat, u, (t_a, t_b, t_c, t_k)
+    )
+
+
 def prove(
     ctx: bytes,
     inputs: Sequence[bytes],
@@ -159,16 +217,24 @@ def prove(
     key: int,
     permutation: Sequence[int],
     rng: Random = os.urandom,
+    begun: ProverStart | None = None,
 ) -> ShuffleProof:
     """The proof that ``outputs[i] = [key] inputs[permutation[i]]`` and the deck public key is
-    ``[key]G``. The caller built ``outputs`` that way (nothing here checks it)."""
+    ``[key]G``. The caller built ``outputs`` that way (nothing here checks it). ``begun``: the
+    input-independent part worked out ahead (:func:`start`), used if it was made for this key
+    and permutation and never used before; else everything is drawn here (the same random
+    values, in the same order, as :func:`start` draws them)."""
     m = len(inputs)
     if sorted(permutation) != list(range(m)) or len(outputs) != m:
         raise ValueError("the permutation and the decks do not fit")
+    ready = None if begun is None else begun.take(key, permutation)
     while True:
         try:
-            return _prove_once(ctx, inputs, outputs, key, permutation, rng)
+            return _prove_once(
+                ctx, inputs, outputs, ready or start(key, permutation, rng), permutation
+            )
         except group.GroupError:  # an identity met by chance (probability ~m/Q): draw again
+            ready = None
             continue
 
 
@@ -176,27 +242,25 @@ def _prove_once(
     ctx: bytes,
     inputs: Sequence[bytes],
     outputs: Sequence[bytes],
-    key: int,
+    begun: ProverStart,
     permutation: Sequence[int],
-    rng: Random,
 ) -> ShuffleProof:
     q = group.Q
     m = len(inputs)
-    h = group.generators(GENERATOR_DOMAIN, m)
+    key = begun.key
     h_chain = chain_base()
     xs = group.decode_all(inputs)
     ys = group.decode_all(outputs)
     k_pub = group.encode(group.base(key))
-    # the permutation commitment
-    r = [group.random_scalar(rng) for _ in range(m)]
-    u = [group.encode(group.add([group.base(r[i]), h[permutation[i]]])) for i in range(m)]
+    r, r_hat, w_e, w_hat, u = begun.r, begun.r_hat, begun.w_e, begun.w_hat, begun.u
+    w_a, w_b, w_c, w_d = begun.w
+    t_a, t_b, t_c, t_k = begun.t_abck
     seed, e = _challenges(_statement_digest(ctx, inputs, outputs, k_pub), u)
     inverse = [0] * m
     for i, p in enumerate(permutation):
         inverse[p] = i
     e_prime = [e[inverse[j]] for j in range(m)]
     # the product chain
-    r_hat = [group.random_scalar(rng) for _ in range(m)]
     c_hat_points: list[Point] = []
     previous = h_chain
     b_bar = 0
@@ -209,15 +273,8 @@ def _prove_once(
     c_bar = sum(ri * ei for ri, ei in zip(r, e, strict=True)) % q
     kappa = pow(key, -1, q)
     y_hat = group.add([group.mul(ys[i], e[i]) for i in range(m)])
-    # the Schnorr commitments
-    w_a, w_b, w_c, w_d = (group.random_scalar(rng) for _ in range(4))
-    w_e = [group.random_scalar(rng) for _ in range(m)]
-    w_hat = [group.random_scalar(rng) for _ in range(m)]
-    t_a = group.base(w_a)
-    t_b = group.base(w_b)
-    t_c = group.add([group.base(w_c), *(group.mul(h[j], w_e[j]) for j in range(m))])
+    # the Schnorr commitments (those of the input: T_A, T_B, T_C, T_K are the start's)
     t_d = group.add([*(group.mul(xs[j], w_e[j]) for j in range(m)), group.mul(y_hat, q - w_d)])
-    t_k = group.mul(group.decode(k_pub), w_d)
     chain_in = [h_chain, *c_hat_points[:-1]]
     t_hat = [group.add([group.base(w_hat[j]), group.mul(chain_in[j], w_e[j])]) for j in range(m)]
     c_hat = [group.encode(p) for p in c_hat_points]

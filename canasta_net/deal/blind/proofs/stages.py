@@ -213,14 +213,68 @@ def statement_digest(
 
 
 # ----------------------------------------------------------------------------- a seat's stages
+class ProverStart:
+    """A stage proof's input-independent part, worked out before the input arrives (while the
+    seat waits: ``BlindHand.prepare``), so that less of the proof is left for when the input is
+    there (``docs/blind-proofs.md`` section 9). For one proof of one stage only: :meth:`take`
+    hands it out once (its nonces must never mask two proofs)."""
+
+    def __init__(self, stage: int, secrets: StageSecrets, part: object) -> None:
+        self.stage = stage
+        self._secrets = secrets
+        self._part: object | None = part
+
+    def take(self, stage: int, secrets: StageSecrets) -> object | None:
+        """The start, once (the hand hands each start to one piece of work only), if it was made
+        for that stage and those secrets; None otherwise."""
+        part, self._part = self._part, None
+        return part if stage == self.stage and secrets == self._secrets else None
+
+    # a stage's work is a call that pickles (``BlindHand.stage_work``): points go as bytes
+    def __getstate__(self) -> dict[str, object]:
+        part = self._part
+        if isinstance(part, list):
+            part = [(w, group.encode(t)) for w, t in part]
+        return {"stage": self.stage, "secrets": self._secrets, "part": part}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        part = state["part"]
+        if isinstance(part, list):
+            part = [(w, group.decode(t)) for w, t in part]
+        stage, secrets = state["stage"], state["secrets"]
+        assert isinstance(stage, int) and isinstance(secrets, StageSecrets)
+        self.stage, self._secrets, self._part = stage, secrets, part
+
+
+def start_stage(stage: int, secrets: StageSecrets) -> ProverStart:
+    """Stage 1: every random value of the shuffle proof, the permutation commitments and the
+    Schnorr commitments that need no deck (``shuffle.start``). Stage 2: each position's nonce
+    ``w_j`` and ``[w_j]K``. About a fifth (stage 1) and a third (stage 2) of the proof's
+    multiplications."""
+    if stage == 1:
+        return ProverStart(1, secrets, shuffle.start(secrets.deck_key, secrets.permutation))
+    k_point = group.decode(secrets.public_keys().deck_key)
+    nonces = []
+    for _ in secrets.position_keys:
+        w = group.random_scalar()
+        nonces.append((w, group.mul(k_point, w)))
+    return ProverStart(2, secrets, nonces)
+
+
 def stage1(
-    secrets: StageSecrets, incoming: Sequence[bytes], rng: Random = os.urandom
+    secrets: StageSecrets,
+    incoming: Sequence[bytes],
+    rng: Random = os.urandom,
+    begun: ProverStart | None = None,
 ) -> tuple[list[bytes], bytes]:
-    """The seat's stage 1 and its proof (bytes). ``incoming`` was checked on arrival."""
+    """The seat's stage 1 and its proof (bytes). ``incoming`` was checked on arrival. ``begun``:
+    the proof's start, worked out ahead (:func:`start_stage`), used once."""
     xs = group.decode_all(incoming)
     out = [group.encode(group.mul(xs[p], secrets.deck_key)) for p in secrets.permutation]
     ctx = stage_context(secrets.table_id, secrets.hand_no, 1, secrets.seat)
-    proof = shuffle.prove(ctx, incoming, out, secrets.deck_key, secrets.permutation, rng)
+    part = None if begun is None else begun.take(1, secrets)
+    ready = part if isinstance(part, shuffle.ProverStart) else None
+    proof = shuffle.prove(ctx, incoming, out, secrets.deck_key, secrets.permutation, rng, ready)
     encoded = proof.encode()
     keys = secrets.public_keys().deck_key
     PROVED_HERE.add(statement_digest(ctx, incoming, out, keys, encoded))
@@ -228,9 +282,14 @@ def stage1(
 
 
 def stage2(
-    secrets: StageSecrets, incoming: Sequence[bytes], rng: Random = os.urandom
+    secrets: StageSecrets,
+    incoming: Sequence[bytes],
+    rng: Random = os.urandom,
+    begun: ProverStart | None = None,
 ) -> tuple[list[bytes], bytes]:
-    """The seat's stage 2 and its proof (bytes)."""
+    """The seat's stage 2 and its proof (bytes). ``begun`` as for :func:`stage1`."""
+    part = None if begun is None else begun.take(2, secrets)
+    nonces = part if isinstance(part, list) and len(part) == len(incoming) else None
     xs = group.decode_all(incoming)
     k = secrets.deck_key
     public = secrets.public_keys()
@@ -243,7 +302,10 @@ def stage2(
         y_j = group.mul(x_j, exponent)
         key_j = group.decode(public.position_keys[j])  # announced already: no multiplication
         out.append(group.encode(y_j))
-        proofs.append(dleq.prove(ctx + fields(u32(j)), k_point, key_j, x_j, y_j, exponent, rng))
+        begun_j = None if nonces is None else nonces[j]
+        proofs.append(
+            dleq.prove(ctx + fields(u32(j)), k_point, key_j, x_j, y_j, exponent, rng, begun_j)
+        )
     encoded = u32(len(proofs)) + b"".join(proofs)
     PROVED_HERE.add(statement_digest(ctx, incoming, out, public.encode(), encoded))
     return out, encoded
