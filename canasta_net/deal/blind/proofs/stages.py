@@ -270,7 +270,8 @@ def stage1(
     """The seat's stage 1 and its proof (bytes). ``incoming`` was checked on arrival. ``begun``:
     the proof's start, worked out ahead (:func:`start_stage`), used once."""
     xs = group.decode_all(incoming)
-    out = [group.encode(group.mul(xs[p], secrets.deck_key)) for p in secrets.permutation]
+    # the deck key multiplies every entry: in constant time (group.py)
+    out = [group.encode(group.mul_secret(xs[p], secrets.deck_key)) for p in secrets.permutation]
     ctx = stage_context(secrets.table_id, secrets.hand_no, 1, secrets.seat)
     part = None if begun is None else begun.take(1, secrets)
     ready = part if isinstance(part, shuffle.ProverStart) else None
