@@ -1656,7 +1656,8 @@ class HandState:
             return [], False
         if phase is ASKED_PHASE:
             return list(ANSWERS), False
-        hand = self.hand_faces(self.turn)
+        face = self.deck.face
+        hand = [face[c] for c in self.hands[self.turn]]  # ``hand_faces``
         counted: list[HandCounts] = []  # the hand counted, once a check needs it
         check_one = self._candidate_legal
         legal: list[Action] = []
@@ -1811,15 +1812,15 @@ class HandState:
         """The play phase's candidates after the lays: the faces of ``hand`` to discard (in
         listing order), how far a discard (but of a red three) must be checked, and whether to
         consider "may I go out?" (asking is then legal if ``_ask_legal`` says so)."""
-        rules, seat, t = self.rules, self.turn, self.t
-        team = self.team_of(seat)
-        pending = not self.opened[team] and t.initial_points > 0
-        trusted = len(hand) >= 2 and not self._must_go_out and not pending
+        seat, t = self.turn, self.t
+        pending = not self.opened[self.team_map[seat]] and t.initial_points > 0
+        must_go_out = t.permission is True or t.black_threes  # ``_must_go_out``
+        trusted = len(hand) >= 2 and not must_go_out and not pending
         ask = (
             t.drew == "stock"
             and not t.laid
             and t.permission is None
-            and rules.partner_of(seat) is not None
+            and self.rules.partnerships  # ``partner_of`` is None without them
         )
         return sorted(set(hand), key=SORT_ORDER.__getitem__), LEGAL if trusted else CHECK_ALL, ask
 
@@ -1868,17 +1869,11 @@ class HandState:
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
             targets += self._pile_targets(team, top)
-        nat: list[int] = []
-        twos: list[int] = []
-        jokers = False
-        for f in hand:
-            if f == JOKER:
-                jokers = True
-            elif f % 13 == rank:
-                nat.append(f)
-            elif f % 13 == 1:
-                twos.append(f)
-        nat.sort()
+        # the hand's naturals of the top card's rank (a joker's face is 52: rank 0, the ace's),
+        # twos and whether it holds a joker
+        nat = sorted([f for f in hand if f % 13 == rank and f != JOKER])
+        twos = [f for f in hand if f % 13 == 1]
+        jokers = JOKER in hand
         alone = not frozen and not (
             rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
         )
@@ -1995,37 +1990,44 @@ class HandState:
         merges: list[tuple[Action, int]] = []
         runs: list[dict[int, int]] | None = None  # the hand by suit and run position, once needed
         # additions to the team's melds
+        turn_no, max_size, canasta_size = self.turn_no, rules.max_meld_size, rules.canasta_size
         for i, m in enumerate(self.melds[team]):
-            nat = naturals_by_rank.get(m.rank, []) if m.kind is GROUP_KIND else []
-            if (
-                (m.kind is GROUP_KIND and not nat and not has_wilds)
-                or m.is_closed(rules)
-                or (not opened and m.laid_turn != self.turn_no)
-            ):
+            kind = m.kind
+            if not opened and m.laid_turn != turn_no:
                 continue
-            room = cap - len(m.cards)
-            if m.kind is GROUP_KIND:
-                wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
+            if kind is GROUP_KIND:  # closed only at Bolivia's size limit (``is_closed``)
+                nat = naturals_by_rank.get(m.rank, ())
+                size_m = len(m.cards)
+                if (not nat and not has_wilds) or (max_size and size_m >= max_size):
+                    continue
+                room = cap - size_m
+                wilds_allowed = rules.wilds_on_canasta or size_m < canasta_size  # ``is_canasta``
                 if not has_wilds or not wilds_allowed:  # naturals only, keeping the balance
                     for n in range(1, min(len(nat), room) + 1):
                         if not wilds_allowed or max_wilds[m.naturals + n] >= m.wilds:
                             check = LEGAL if n <= most_legal else CHECK_LAY
                             out.append((i, tuple(nat[:n]), check))
                     continue
+                m_naturals, m_wilds = m.naturals, m.wilds
                 for n in range(min(len(nat), room) + 1):
-                    wild_room = max_wilds[m.naturals + n] - m.wilds if wilds_allowed else 0
-                    limit = min(wild_room, room - n)
+                    limit = min(max_wilds[m_naturals + n] - m_wilds, room - n)
+                    if limit < 0:
+                        continue  # not even the first choice (no wild card) fits
                     naturals = tuple(nat[:n])
                     for wilds, wild_faces in wild_choices:
                         if wilds <= limit and n + wilds:
                             check = LEGAL if n + wilds <= most_legal else CHECK_LAY
                             out.append((i, naturals + wild_faces, check))
-            elif m.kind is SEQUENCE_KIND:
+                continue
+            if m.is_closed(rules):
+                continue
+            room = cap - len(m.cards)
+            if kind is SEQUENCE_KIND:
                 if runs is None:
                     runs = self._runs_in_hand(hand)
                 for faces in self._sequence_extensions(m, runs[m.suit]):
                     out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
-            elif m.kind is WILDS_KIND:
+            elif kind is WILDS_KIND:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
                     out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
         # new groups
