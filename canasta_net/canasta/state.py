@@ -156,6 +156,20 @@ def _lay_of(meld: int, faces: tuple[int, ...]) -> Action:
     return action
 
 
+_TAKES: dict[tuple[tuple[int, ...], int | None], TakePile] = {}  # (cards, meld) -> its action
+
+
+def _take_pile_of(cards: tuple[int, ...], meld: int | None) -> TakePile:
+    """The action taking the pile with ``cards`` onto ``meld``, shared across listings."""
+    key = (cards, meld)
+    action = _TAKES.get(key)
+    if action is None:
+        if len(_TAKES) >= _LAY_ACTIONS_LIMIT:
+            _TAKES.clear()
+        action = _TAKES[key] = TakePile(cards, meld)
+    return action
+
+
 NEW_MELD: Final = -1
 _Lay = tuple[int, tuple[int, ...], int]
 """A candidate lay: the team's meld it adds to (NEW_MELD: a new meld), the faces, the check."""
@@ -219,6 +233,40 @@ def _wild_choices(
         for j in range(min(jokers, most) + 1)
         for t in range(min(len(twos), most - j) + 1)
     )
+
+
+_GroupLays = tuple[tuple["_Lay", ...], int, tuple[tuple[tuple[int, ...], int], ...]]
+"""A meld's lays of some naturals with each fitting choice of wild cards (``_group_lays``):
+as candidates legal by construction, the most cards one lays, and (faces, cards) of each."""
+_GROUP_LAYS: dict[tuple[int, tuple[int, ...], int, int, int], _GroupLays] = {}
+_GROUP_LAYS_LIMIT: Final = 1 << 16  # emptied when it grows past this
+
+
+def _group_lays(
+    meld: int,
+    naturals: tuple[int, ...],
+    wild_choices: tuple[tuple[int, tuple[int, ...]], ...],
+    limit: int,
+    least: int,
+) -> _GroupLays:
+    """The lays on ``meld`` (NEW_MELD: a new group) of ``naturals`` with each of
+    ``wild_choices`` (``_wild_choices``) of at most ``limit`` wild cards, of at least ``least``
+    cards, in the order of the choices; kept, as a listing makes the same ones again and again
+    (the key holds the choices' identity: ``_wild_choices`` keeps each one for good)."""
+    key = (meld, naturals, id(wild_choices), limit, least)
+    lays = _GROUP_LAYS.get(key)
+    if lays is None:
+        n = len(naturals)
+        faces = tuple(
+            (naturals + wild_faces, n + wilds)
+            for wilds, wild_faces in wild_choices
+            if wilds <= limit and n + wilds >= least
+        )
+        if len(_GROUP_LAYS) >= _GROUP_LAYS_LIMIT:
+            _GROUP_LAYS.clear()
+        legal = tuple((meld, f, LEGAL) for f, _ in faces)
+        lays = _GROUP_LAYS[key] = (legal, max((k for _, k in faces), default=0), faces)
+    return lays
 
 
 @dataclass(frozen=True, slots=True)
@@ -1874,27 +1922,27 @@ class HandState:
         nat = sorted([f for f in hand if f % 13 == rank and f != JOKER])
         twos = [f for f in hand if f % 13 == 1]
         jokers = JOKER in hand
-        alone = not frozen and not (
-            rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
-        )
+        existing = self.team_meld_of_rank(team, rank)
+        alone = not frozen and not (rules.one_group_per_rank and existing is None)
         size = len(hand)
+        take_check = self._take_check
         for target in targets:
             if target is not None and self.melds[team][target].kind is SEQUENCE_KIND:
-                out.append((TakePile((), target), CHECK_ALL))  # the top card alone goes on it
+                out.append((_take_pile_of((), target), CHECK_ALL))  # the top card alone on it
                 continue
             named = target is not None
             if named or (rules.one_group_per_rank and alone):
-                check = CHECK_ALL if named else self._take_check(team, top, size, 0, 0)
-                out.append((TakePile((), target), check))
+                check = CHECK_ALL if named else take_check(team, top, size, 0, 0, existing)
+                out.append((_take_pile_of((), target), check))
             if len(nat) >= 2:
-                check = CHECK_ALL if named else self._take_check(team, top, size, 2, 0)
-                out.append((TakePile((nat[0], nat[1]), target), check))
+                check = CHECK_ALL if named else take_check(team, top, size, 2, 0, existing)
+                out.append((_take_pile_of((nat[0], nat[1]), target), check))
             if nat and with_wild:
-                check = CHECK_ALL if named else self._take_check(team, top, size, 1, 1)
+                check = CHECK_ALL if named else take_check(team, top, size, 1, 1, existing)
                 if jokers:
-                    out.append((TakePile((nat[0], JOKER), target), check))
+                    out.append((_take_pile_of((nat[0], JOKER), target), check))
                 if twos:
-                    out.append((TakePile((nat[0], min(twos)), target), check))
+                    out.append((_take_pile_of((nat[0], min(twos)), target), check))
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
                 if m.kind is SEQUENCE_KIND:
@@ -1923,14 +1971,16 @@ class HandState:
                     same.append(f)
         return naturals_by_rank, twos_sorted, jokers
 
-    def _take_check(self, team: int, top: int, size: int, naturals: int, wilds: int) -> int:
+    def _take_check(
+        self, team: int, top: int, size: int, naturals: int, wilds: int, existing: int | None
+    ) -> int:
         """How far a take of the pile (the meld not named) must be checked, from a hand of
         ``size`` cards melding ``naturals`` naturals of the top card's rank and ``wilds`` wild
         cards with it (the candidates take the top card alone or with wild cards only from a
         pile not frozen for the team). Legal by construction for a team that has opened, with
         one group a rank and no meld size limit, when the hand keeps two cards or more and the
         cards make a new group or go on the team's group of that rank as ``_plan_take_pile``
-        would find."""
+        would find. ``existing``: ``team_meld_of_rank(team, rank_of(top))``."""
         rules = self.rules
         if (
             not self.opened[team]
@@ -1940,7 +1990,6 @@ class HandState:
             or size < 4  # at most two cards melded, two or more kept whatever the pile holds
         ):
             return CHECK_ALL
-        existing = self.team_meld_of_rank(team, rank_of(top))
         if existing is None:
             if not naturals:
                 return CHECK_ALL
@@ -2013,11 +2062,11 @@ class HandState:
                     limit = min(max_wilds[m_naturals + n] - m_wilds, room - n)
                     if limit < 0:
                         continue  # not even the first choice (no wild card) fits
-                    naturals = tuple(nat[:n])
-                    for wilds, wild_faces in wild_choices:
-                        if wilds <= limit and n + wilds:
-                            check = LEGAL if n + wilds <= most_legal else CHECK_LAY
-                            out.append((i, naturals + wild_faces, check))
+                    legal, most, choices = _group_lays(i, tuple(nat[:n]), wild_choices, limit, 1)
+                    if most <= most_legal:
+                        out += legal
+                    else:
+                        out += [(i, f, LEGAL if k <= most_legal else CHECK_LAY) for f, k in choices]
                 continue
             if m.is_closed(rules):
                 continue
@@ -2047,11 +2096,13 @@ class HandState:
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                 limit = min(max_wilds[n], cap - n)
-                naturals = tuple(nat[:n])
-                for wilds, wild_faces in wild_choices:
-                    if wilds <= limit and n + wilds >= 3:
-                        check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
-                        out.append((NEW_MELD, naturals + wild_faces, check))
+                legal, most, choices = _group_lays(NEW_MELD, tuple(nat[:n]), wild_choices, limit, 3)
+                if most <= most_legal:
+                    out += legal
+                else:
+                    out += [
+                        (NEW_MELD, f, LEGAL if k <= most_legal else CHECK_GROUP) for f, k in choices
+                    ]
         if rules.sequences:
             for faces in self._new_sequences(self._runs_in_hand(hand) if runs is None else runs):
                 out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
