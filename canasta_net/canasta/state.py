@@ -8,6 +8,7 @@ and changes only through :meth:`HandState.apply`, which either performs a legal 
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -169,6 +170,8 @@ def _take_pile_of(cards: tuple[int, ...], meld: int | None) -> TakePile:
         action = _TAKES[key] = TakePile(cards, meld)
     return action
 
+
+_MELD_VERSIONS: Final = itertools.count(1)  # HandState.meld_version's numbers
 
 NEW_MELD: Final = -1
 _Lay = tuple[int, tuple[int, ...], int]
@@ -365,6 +368,10 @@ class HandState:
         self.prefer_cards: tuple[int, ...] = ()
         # the last listing of legal actions, with the key of the position it was made for
         self._listed: tuple[tuple[object, ...], tuple[Action, ...]] | None = None
+        # a number no other melds have had: renewed whenever the engine changes a meld (a copy
+        # keeps it while its melds are the same), so that two states showing the same number
+        # show the same melds (a reader of the table checks it instead of every meld)
+        self.meld_version = next(_MELD_VERSIONS)
 
     @classmethod
     def blank(
@@ -440,6 +447,7 @@ class HandState:
         if self.rules.three_player_mode != "lone_hand" or self.lone is not None:
             return
         self.lone = lone
+        self.meld_version = next(_MELD_VERSIONS)
         first, second = (s for s in range(self.players) if s != lone)
         for meld in self.melds[second]:
             same = self.team_meld_of_rank(first, meld.rank)
@@ -566,6 +574,7 @@ class HandState:
     def _changing_meld(self, team: int, index: int) -> TableMeld:
         """The team's meld ``index``, about to change: one shared with a copy of the position
         (see ``copy``) is first replaced by a clone of its own."""
+        self.meld_version = next(_MELD_VERSIONS)
         meld = self.melds[team][index]
         if meld.shared:
             meld = self.melds[team][index] = meld.clone()
@@ -1171,6 +1180,7 @@ class HandState:
                 self.t.added_to_old = True
         else:
             assert shape is not None
+            self.meld_version = next(_MELD_VERSIONS)
             self.melds[team].append(
                 TableMeld(
                     shape.kind,
@@ -1719,6 +1729,42 @@ class HandState:
                     checked = True
             return legal, checked
         groups = self._hand_groups(hand)
+        checked = self._list_lays(legal, hand, counted, groups)
+        if phase is PLAY_PHASE:
+            discards, discard_check, ask = self._play_extras(hand)
+            if discard_check == LEGAL:
+                legal += [DISCARDS[f] for f in discards if f not in RED_THREE_FACES]
+            else:
+                legal += [DISCARDS[f] for f in discards if self.is_legal(DISCARDS[f])]
+            if ask and self._ask_legal(hand, counted, groups):
+                legal.append(ASK_GO_OUT)
+                checked = True
+        return legal, checked
+
+    def legal_lays(self) -> list[Action]:
+        """The lays among :meth:`legal_actions` (new melds, additions, merges), in its order,
+        without the rest: a caller weighing the lays against a discard need not list the
+        discards (which are every face of the hand but a red three, unless a lay is pending or
+        the player must go out). Empty where no lay may be made (the draw, an answer, the end).
+        A lay of this list is checked in full by :meth:`apply`, as any move not listed by
+        :meth:`legal_actions` is."""
+        phase = self.phase
+        if phase is not PLAY_PHASE and phase is not PILE_PENDING_PHASE:
+            return []
+        face = self.deck.face
+        hand = [face[c] for c in self.hands[self.turn]]
+        legal: list[Action] = []
+        self._list_lays(legal, hand, [], self._hand_groups(hand))
+        return legal
+
+    def _list_lays(
+        self, legal: list[Action], hand: list[int], counted: list[HandCounts], groups: _HandGroups
+    ) -> bool:
+        """Append the legal lays of ``hand`` (the hand to move; ``groups``: its
+        ``_hand_groups``, ``counted``: as in ``_candidate_legal``) to ``legal``; whether one was
+        listed after a check (see ``_legal_actions``)."""
+        check_one = self._candidate_legal
+        checked = False
         lays, merges = self._lay_candidates(hand, groups)
         initial: list[_InitialFacts | None] = []  # the initial meld's facts, once needed
         lay_actions = _LAY_ACTIONS
@@ -1744,16 +1790,7 @@ class HandState:
         for action, _check in merges:
             if self.is_legal(action):
                 legal.append(action)
-        if phase is PLAY_PHASE:
-            discards, discard_check, ask = self._play_extras(hand)
-            if discard_check == LEGAL:
-                legal += [DISCARDS[f] for f in discards if f not in RED_THREE_FACES]
-            else:
-                legal += [DISCARDS[f] for f in discards if self.is_legal(DISCARDS[f])]
-            if ask and self._ask_legal(hand, counted, groups):
-                legal.append(ASK_GO_OUT)
-                checked = True
-        return legal, checked
+        return checked
 
     def random_legal_action(self, pick: Callable[[int], int]) -> Action | None:
         """A legal action drawn uniformly from :meth:`legal_actions` (None if there is none),
