@@ -238,40 +238,6 @@ def _wild_choices(
     )
 
 
-_GroupLays = tuple[tuple["_Lay", ...], int, tuple[tuple[tuple[int, ...], int], ...]]
-"""A meld's lays of some naturals with each fitting choice of wild cards (``_group_lays``):
-as candidates legal by construction, the most cards one lays, and (faces, cards) of each."""
-_GROUP_LAYS: dict[tuple[int, tuple[int, ...], int, int, int], _GroupLays] = {}
-_GROUP_LAYS_LIMIT: Final = 1 << 16  # emptied when it grows past this
-
-
-def _group_lays(
-    meld: int,
-    naturals: tuple[int, ...],
-    wild_choices: tuple[tuple[int, tuple[int, ...]], ...],
-    limit: int,
-    least: int,
-) -> _GroupLays:
-    """The lays on ``meld`` (NEW_MELD: a new group) of ``naturals`` with each of
-    ``wild_choices`` (``_wild_choices``) of at most ``limit`` wild cards, of at least ``least``
-    cards, in the order of the choices; kept, as a listing makes the same ones again and again
-    (the key holds the choices' identity: ``_wild_choices`` keeps each one for good)."""
-    key = (meld, naturals, id(wild_choices), limit, least)
-    lays = _GROUP_LAYS.get(key)
-    if lays is None:
-        n = len(naturals)
-        faces = tuple(
-            (naturals + wild_faces, n + wilds)
-            for wilds, wild_faces in wild_choices
-            if wilds <= limit and n + wilds >= least
-        )
-        if len(_GROUP_LAYS) >= _GROUP_LAYS_LIMIT:
-            _GROUP_LAYS.clear()
-        legal = tuple((meld, f, LEGAL) for f, _ in faces)
-        lays = _GROUP_LAYS[key] = (legal, max((k for _, k in faces), default=0), faces)
-    return lays
-
-
 @dataclass(frozen=True, slots=True)
 class _InitialFacts:
     """A position's facts for new groups toward the team's initial meld (see
@@ -1631,6 +1597,14 @@ class HandState:
                 stranded += 1
         if stranded > 1:
             return True
+        if not rules.sequences:  # (with runs a pair may go into a sequence)
+            pairs = sum(
+                1
+                for r, nat in naturals_by_rank.items()
+                if len(nat) == 2 and r != THREE and r not in melded
+            )
+            if pairs > len(twos) + jokers:
+                return True  # each pair needs a wild card (the planner's quick answer)
         missing = rules.canastas_to_go_out - self.canastas(team)
         if missing <= 0 or rules.wild_melds:
             return False
@@ -2099,11 +2073,11 @@ class HandState:
                     limit = min(max_wilds[m_naturals + n] - m_wilds, room - n)
                     if limit < 0:
                         continue  # not even the first choice (no wild card) fits
-                    legal, most, choices = _group_lays(i, tuple(nat[:n]), wild_choices, limit, 1)
-                    if most <= most_legal:
-                        out += legal
-                    else:
-                        out += [(i, f, LEGAL if k <= most_legal else CHECK_LAY) for f, k in choices]
+                    naturals = tuple(nat[:n])
+                    for wilds, wild_faces in wild_choices:
+                        if wilds <= limit and n + wilds:
+                            check = LEGAL if n + wilds <= most_legal else CHECK_LAY
+                            out.append((i, naturals + wild_faces, check))
                 continue
             if m.is_closed(rules):
                 continue
@@ -2133,13 +2107,11 @@ class HandState:
                 continue
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                 limit = min(max_wilds[n], cap - n)
-                legal, most, choices = _group_lays(NEW_MELD, tuple(nat[:n]), wild_choices, limit, 3)
-                if most <= most_legal:
-                    out += legal
-                else:
-                    out += [
-                        (NEW_MELD, f, LEGAL if k <= most_legal else CHECK_GROUP) for f, k in choices
-                    ]
+                naturals = tuple(nat[:n])
+                for wilds, wild_faces in wild_choices:
+                    if wilds <= limit and n + wilds >= 3:
+                        check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
+                        out.append((NEW_MELD, naturals + wild_faces, check))
         if rules.sequences:
             for faces in self._new_sequences(self._runs_in_hand(hand) if runs is None else runs):
                 out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
