@@ -21,11 +21,11 @@ from ..cards import (
     RANK_NAMES,
     SORT_ORDER,
     THREE,
+    TWO,
     Deck,
     face_text,
     is_black_three,
     is_red_three,
-    is_three,
     pick_cards,
     pick_in_order,
     rank_of,
@@ -562,7 +562,8 @@ class HandState:
         that find its cards and meld are made, not the guards (which may run the planner).
         Any other action, an equal one from elsewhere included, is checked in full.
         """
-        self._check_turn(seat)
+        if self.phase is OVER_PHASE or seat is not None:
+            self._check_turn(seat)
         listed = self._listed
         if listed is not None and listed[0] == self._listing_key():
             self._listed = None  # a listing holds until the next move
@@ -691,7 +692,7 @@ class HandState:
         ranks = {rank_of(f) for f in action.cards if not is_wild(f)}
         if len(ranks) != 1:
             return action
-        index = self.team_meld_of_rank(self.team_of(self.turn), ranks.pop())
+        index = self.team_meld_of_rank(self.team_map[self.turn], ranks.pop())
         return action if index is None else AddToMeld(index, action.cards)
 
     # ------------------------------------------------------------------ helpers for checks
@@ -724,7 +725,7 @@ class HandState:
     def _pending_pile_to_hand(self) -> int:
         """How many cards the pending pile will add to the hand (its red threes are laid)."""
         face = self.deck.face
-        return sum(1 for c in self.t.pending_pile if not is_red_three(face[c]))
+        return sum(1 for c in self.t.pending_pile if face[c] not in RED_THREE_FACES)
 
     def _could_go_concealed(self, seat: int) -> bool:
         return (
@@ -753,7 +754,7 @@ class HandState:
         guard needs them). ``adds_to_old`` says the lay adds to a meld of an earlier turn (which
         rules out going out concealed)."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         cards_after = cards_left + extra_cards
         if cards_after <= 1:  # the first canasta's bonus cards (Bolivia) refill the hand
             cards_after += self._first_canasta_cards(canastas_after())
@@ -845,7 +846,7 @@ class HandState:
             canastas_after = max(canastas_after, self.rules.canastas_to_go_out)
         self._check_cards_left(cards_after, canastas_after)
         if not opened and not (self._could_go_concealed(self.turn) and self.t.drew == "stock"):
-            raise self._too_low(self.team_of(self.turn))
+            raise self._too_low(self.team_map[self.turn])
 
     def _initial_possible(self) -> bool:
         """Can the player to move still complete the team's initial meld this turn (or go out
@@ -856,7 +857,7 @@ class HandState:
         cached = self.__dict__.get("_initial_cache")
         if cached is not None and cached[0] == key:
             return bool(cached[1])
-        rules, team = self.rules, self.team_of(seat)
+        rules, team = self.rules, self.team_map[seat]
         counts = HandCounts.of(rules, self.hand_faces(seat))
         melds = self._meld_counts(team, only_this_turn=True)
         extra = self._pending_pile_to_hand()
@@ -903,7 +904,7 @@ class HandState:
         to_draw = min(self.rules.draw_count, len(self.stock))
         while to_draw > 0 and self.stock:
             card = self.stock.pop()
-            if is_red_three(face[card]):
+            if face[card] in RED_THREE_FACES:
                 self.red_threes[seat].append(card)
                 if not self.stock:
                     self._finish(HandEnd(EndReason.LAST_RED_THREE))
@@ -922,7 +923,7 @@ class HandState:
         ``listed``: the take is legal, the guards on what follows it are skipped."""
         self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if not self.pile:
             raise refuse("pile-empty")
         top = self.deck.face[self.pile[-1]]
@@ -1061,7 +1062,7 @@ class HandState:
         """Samba: the top card alone extends one of the team's sequences; the rest stays."""
         self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if not rules.take_top_to_sequence:
             raise refuse("not-in-this-game.take-top")
         if not self.pile:
@@ -1076,7 +1077,7 @@ class HandState:
 
     def _do_take_top(self, action: TakeTop) -> None:
         self._plan_take_top(action)
-        seat, team = self.turn, self.team_of(self.turn)
+        seat, team = self.turn, self.team_map[self.turn]
         top_card = self.pile.pop()
         self._lay(seat, team, [top_card], action.meld, None)
         self.t.drew = "pile"
@@ -1086,7 +1087,7 @@ class HandState:
     def _do_take_pile(self, action: TakePile, listed: bool = False) -> None:
         used, existing, shape = self._plan_take_pile(action, listed)
         self._form_partnership(self.turn)
-        seat, team = self.turn, self.team_of(self.turn)
+        seat, team = self.turn, self.team_map[self.turn]
         top_card = self.pile.pop()
         for c in used:
             self.hands[seat].remove(c)
@@ -1228,7 +1229,7 @@ class HandState:
         """The checks of a new meld of ``faces`` (from the hand, of that ``shape``) that depend on
         the position: a rank already melded, and the guards after the lay."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         extra = self._pending_pile_to_hand()
         if shape.kind is BLACK_THREES_KIND:
             if rules.black_threes_only_going_out and not self._black_threes_go_out(
@@ -1304,7 +1305,7 @@ class HandState:
 
     def _do_meld(self, action: Meld, listed: bool = False) -> None:
         used, shape = self._plan_meld(action, listed)
-        seat, team = self.turn, self.team_of(self.turn)
+        seat, team = self.turn, self.team_map[self.turn]
         for c in used:
             self.hands[seat].remove(c)
         self._unshow(seat, used)
@@ -1316,7 +1317,7 @@ class HandState:
     def _plan_add(self, action: AddToMeld, listed: bool = False) -> list[int]:
         self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         meld = self.melds[team][self._team_meld(team, action.meld)]
         if not self.opened[team] and meld.laid_turn != self.turn_no:
             raise refuse("initial-meld-too-low.first")  # pragma: no cover - no older melds
@@ -1343,7 +1344,7 @@ class HandState:
         """The checks of adding ``faces`` (from the hand) to the team's meld ``index``: the meld's
         own rules, then the guards after the lay."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         meld = self.melds[team][index]
         naturals, wilds, low, high = check_addition(rules, meld, faces)
         extra = self._pending_pile_to_hand()
@@ -1385,7 +1386,7 @@ class HandState:
     def _plan_merge(self, action: MergeMelds) -> None:
         """Samba: two groups of one rank become one (it may make a canasta)."""
         self._require_phase(PLAY_PHASE)
-        rules, team = self.rules, self.team_of(self.turn)
+        rules, team = self.rules, self.team_map[self.turn]
         if not rules.merge_groups:
             raise refuse("not-in-this-game.merge")
         if not self.opened[team]:
@@ -1414,7 +1415,7 @@ class HandState:
 
     def _do_merge(self, action: MergeMelds) -> None:
         self._plan_merge(action)
-        team = self.team_of(self.turn)
+        team = self.team_map[self.turn]
         first, second = self._changing_meld(team, action.first), self.melds[team][action.second]
         first.cards.extend(second.cards)
         first.faces.extend(second.faces)
@@ -1425,7 +1426,7 @@ class HandState:
 
     def _do_add(self, action: AddToMeld, listed: bool = False) -> None:
         used = self._plan_add(action, listed)
-        seat, team = self.turn, self.team_of(self.turn)
+        seat, team = self.turn, self.team_map[self.turn]
         for c in used:
             self.hands[seat].remove(c)
         self._unshow(seat, used)
@@ -1434,10 +1435,11 @@ class HandState:
 
     # ------------------------------------------------------------------ discard and going out
     def _check_discard(self, action: Discard) -> int:
-        self._require_phase(PLAY_PHASE)
+        if self.phase is not PLAY_PHASE:
+            raise refuse("wrong-phase", phase=self.phase.value)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
-        if is_red_three(action.card):
+        team = self.team_map[seat]
+        if action.card in RED_THREE_FACES:
             raise refuse("cannot-discard-three")
         (card,) = self._take_from_hand(seat, (action.card,))
         left = len(self.hands[seat]) - 1
@@ -1488,7 +1490,7 @@ class HandState:
 
     def _go_out(self, seat: int) -> None:
         self._form_partnership(seat)  # going out before the pile was taken: the lone hand
-        rules, team = self.rules, self.team_of(seat)
+        rules, team = self.rules, self.team_map[seat]
         concealed = self._could_go_concealed(seat) and (
             self._own_canasta_this_turn(team) or not rules.concealed_requires_own_canasta
         )
@@ -1528,7 +1530,7 @@ class HandState:
         if self.turn in self.hidden_hands:
             return True
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if not rules.going_out_allowed:
             return False
         opened = self.opened[team]
@@ -1550,7 +1552,7 @@ class HandState:
         surely cannot be laid out (``_black_threes_go_out``'s planner question, answered by
         ``_surely_stuck``); False where that question is not the one asked."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if (
             not faces
             or not all(is_black_three(f) for f in faces)
@@ -1648,7 +1650,7 @@ class HandState:
     def can_go_out(self) -> bool:
         """Whether the player to move could lay out the hand (discarding at most one card)."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if not rules.going_out_allowed:
             return False
         counts = HandCounts.of(rules, self.hand_faces(seat))
@@ -1811,7 +1813,7 @@ class HandState:
         once a position (None where ``_initial_group_legal`` does not apply: the team has opened,
         the player must go out, or the hand is hidden)."""
         seat = self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if self.opened[team] or self._must_go_out or seat in self.hidden_hands:
             return None
         extra = self._pending_pile_to_hand()
@@ -1918,13 +1920,16 @@ class HandState:
         that are refused whatever else holds are left out: a pile frozen for the team takes only
         a natural pair, and the top card alone goes only on a meld of its rank."""
         out: list[tuple[Action, int]] = [(DRAW, LEGAL if self.stock else CHECK_ALL)]
-        top = self.pile_top
-        if top is None or is_wild(top) or is_three(top):
+        pile = self.pile
+        if not pile:
             return out
-        rules, team = self.rules, self.team_of(self.turn)
+        top = self.deck.face[pile[-1]]
+        rank = top % 13
+        if top == JOKER or rank in (TWO, THREE):  # ``is_wild``, ``is_three``
+            return out
+        rules, team = self.rules, self.team_map[self.turn]
         frozen = self.frozen_for(team)
         with_wild = rules.pile_take_with_wild and not frozen
-        rank = top % 13
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
             targets += self._pile_targets(team, top)
@@ -2029,7 +2034,7 @@ class HandState:
         case.
         """
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         opened = self.opened[team]
         size = len(hand)
         if groups is None:
@@ -2201,7 +2206,7 @@ class HandState:
             and not self.rules.one_group_per_rank
             and self.pile_top is not None
         ):  # a plain take-pile means the one meld the top card could go on, if there is one
-            fitting = self._pile_targets(self.team_of(self.turn), self.pile_top)
+            fitting = self._pile_targets(self.team_map[self.turn], self.pile_top)
             return TakePile((), fitting[0]) if len(fitting) == 1 else action
         if not isinstance(action, Meld | AddToMeld | TakePile) or not action.cards:
             return action
@@ -2222,7 +2227,7 @@ class HandState:
         if any(is_black_three(f) or is_red_three(f) for f in faces):
             return action
         if isinstance(action, AddToMeld):
-            team_melds = self.melds[self.team_of(self.turn)]
+            team_melds = self.melds[self.team_map[self.turn]]
             if not 0 <= action.meld < len(team_melds):
                 return action
             if team_melds[action.meld].kind is SEQUENCE_KIND:
