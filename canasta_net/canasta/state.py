@@ -171,6 +171,7 @@ def _take_pile_of(cards: tuple[int, ...], meld: int | None) -> TakePile:
     return action
 
 
+_RUN_POSITIONS: Final = tuple(run_position(rank) for rank in range(13))  # by rank
 _MELD_VERSIONS: Final = itertools.count(1)  # HandState.meld_version's numbers
 
 NEW_MELD: Final = -1
@@ -235,6 +236,20 @@ def _wild_choices(
         (j + t, (*twos[:t], *([JOKER] * j)))
         for j in range(min(jokers, most) + 1)
         for t in range(min(len(twos), most - j) + 1)
+    )
+
+
+@functools.cache
+def _wild_sets_of(
+    twos: tuple[int, ...], jokers: int, least: int, most: int
+) -> tuple[tuple[int, ...], ...]:
+    """The sets of ``least`` to ``most`` wild cards from ``jokers`` jokers and the faces
+    ``twos`` (sorted), by jokers then twos (melds of wild cards, and additions to them)."""
+    return tuple(
+        (*twos[:t], *([JOKER] * j))
+        for j in range(jokers + 1)
+        for t in range(len(twos) + 1)
+        if least <= j + t <= most
     )
 
 
@@ -2142,19 +2157,19 @@ class HandState:
     @staticmethod
     def _wild_sets(
         twos_sorted: list[int], jokers: int, least: int, most: int
-    ) -> Iterator[tuple[int, ...]]:
-        for j in range(jokers + 1):
-            for t in range(len(twos_sorted) + 1):
-                if least <= j + t <= most:
-                    yield (*twos_sorted[:t], *([JOKER] * j))
+    ) -> tuple[tuple[int, ...], ...]:
+        """The sets of ``least`` to ``most`` of the hand's wild cards (its twos sorted, its
+        jokers), by jokers then twos: ``_wild_sets_of``, kept."""
+        return _wild_sets_of(tuple(twos_sorted), jokers, least, most)
 
     def _runs_in_hand(self, hand: Sequence[int]) -> list[dict[int, int]]:
         """For each suit, the hand's natural cards by run position (4 .. ace)."""
         runs: list[dict[int, int]] = [{}, {}, {}, {}]
+        positions = _RUN_POSITIONS
         for f in hand:
             if f == JOKER:
                 continue
-            position = run_position(f % 13)
+            position = positions[f % 13]
             if position >= 0:
                 runs[f // 13][position] = f
         return runs
@@ -2163,9 +2178,9 @@ class HandState:
         """New sequences from the hand's ``runs`` (see ``_runs_in_hand``)."""
         rules = self.rules
         for suit_runs in runs:
-            for low in range(11):
-                if low not in suit_runs:
-                    continue
+            if len(suit_runs) < rules.sequence_min:
+                continue  # too few cards of the suit for a sequence
+            for low in sorted(suit_runs):  # the run positions held, low to high
                 high = low
                 while high + 1 in suit_runs and high + 1 - low < rules.sequence_max:
                     high += 1
