@@ -240,17 +240,6 @@ def _wild_choices(
 
 
 @functools.cache
-def _wild_choices_within(
-    jokers: int, twos: tuple[int, ...], most: int, limit: int, least: int
-) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """The choices of ``_wild_choices(jokers, twos, most)`` of ``least`` to ``limit`` wild
-    cards, in their order: what a group's lays of some naturals take (kept, as the hands' wild
-    cards are few kinds)."""
-    choices = _wild_choices(jokers, twos, most)
-    return tuple(choice for choice in choices if least <= choice[0] <= limit)
-
-
-@functools.cache
 def _wild_sets_of(
     twos: tuple[int, ...], jokers: int, least: int, most: int
 ) -> tuple[tuple[int, ...], ...]:
@@ -2066,8 +2055,7 @@ class HandState:
         if groups is None:
             groups = self._hand_groups(hand)
         naturals_by_rank, twos_sorted, jokers = groups
-        twos_key, most_wilds = tuple(twos_sorted), rules.max_wilds_in_group
-        wild_choices = _wild_choices(jokers, twos_key, most_wilds)
+        wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
         has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
         max_wilds = rules.max_wilds_table  # a group's naturals are at most the deck's
@@ -2106,11 +2094,10 @@ class HandState:
                     if limit < 0:
                         continue  # not even the first choice (no wild card) fits
                     naturals = tuple(nat[:n])
-                    for wilds, wild_faces in _wild_choices_within(
-                        jokers, twos_key, most_wilds, limit, 1 - n
-                    ):
-                        check = LEGAL if n + wilds <= most_legal else CHECK_LAY
-                        out.append((i, naturals + wild_faces, check))
+                    for wilds, wild_faces in wild_choices:
+                        if wilds <= limit and n + wilds:
+                            check = LEGAL if n + wilds <= most_legal else CHECK_LAY
+                            out.append((i, naturals + wild_faces, check))
                 continue
             if m.is_closed(rules):
                 continue
@@ -2141,11 +2128,10 @@ class HandState:
             for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
                 limit = min(max_wilds[n], cap - n)
                 naturals = tuple(nat[:n])
-                for wilds, wild_faces in _wild_choices_within(
-                    jokers, twos_key, most_wilds, limit, 3 - n
-                ):
-                    check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
-                    out.append((NEW_MELD, naturals + wild_faces, check))
+                for wilds, wild_faces in wild_choices:
+                    if wilds <= limit and n + wilds >= 3:
+                        check = LEGAL if n + wilds <= most_legal else CHECK_GROUP
+                        out.append((NEW_MELD, naturals + wild_faces, check))
         if rules.sequences:
             for faces in self._new_sequences(self._runs_in_hand(hand) if runs is None else runs):
                 out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
