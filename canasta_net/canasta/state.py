@@ -253,6 +253,9 @@ def _wild_sets_of(
     )
 
 
+_NO_WILD_CHOICES: Final = _wild_choices(0, (), 0)  # a hand without wild cards: none added
+
+
 @dataclass(frozen=True, slots=True)
 class _InitialFacts:
     """A position's facts for new groups toward the team's initial meld (see
@@ -1712,10 +1715,15 @@ class HandState:
         legal: list[Action] = []
         checked = False
         if phase is DRAW_PHASE:
+            is_legal = self.is_legal
             for action, check in self._draw_candidates(hand):
                 if check == LEGAL:
                     legal.append(action)
-                elif check_one(action, check, hand, counted):
+                elif (
+                    is_legal(action)
+                    if check == CHECK_ALL
+                    else check_one(action, check, hand, counted)
+                ):
                     legal.append(action)
                     checked = True
             return legal, checked
@@ -2055,7 +2063,11 @@ class HandState:
         if groups is None:
             groups = self._hand_groups(hand)
         naturals_by_rank, twos_sorted, jokers = groups
-        wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
+        wild_choices = (
+            _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
+            if jokers or twos_sorted
+            else _NO_WILD_CHOICES
+        )
         has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
         max_wilds = rules.max_wilds_table  # a group's naturals are at most the deck's
