@@ -11,9 +11,9 @@ Prints JSON (and writes it with --out) per variant:
 
 Run the same command on two checkouts (``PYTHONPATH=...``) to compare them; figures from a busy
 machine are only comparable when the runs alternate. ``--count N`` only lists and picks N
-decisions per variant (seed ``--seed``), untimed: run it under ``valgrind --tool=callgrind`` and
-subtract a run with ``--count 0`` (the imports) for an instruction count that a loaded machine
-does not change.
+decisions per variant (seed ``--seed``; May I? too, deal after deal), untimed: run it under
+``valgrind --tool=callgrind`` and subtract a run with ``--count 0`` (the imports) for an
+instruction count that a loaded machine does not change.
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ import platform
 import random
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from canasta_net import mayi
 from canasta_net.canasta.rules import RuleSet
 from canasta_net.canasta.state import HandState
 from canasta_net.games import all_variants, game_for
@@ -73,17 +75,33 @@ def listing(rules: RuleSet, hands: int, seed: int) -> dict[str, Any]:
     }
 
 
-def count_decisions(rules: RuleSet, decisions: int, seed: int) -> None:
-    """``decisions`` list-and-pick decisions, hand after hand (for instruction counts)."""
+def count_decisions(rules: RuleSet | mayi.MayIRules, decisions: int, seed: int) -> None:
+    """``decisions`` list-and-pick decisions, hand after hand (May I?: deal after deal, each
+    contract in turn), for instruction counts."""
     rng = random.Random(seed)
     done = 0
     while done < decisions:
+        for state in _fresh_states(rules, rng):
+            while not state.is_over and done < decisions:
+                state.apply(rng.choice(state.legal_actions()))  # type: ignore[arg-type]
+                done += 1
+
+
+def _fresh_states(
+    rules: RuleSet | mayi.MayIRules, rng: random.Random
+) -> Iterator[HandState | mayi.DealState]:
+    """A new hand (May I?: a game's deals, each dealt when the one before is over), dealt from
+    shuffles of ``rng``."""
+    if isinstance(rules, RuleSet):
         order = list(range(rules.deck_size))
         rng.shuffle(order)
-        state = HandState(rules, order, dealer=0)
-        while not state.is_over and done < decisions:
-            state.apply(rng.choice(state.legal_actions()))
-            done += 1
+        yield HandState(rules, order, dealer=0)
+        return
+    size = mayi.DealState.blank(rules).deck.size
+    for deal in range(rules.deals):
+        order = list(range(size))
+        rng.shuffle(order)
+        yield mayi.DealState(rules, order, 0, deal)
 
 
 def main() -> int:
@@ -103,8 +121,8 @@ def main() -> int:
     if args.count is not None:
         for name in args.variants.split(","):
             rules = game_for(name).rules
-            if isinstance(rules, RuleSet):
-                count_decisions(rules, args.count, args.seed)
+            assert isinstance(rules, RuleSet | mayi.MayIRules)
+            count_decisions(rules, args.count, args.seed)
         return 0
     results: dict[str, dict[str, Any]] = {}
     for name in args.variants.split(","):

@@ -429,6 +429,31 @@ def test_may_i_go_out_when_no_canasta_can_be_made_is_refused_without_the_planner
         assert state.legal_actions() == listed and AskGoOut() not in listed
 
 
+@pytest.mark.parametrize("wilds", [["JK"], ["JK", "2C"]])
+def test_may_i_go_out_with_more_pairs_than_wild_cards_is_refused_without_the_planner(
+    wilds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each pair of a rank the team has no group of needs a wild card to go out: with two pairs
+    and one wild card asking is refused at once; with two wild cards the planner decides.
+    Either way the listing agrees with the full check."""
+    state = short_position(
+        "classic",
+        hands={0: ["5C", "5D", "9H", "9S", "KC", "KD", "KH", *wilds]},
+        melds={0: [["4H", "4S", "4C", "4D", "4C", "4H", "4S"]]},
+        stock=["5C", "6C"],
+        turn_state={"drew": "stock"},
+    )
+    assert state.legal_actions() == reference_legal_actions(state)
+    if len(wilds) == 1:
+        listed = state.legal_actions()
+
+        def planner(*args: object) -> bool:
+            raise AssertionError("the planner was asked")
+
+        monkeypatch.setattr(state_module, "can_lay_out", planner)
+        assert state.legal_actions() == listed and AskGoOut() not in listed
+
+
 def _snapshot(state: HandState) -> tuple[object, ...]:
     """Everything a move may change, as values (a meld by every field)."""
     melds = tuple(

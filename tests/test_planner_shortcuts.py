@@ -163,3 +163,34 @@ def test_a_card_left_over_is_tried_among_the_stranded_ones_alone_when_it_must_be
     assert planner.can_lay_out(rules, hand, melds, leftover, canastas, needed) == (
         reference_can_lay_out(rules, hand, melds, leftover, canastas, needed)
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    variant=st.sampled_from(["classic", "classic-3p", "vienna", "samba", "bolivia"]),
+    faces=st.lists(st.integers(0, JOKER), max_size=6),
+    pairs=st.lists(st.integers(0, 51), min_size=1, max_size=6),  # naturals that come twice
+    triples=st.lists(st.sampled_from([2, 41, 5, 18, 31]), max_size=2),  # three times
+    leftover=st.integers(0, 2),
+    canastas=st.integers(0, 2),
+    group=st.integers(0, 5),
+)
+def test_pairs_without_enough_wild_cards_are_refused_as_the_full_look_ahead_refuses_them(
+    variant: str,
+    faces: list[int],
+    pairs: list[int],
+    triples: list[int],
+    leftover: int,
+    canastas: int,
+    group: int,
+) -> None:
+    """With at most one card left over, more pairs than wild cards are refused at once, and a
+    card of a pair (or one of three black threes) is not tried as the one left over: the answer
+    is the one of trying every kind."""
+    rules = preset(variant)
+    hand = HandCounts.of(rules, faces + pairs + pairs + triples * 3)
+    melds = {KING: MeldCounts(KING, 2 + group, 1)} if group else {}
+    needed = rules.canastas_to_go_out
+    assert planner.can_lay_out(rules, hand, melds, leftover, canastas, needed) == (
+        reference_can_lay_out(rules, hand, melds, leftover, canastas, needed)
+    )

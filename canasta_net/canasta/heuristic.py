@@ -143,9 +143,7 @@ class SeatReader:
     (``tests/test_bots_strong.py``)."""
 
     def __init__(self) -> None:
-        # the melds last read, as (rules, team, the melds of each side, their sizes): a meld is
-        # changed in place only by adding cards, so the same objects of the same sizes are the
-        # same melds (holding them keeps their ids from being reused)
+        # the melds last read, as (rules, the state's meld version)
         self._melds_key: tuple[Any, ...] | None = None
         self._meld_seen: list[int] = []
         # each meld's ranks as last counted, by id (the entry holds the meld: the id stays its
@@ -201,13 +199,9 @@ class SeatReader:
         )
 
     def _read_melds(self, state: HandState, team: int) -> None:
-        melds = state.melds
-        key = (
-            state.rules,
-            tuple(tuple(side) for side in melds),
-            tuple(len(m.cards) for side in melds for m in side),
-        )
-        if key != self._melds_key:  # the melds compare by identity first: cheap when unchanged
+        # two states with the same meld version show the same melds (``HandState.meld_version``)
+        key = (state.rules, state.meld_version)
+        if key != self._melds_key:
             self._count_melds(state, key)
         facts = self._team_facts.get(team)
         if facts is None:

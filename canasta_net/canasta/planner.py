@@ -396,11 +396,20 @@ def _lays_out_in_groups(
 ) -> bool:
     """``can_lay_out`` without new sequences (the hand's runs are not looked at)."""
     naturals = hand.naturals
-    singles = [r for r in MELDABLE_RANKS if naturals[r] == 1 and r not in melds]
+    singles: list[int] = []
+    pairs: list[int] = []  # ranks of two naturals no meld of the team takes
+    for r in MELDABLE_RANKS:
+        n = naturals[r]
+        if 0 < n < 3 and r not in melds:
+            (singles if n == 1 else pairs).append(r)
     few_threes = 0 < hand.black_threes < 3
     stranded = hand.other + (hand.black_threes if few_threes else 0) + len(singles)
     if stranded > leftover:
         return False  # quick answer: each stranded card would have to be the discard
+    if leftover <= 1 and len(pairs) > hand.jokers + hand.twos:
+        # quick answer: each pair needs a wild card (_lays_out), and no card left over mends
+        # that (one of a pair leaves a single, a wild card leaves fewer, another leaves more)
+        return False
     if _lays_out(rules, hand, melds, canastas, canastas_needed):
         return True
     if leftover <= 0:
@@ -409,6 +418,10 @@ def _lays_out_in_groups(
     # without any other card as many stay stranded (or more), which the quick answer refuses
     stranded_kinds = [*singles, -3] if few_threes else singles
     kinds = stranded_kinds if stranded == leftover else hand.kinds()
+    if leftover == 1 and stranded == 0:
+        # nothing is stranded: one of a pair left over leaves a single, and one of three black
+        # threes leaves two, which the quick answer refuses with nothing more to leave over
+        kinds = [k for k in kinds if k not in pairs and (k != -3 or hand.black_threes != 3)]
     return any(
         _lays_out_in_groups(rules, hand.without(k), melds, leftover - 1, canastas, canastas_needed)
         for k in kinds

@@ -8,6 +8,7 @@ and changes only through :meth:`HandState.apply`, which either performs a legal 
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -20,11 +21,11 @@ from ..cards import (
     RANK_NAMES,
     SORT_ORDER,
     THREE,
+    TWO,
     Deck,
     face_text,
     is_black_three,
     is_red_three,
-    is_three,
     pick_cards,
     pick_in_order,
     rank_of,
@@ -156,6 +157,23 @@ def _lay_of(meld: int, faces: tuple[int, ...]) -> Action:
     return action
 
 
+_TAKES: dict[tuple[tuple[int, ...], int | None], TakePile] = {}  # (cards, meld) -> its action
+
+
+def _take_pile_of(cards: tuple[int, ...], meld: int | None) -> TakePile:
+    """The action taking the pile with ``cards`` onto ``meld``, shared across listings."""
+    key = (cards, meld)
+    action = _TAKES.get(key)
+    if action is None:
+        if len(_TAKES) >= _LAY_ACTIONS_LIMIT:
+            _TAKES.clear()
+        action = _TAKES[key] = TakePile(cards, meld)
+    return action
+
+
+_RUN_POSITIONS: Final = tuple(run_position(rank) for rank in range(13))  # by rank
+_MELD_VERSIONS: Final = itertools.count(1)  # HandState.meld_version's numbers
+
 NEW_MELD: Final = -1
 _Lay = tuple[int, tuple[int, ...], int]
 """A candidate lay: the team's meld it adds to (NEW_MELD: a new meld), the faces, the check."""
@@ -219,6 +237,23 @@ def _wild_choices(
         for j in range(min(jokers, most) + 1)
         for t in range(min(len(twos), most - j) + 1)
     )
+
+
+@functools.cache
+def _wild_sets_of(
+    twos: tuple[int, ...], jokers: int, least: int, most: int
+) -> tuple[tuple[int, ...], ...]:
+    """The sets of ``least`` to ``most`` wild cards from ``jokers`` jokers and the faces
+    ``twos`` (sorted), by jokers then twos (melds of wild cards, and additions to them)."""
+    return tuple(
+        (*twos[:t], *([JOKER] * j))
+        for j in range(jokers + 1)
+        for t in range(len(twos) + 1)
+        if least <= j + t <= most
+    )
+
+
+_NO_WILD_CHOICES: Final = _wild_choices(0, (), 0)  # a hand without wild cards: none added
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,6 +352,10 @@ class HandState:
         self.prefer_cards: tuple[int, ...] = ()
         # the last listing of legal actions, with the key of the position it was made for
         self._listed: tuple[tuple[object, ...], tuple[Action, ...]] | None = None
+        # a number no other melds have had: renewed whenever the engine changes a meld (a copy
+        # keeps it while its melds are the same), so that two states showing the same number
+        # show the same melds (a reader of the table checks it instead of every meld)
+        self.meld_version = next(_MELD_VERSIONS)
 
     @classmethod
     def blank(
@@ -392,6 +431,7 @@ class HandState:
         if self.rules.three_player_mode != "lone_hand" or self.lone is not None:
             return
         self.lone = lone
+        self.meld_version = next(_MELD_VERSIONS)
         first, second = (s for s in range(self.players) if s != lone)
         for meld in self.melds[second]:
             same = self.team_meld_of_rank(first, meld.rank)
@@ -518,6 +558,7 @@ class HandState:
     def _changing_meld(self, team: int, index: int) -> TableMeld:
         """The team's meld ``index``, about to change: one shared with a copy of the position
         (see ``copy``) is first replaced by a clone of its own."""
+        self.meld_version = next(_MELD_VERSIONS)
         meld = self.melds[team][index]
         if meld.shared:
             meld = self.melds[team][index] = meld.clone()
@@ -539,7 +580,8 @@ class HandState:
         that find its cards and meld are made, not the guards (which may run the planner).
         Any other action, an equal one from elsewhere included, is checked in full.
         """
-        self._check_turn(seat)
+        if self.phase is OVER_PHASE or seat is not None:
+            self._check_turn(seat)
         listed = self._listed
         if listed is not None and listed[0] == self._listing_key():
             self._listed = None  # a listing holds until the next move
@@ -668,7 +710,7 @@ class HandState:
         ranks = {rank_of(f) for f in action.cards if not is_wild(f)}
         if len(ranks) != 1:
             return action
-        index = self.team_meld_of_rank(self.team_of(self.turn), ranks.pop())
+        index = self.team_meld_of_rank(self.team_map[self.turn], ranks.pop())
         return action if index is None else AddToMeld(index, action.cards)
 
     # ------------------------------------------------------------------ helpers for checks
@@ -701,7 +743,7 @@ class HandState:
     def _pending_pile_to_hand(self) -> int:
         """How many cards the pending pile will add to the hand (its red threes are laid)."""
         face = self.deck.face
-        return sum(1 for c in self.t.pending_pile if not is_red_three(face[c]))
+        return sum(1 for c in self.t.pending_pile if face[c] not in RED_THREE_FACES)
 
     def _could_go_concealed(self, seat: int) -> bool:
         return (
@@ -730,7 +772,7 @@ class HandState:
         guard needs them). ``adds_to_old`` says the lay adds to a meld of an earlier turn (which
         rules out going out concealed)."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         cards_after = cards_left + extra_cards
         if cards_after <= 1:  # the first canasta's bonus cards (Bolivia) refill the hand
             cards_after += self._first_canasta_cards(canastas_after())
@@ -822,7 +864,7 @@ class HandState:
             canastas_after = max(canastas_after, self.rules.canastas_to_go_out)
         self._check_cards_left(cards_after, canastas_after)
         if not opened and not (self._could_go_concealed(self.turn) and self.t.drew == "stock"):
-            raise self._too_low(self.team_of(self.turn))
+            raise self._too_low(self.team_map[self.turn])
 
     def _initial_possible(self) -> bool:
         """Can the player to move still complete the team's initial meld this turn (or go out
@@ -833,7 +875,7 @@ class HandState:
         cached = self.__dict__.get("_initial_cache")
         if cached is not None and cached[0] == key:
             return bool(cached[1])
-        rules, team = self.rules, self.team_of(seat)
+        rules, team = self.rules, self.team_map[seat]
         counts = HandCounts.of(rules, self.hand_faces(seat))
         melds = self._meld_counts(team, only_this_turn=True)
         extra = self._pending_pile_to_hand()
@@ -880,7 +922,7 @@ class HandState:
         to_draw = min(self.rules.draw_count, len(self.stock))
         while to_draw > 0 and self.stock:
             card = self.stock.pop()
-            if is_red_three(face[card]):
+            if face[card] in RED_THREE_FACES:
                 self.red_threes[seat].append(card)
                 if not self.stock:
                     self._finish(HandEnd(EndReason.LAST_RED_THREE))
@@ -899,7 +941,7 @@ class HandState:
         ``listed``: the take is legal, the guards on what follows it are skipped."""
         self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if not self.pile:
             raise refuse("pile-empty")
         top = self.deck.face[self.pile[-1]]
@@ -1038,7 +1080,7 @@ class HandState:
         """Samba: the top card alone extends one of the team's sequences; the rest stays."""
         self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if not rules.take_top_to_sequence:
             raise refuse("not-in-this-game.take-top")
         if not self.pile:
@@ -1053,7 +1095,7 @@ class HandState:
 
     def _do_take_top(self, action: TakeTop) -> None:
         self._plan_take_top(action)
-        seat, team = self.turn, self.team_of(self.turn)
+        seat, team = self.turn, self.team_map[self.turn]
         top_card = self.pile.pop()
         self._lay(seat, team, [top_card], action.meld, None)
         self.t.drew = "pile"
@@ -1063,7 +1105,7 @@ class HandState:
     def _do_take_pile(self, action: TakePile, listed: bool = False) -> None:
         used, existing, shape = self._plan_take_pile(action, listed)
         self._form_partnership(self.turn)
-        seat, team = self.turn, self.team_of(self.turn)
+        seat, team = self.turn, self.team_map[self.turn]
         top_card = self.pile.pop()
         for c in used:
             self.hands[seat].remove(c)
@@ -1123,6 +1165,7 @@ class HandState:
                 self.t.added_to_old = True
         else:
             assert shape is not None
+            self.meld_version = next(_MELD_VERSIONS)
             self.melds[team].append(
                 TableMeld(
                     shape.kind,
@@ -1204,7 +1247,7 @@ class HandState:
         """The checks of a new meld of ``faces`` (from the hand, of that ``shape``) that depend on
         the position: a rank already melded, and the guards after the lay."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         extra = self._pending_pile_to_hand()
         if shape.kind is BLACK_THREES_KIND:
             if rules.black_threes_only_going_out and not self._black_threes_go_out(
@@ -1280,7 +1323,7 @@ class HandState:
 
     def _do_meld(self, action: Meld, listed: bool = False) -> None:
         used, shape = self._plan_meld(action, listed)
-        seat, team = self.turn, self.team_of(self.turn)
+        seat, team = self.turn, self.team_map[self.turn]
         for c in used:
             self.hands[seat].remove(c)
         self._unshow(seat, used)
@@ -1292,7 +1335,7 @@ class HandState:
     def _plan_add(self, action: AddToMeld, listed: bool = False) -> list[int]:
         self._require_phase(PLAY_PHASE, PILE_PENDING_PHASE)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         meld = self.melds[team][self._team_meld(team, action.meld)]
         if not self.opened[team] and meld.laid_turn != self.turn_no:
             raise refuse("initial-meld-too-low.first")  # pragma: no cover - no older melds
@@ -1319,7 +1362,7 @@ class HandState:
         """The checks of adding ``faces`` (from the hand) to the team's meld ``index``: the meld's
         own rules, then the guards after the lay."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         meld = self.melds[team][index]
         naturals, wilds, low, high = check_addition(rules, meld, faces)
         extra = self._pending_pile_to_hand()
@@ -1361,7 +1404,7 @@ class HandState:
     def _plan_merge(self, action: MergeMelds) -> None:
         """Samba: two groups of one rank become one (it may make a canasta)."""
         self._require_phase(PLAY_PHASE)
-        rules, team = self.rules, self.team_of(self.turn)
+        rules, team = self.rules, self.team_map[self.turn]
         if not rules.merge_groups:
             raise refuse("not-in-this-game.merge")
         if not self.opened[team]:
@@ -1390,7 +1433,7 @@ class HandState:
 
     def _do_merge(self, action: MergeMelds) -> None:
         self._plan_merge(action)
-        team = self.team_of(self.turn)
+        team = self.team_map[self.turn]
         first, second = self._changing_meld(team, action.first), self.melds[team][action.second]
         first.cards.extend(second.cards)
         first.faces.extend(second.faces)
@@ -1401,7 +1444,7 @@ class HandState:
 
     def _do_add(self, action: AddToMeld, listed: bool = False) -> None:
         used = self._plan_add(action, listed)
-        seat, team = self.turn, self.team_of(self.turn)
+        seat, team = self.turn, self.team_map[self.turn]
         for c in used:
             self.hands[seat].remove(c)
         self._unshow(seat, used)
@@ -1410,10 +1453,11 @@ class HandState:
 
     # ------------------------------------------------------------------ discard and going out
     def _check_discard(self, action: Discard) -> int:
-        self._require_phase(PLAY_PHASE)
+        if self.phase is not PLAY_PHASE:
+            raise refuse("wrong-phase", phase=self.phase.value)
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
-        if is_red_three(action.card):
+        team = self.team_map[seat]
+        if action.card in RED_THREE_FACES:
             raise refuse("cannot-discard-three")
         (card,) = self._take_from_hand(seat, (action.card,))
         left = len(self.hands[seat]) - 1
@@ -1464,7 +1508,7 @@ class HandState:
 
     def _go_out(self, seat: int) -> None:
         self._form_partnership(seat)  # going out before the pile was taken: the lone hand
-        rules, team = self.rules, self.team_of(seat)
+        rules, team = self.rules, self.team_map[seat]
         concealed = self._could_go_concealed(seat) and (
             self._own_canasta_this_turn(team) or not rules.concealed_requires_own_canasta
         )
@@ -1504,7 +1548,7 @@ class HandState:
         if self.turn in self.hidden_hands:
             return True
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if not rules.going_out_allowed:
             return False
         opened = self.opened[team]
@@ -1526,7 +1570,7 @@ class HandState:
         surely cannot be laid out (``_black_threes_go_out``'s planner question, answered by
         ``_surely_stuck``); False where that question is not the one asked."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if (
             not faces
             or not all(is_black_three(f) for f in faces)
@@ -1573,6 +1617,14 @@ class HandState:
                 stranded += 1
         if stranded > 1:
             return True
+        if not rules.sequences:  # (with runs a pair may go into a sequence)
+            pairs = sum(
+                1
+                for r, nat in naturals_by_rank.items()
+                if len(nat) == 2 and r != THREE and r not in melded
+            )
+            if pairs > len(twos) + jokers:
+                return True  # each pair needs a wild card (the planner's quick answer)
         missing = rules.canastas_to_go_out - self.canastas(team)
         if missing <= 0 or rules.wild_melds:
             return False
@@ -1616,7 +1668,7 @@ class HandState:
     def can_go_out(self) -> bool:
         """Whether the player to move could lay out the hand (discarding at most one card)."""
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if not rules.going_out_allowed:
             return False
         counts = HandCounts.of(rules, self.hand_faces(seat))
@@ -1656,20 +1708,62 @@ class HandState:
             return [], False
         if phase is ASKED_PHASE:
             return list(ANSWERS), False
-        hand = self.hand_faces(self.turn)
+        face = self.deck.face
+        hand = [face[c] for c in self.hands[self.turn]]  # ``hand_faces``
         counted: list[HandCounts] = []  # the hand counted, once a check needs it
         check_one = self._candidate_legal
         legal: list[Action] = []
         checked = False
         if phase is DRAW_PHASE:
+            is_legal = self.is_legal
             for action, check in self._draw_candidates(hand):
                 if check == LEGAL:
                     legal.append(action)
-                elif check_one(action, check, hand, counted):
+                elif (
+                    is_legal(action)
+                    if check == CHECK_ALL
+                    else check_one(action, check, hand, counted)
+                ):
                     legal.append(action)
                     checked = True
             return legal, checked
         groups = self._hand_groups(hand)
+        checked = self._list_lays(legal, hand, counted, groups)
+        if phase is PLAY_PHASE:
+            discards, discard_check, ask = self._play_extras(hand)
+            if discard_check == LEGAL:
+                legal += [DISCARDS[f] for f in discards if f not in RED_THREE_FACES]
+            else:
+                legal += [DISCARDS[f] for f in discards if self.is_legal(DISCARDS[f])]
+            if ask and self._ask_legal(hand, counted, groups):
+                legal.append(ASK_GO_OUT)
+                checked = True
+        return legal, checked
+
+    def legal_lays(self) -> list[Action]:
+        """The lays among :meth:`legal_actions` (new melds, additions, merges), in its order,
+        without the rest: a caller weighing the lays against a discard need not list the
+        discards (which are every face of the hand but a red three, unless a lay is pending or
+        the player must go out). Empty where no lay may be made (the draw, an answer, the end).
+        A lay of this list is checked in full by :meth:`apply`, as any move not listed by
+        :meth:`legal_actions` is."""
+        phase = self.phase
+        if phase is not PLAY_PHASE and phase is not PILE_PENDING_PHASE:
+            return []
+        face = self.deck.face
+        hand = [face[c] for c in self.hands[self.turn]]
+        legal: list[Action] = []
+        self._list_lays(legal, hand, [], self._hand_groups(hand))
+        return legal
+
+    def _list_lays(
+        self, legal: list[Action], hand: list[int], counted: list[HandCounts], groups: _HandGroups
+    ) -> bool:
+        """Append the legal lays of ``hand`` (the hand to move; ``groups``: its
+        ``_hand_groups``, ``counted``: as in ``_candidate_legal``) to ``legal``; whether one was
+        listed after a check (see ``_legal_actions``)."""
+        check_one = self._candidate_legal
+        checked = False
         lays, merges = self._lay_candidates(hand, groups)
         initial: list[_InitialFacts | None] = []  # the initial meld's facts, once needed
         lay_actions = _LAY_ACTIONS
@@ -1695,16 +1789,7 @@ class HandState:
         for action, _check in merges:
             if self.is_legal(action):
                 legal.append(action)
-        if phase is PLAY_PHASE:
-            discards, discard_check, ask = self._play_extras(hand)
-            if discard_check == LEGAL:
-                legal += [DISCARDS[f] for f in discards if f not in RED_THREE_FACES]
-            else:
-                legal += [DISCARDS[f] for f in discards if self.is_legal(DISCARDS[f])]
-            if ask and self._ask_legal(hand, counted, groups):
-                legal.append(ASK_GO_OUT)
-                checked = True
-        return legal, checked
+        return checked
 
     def random_legal_action(self, pick: Callable[[int], int]) -> Action | None:
         """A legal action drawn uniformly from :meth:`legal_actions` (None if there is none),
@@ -1751,7 +1836,7 @@ class HandState:
         once a position (None where ``_initial_group_legal`` does not apply: the team has opened,
         the player must go out, or the hand is hidden)."""
         seat = self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         if self.opened[team] or self._must_go_out or seat in self.hidden_hands:
             return None
         extra = self._pending_pile_to_hand()
@@ -1811,15 +1896,15 @@ class HandState:
         """The play phase's candidates after the lays: the faces of ``hand`` to discard (in
         listing order), how far a discard (but of a red three) must be checked, and whether to
         consider "may I go out?" (asking is then legal if ``_ask_legal`` says so)."""
-        rules, seat, t = self.rules, self.turn, self.t
-        team = self.team_of(seat)
-        pending = not self.opened[team] and t.initial_points > 0
-        trusted = len(hand) >= 2 and not self._must_go_out and not pending
+        seat, t = self.turn, self.t
+        pending = not self.opened[self.team_map[seat]] and t.initial_points > 0
+        must_go_out = t.permission is True or t.black_threes  # ``_must_go_out``
+        trusted = len(hand) >= 2 and not must_go_out and not pending
         ask = (
             t.drew == "stock"
             and not t.laid
             and t.permission is None
-            and rules.partner_of(seat) is not None
+            and self.rules.partnerships  # ``partner_of`` is None without them
         )
         return sorted(set(hand), key=SORT_ORDER.__getitem__), LEGAL if trusted else CHECK_ALL, ask
 
@@ -1858,48 +1943,45 @@ class HandState:
         that are refused whatever else holds are left out: a pile frozen for the team takes only
         a natural pair, and the top card alone goes only on a meld of its rank."""
         out: list[tuple[Action, int]] = [(DRAW, LEGAL if self.stock else CHECK_ALL)]
-        top = self.pile_top
-        if top is None or is_wild(top) or is_three(top):
+        pile = self.pile
+        if not pile:
             return out
-        rules, team = self.rules, self.team_of(self.turn)
+        top = self.deck.face[pile[-1]]
+        rank = top % 13
+        if top == JOKER or rank in (TWO, THREE):  # ``is_wild``, ``is_three``
+            return out
+        rules, team = self.rules, self.team_map[self.turn]
         frozen = self.frozen_for(team)
         with_wild = rules.pile_take_with_wild and not frozen
-        rank = top % 13
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
             targets += self._pile_targets(team, top)
-        nat: list[int] = []
-        twos: list[int] = []
-        jokers = False
-        for f in hand:
-            if f == JOKER:
-                jokers = True
-            elif f % 13 == rank:
-                nat.append(f)
-            elif f % 13 == 1:
-                twos.append(f)
-        nat.sort()
-        alone = not frozen and not (
-            rules.one_group_per_rank and self.team_meld_of_rank(team, rank) is None
-        )
+        # the hand's naturals of the top card's rank (a joker's face is 52: rank 0, the ace's),
+        # twos and whether it holds a joker
+        nat = sorted([f for f in hand if f % 13 == rank and f != JOKER])
+        twos = [f for f in hand if f % 13 == 1]
+        jokers = JOKER in hand
+        existing = self.team_meld_of_rank(team, rank)
+        alone = not frozen and not (rules.one_group_per_rank and existing is None)
         size = len(hand)
+        take_check = self._take_check
         for target in targets:
             if target is not None and self.melds[team][target].kind is SEQUENCE_KIND:
-                out.append((TakePile((), target), CHECK_ALL))  # the top card alone goes on it
+                out.append((_take_pile_of((), target), CHECK_ALL))  # the top card alone on it
                 continue
             named = target is not None
             if named or (rules.one_group_per_rank and alone):
-                check = CHECK_ALL if named else self._take_check(team, top, size, 0, 0)
-                out.append((TakePile((), target), check))
+                check = CHECK_ALL if named else take_check(team, top, size, 0, 0, existing)
+                out.append((_take_pile_of((), target), check))
             if len(nat) >= 2:
-                check = CHECK_ALL if named else self._take_check(team, top, size, 2, 0)
-                out.append((TakePile((nat[0], nat[1]), target), check))
+                check = CHECK_ALL if named else take_check(team, top, size, 2, 0, existing)
+                out.append((_take_pile_of((nat[0], nat[1]), target), check))
             if nat and with_wild:
-                check = CHECK_ALL if named else self._take_check(team, top, size, 1, 1)
+                check = CHECK_ALL if named else take_check(team, top, size, 1, 1, existing)
                 if jokers:
-                    out.append((TakePile((nat[0], JOKER), target), check))
+                    out.append((_take_pile_of((nat[0], JOKER), target), check))
                 if twos:
-                    out.append((TakePile((nat[0], min(twos)), target), check))
+                    out.append((_take_pile_of((nat[0], min(twos)), target), check))
         if rules.take_top_to_sequence:
             for i, m in enumerate(self.melds[team]):
                 if m.kind is SEQUENCE_KIND:
@@ -1928,14 +2010,16 @@ class HandState:
                     same.append(f)
         return naturals_by_rank, twos_sorted, jokers
 
-    def _take_check(self, team: int, top: int, size: int, naturals: int, wilds: int) -> int:
+    def _take_check(
+        self, team: int, top: int, size: int, naturals: int, wilds: int, existing: int | None
+    ) -> int:
         """How far a take of the pile (the meld not named) must be checked, from a hand of
         ``size`` cards melding ``naturals`` naturals of the top card's rank and ``wilds`` wild
         cards with it (the candidates take the top card alone or with wild cards only from a
         pile not frozen for the team). Legal by construction for a team that has opened, with
         one group a rank and no meld size limit, when the hand keeps two cards or more and the
         cards make a new group or go on the team's group of that rank as ``_plan_take_pile``
-        would find."""
+        would find. ``existing``: ``team_meld_of_rank(team, rank_of(top))``."""
         rules = self.rules
         if (
             not self.opened[team]
@@ -1945,7 +2029,6 @@ class HandState:
             or size < 4  # at most two cards melded, two or more kept whatever the pile holds
         ):
             return CHECK_ALL
-        existing = self.team_meld_of_rank(team, rank_of(top))
         if existing is None:
             if not naturals:
                 return CHECK_ALL
@@ -1974,13 +2057,17 @@ class HandState:
         case.
         """
         rules, seat = self.rules, self.turn
-        team = self.team_of(seat)
+        team = self.team_map[seat]
         opened = self.opened[team]
         size = len(hand)
         if groups is None:
             groups = self._hand_groups(hand)
         naturals_by_rank, twos_sorted, jokers = groups
-        wild_choices = _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
+        wild_choices = (
+            _wild_choices(jokers, tuple(twos_sorted), rules.max_wilds_in_group)
+            if jokers or twos_sorted
+            else _NO_WILD_CHOICES
+        )
         has_wilds = len(wild_choices) > 1
         cap = rules.max_meld_size or 1 << 20
         max_wilds = rules.max_wilds_table  # a group's naturals are at most the deck's
@@ -1995,37 +2082,44 @@ class HandState:
         merges: list[tuple[Action, int]] = []
         runs: list[dict[int, int]] | None = None  # the hand by suit and run position, once needed
         # additions to the team's melds
+        turn_no, max_size, canasta_size = self.turn_no, rules.max_meld_size, rules.canasta_size
         for i, m in enumerate(self.melds[team]):
-            nat = naturals_by_rank.get(m.rank, []) if m.kind is GROUP_KIND else []
-            if (
-                (m.kind is GROUP_KIND and not nat and not has_wilds)
-                or m.is_closed(rules)
-                or (not opened and m.laid_turn != self.turn_no)
-            ):
+            kind = m.kind
+            if not opened and m.laid_turn != turn_no:
                 continue
-            room = cap - len(m.cards)
-            if m.kind is GROUP_KIND:
-                wilds_allowed = rules.wilds_on_canasta or not m.is_canasta(rules)
+            if kind is GROUP_KIND:  # closed only at Bolivia's size limit (``is_closed``)
+                nat = naturals_by_rank.get(m.rank, ())
+                size_m = len(m.cards)
+                if (not nat and not has_wilds) or (max_size and size_m >= max_size):
+                    continue
+                room = cap - size_m
+                wilds_allowed = rules.wilds_on_canasta or size_m < canasta_size  # ``is_canasta``
                 if not has_wilds or not wilds_allowed:  # naturals only, keeping the balance
                     for n in range(1, min(len(nat), room) + 1):
                         if not wilds_allowed or max_wilds[m.naturals + n] >= m.wilds:
                             check = LEGAL if n <= most_legal else CHECK_LAY
                             out.append((i, tuple(nat[:n]), check))
                     continue
+                m_naturals, m_wilds = m.naturals, m.wilds
                 for n in range(min(len(nat), room) + 1):
-                    wild_room = max_wilds[m.naturals + n] - m.wilds if wilds_allowed else 0
-                    limit = min(wild_room, room - n)
+                    limit = min(max_wilds[m_naturals + n] - m_wilds, room - n)
+                    if limit < 0:
+                        continue  # not even the first choice (no wild card) fits
                     naturals = tuple(nat[:n])
                     for wilds, wild_faces in wild_choices:
                         if wilds <= limit and n + wilds:
                             check = LEGAL if n + wilds <= most_legal else CHECK_LAY
                             out.append((i, naturals + wild_faces, check))
-            elif m.kind is SEQUENCE_KIND:
+                continue
+            if m.is_closed(rules):
+                continue
+            room = cap - len(m.cards)
+            if kind is SEQUENCE_KIND:
                 if runs is None:
                     runs = self._runs_in_hand(hand)
                 for faces in self._sequence_extensions(m, runs[m.suit]):
                     out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
-            elif m.kind is WILDS_KIND:
+            elif kind is WILDS_KIND:
                 for faces in self._wild_sets(twos_sorted, jokers, 1, room):
                     out.append((i, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
         # new groups
@@ -2075,19 +2169,19 @@ class HandState:
     @staticmethod
     def _wild_sets(
         twos_sorted: list[int], jokers: int, least: int, most: int
-    ) -> Iterator[tuple[int, ...]]:
-        for j in range(jokers + 1):
-            for t in range(len(twos_sorted) + 1):
-                if least <= j + t <= most:
-                    yield (*twos_sorted[:t], *([JOKER] * j))
+    ) -> tuple[tuple[int, ...], ...]:
+        """The sets of ``least`` to ``most`` of the hand's wild cards (its twos sorted, its
+        jokers), by jokers then twos: ``_wild_sets_of``, kept."""
+        return _wild_sets_of(tuple(twos_sorted), jokers, least, most)
 
     def _runs_in_hand(self, hand: Sequence[int]) -> list[dict[int, int]]:
         """For each suit, the hand's natural cards by run position (4 .. ace)."""
         runs: list[dict[int, int]] = [{}, {}, {}, {}]
+        positions = _RUN_POSITIONS
         for f in hand:
             if f == JOKER:
                 continue
-            position = run_position(f % 13)
+            position = positions[f % 13]
             if position >= 0:
                 runs[f // 13][position] = f
         return runs
@@ -2096,9 +2190,9 @@ class HandState:
         """New sequences from the hand's ``runs`` (see ``_runs_in_hand``)."""
         rules = self.rules
         for suit_runs in runs:
-            for low in range(11):
-                if low not in suit_runs:
-                    continue
+            if len(suit_runs) < rules.sequence_min:
+                continue  # too few cards of the suit for a sequence
+            for low in sorted(suit_runs):  # the run positions held, low to high
                 high = low
                 while high + 1 in suit_runs and high + 1 - low < rules.sequence_max:
                     high += 1
@@ -2139,7 +2233,7 @@ class HandState:
             and not self.rules.one_group_per_rank
             and self.pile_top is not None
         ):  # a plain take-pile means the one meld the top card could go on, if there is one
-            fitting = self._pile_targets(self.team_of(self.turn), self.pile_top)
+            fitting = self._pile_targets(self.team_map[self.turn], self.pile_top)
             return TakePile((), fitting[0]) if len(fitting) == 1 else action
         if not isinstance(action, Meld | AddToMeld | TakePile) or not action.cards:
             return action
@@ -2160,7 +2254,7 @@ class HandState:
         if any(is_black_three(f) or is_red_three(f) for f in faces):
             return action
         if isinstance(action, AddToMeld):
-            team_melds = self.melds[self.team_of(self.turn)]
+            team_melds = self.melds[self.team_map[self.turn]]
             if not 0 <= action.meld < len(team_melds):
                 return action
             if team_melds[action.meld].kind is SEQUENCE_KIND:

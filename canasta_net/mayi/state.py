@@ -17,15 +17,17 @@ was.  The state machine is described in ``docs/may-i.md``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from .. import shown
-from ..cards import Deck, face_text, pick_cards
+from ..cards import NUM_FACES, Deck, face_text, pick_cards
 from ..errors import IllegalAction
 from ..reasons import refuse
 from .actions import (
+    BUY_ACTIONS,
     AddToMeld,
     Allow,
     Deny,
@@ -38,8 +40,30 @@ from .actions import (
     TakeDiscard,
 )
 from .contract import canonical_groups, check_contract, contract_lay_downs
-from .melds import TableMeld, new_meld
+from .melds import MeldKind, TableMeld, new_meld
 from .rules import Contract, MayIRules
+
+# Actions are immutable values: the listing hands out these instead of building equal ones.
+DRAW: Final = Draw()
+PASS: Final = Pass()
+ALLOW: Final = Allow()
+TAKE_DISCARDS: Final = tuple(TakeDiscard(f) for f in range(NUM_FACES))
+MAY_IS: Final = tuple(MayI(f) for f in range(NUM_FACES))
+DENIES: Final = tuple(Deny(f) for f in range(NUM_FACES))
+DISCARDS: Final = tuple(Discard(f) for f in range(NUM_FACES))
+_ADDS: dict[tuple[int, int, int], AddToMeld] = {}  # (owner, meld, face) -> its action
+_ADDS_LIMIT: Final = 1 << 14  # emptied when it grows past this (it never needs to)
+
+
+def _add_to_meld(owner: int, meld: int, face: int) -> AddToMeld:
+    """The action adding ``face`` to ``owner``'s meld ``meld``, shared across listings."""
+    key = (owner, meld, face)
+    action = _ADDS.get(key)
+    if action is None:
+        if len(_ADDS) >= _ADDS_LIMIT:
+            _ADDS.clear()
+        action = _ADDS[key] = AddToMeld(owner, meld, face)
+    return action
 
 
 class Phase(StrEnum):
@@ -185,7 +209,9 @@ class DealState:
         """Perform ``action`` for ``seat`` (default: the seat to move), or raise IllegalAction
         and change nothing. Every ``_plan_`` method validates completely before anything moves."""
         self._check_actor(action, seat)
-        if isinstance(action, Draw):
+        if isinstance(action, Discard):  # the most frequent actions first
+            self._do_discard(action)
+        elif isinstance(action, Draw):
             self._do_draw()
         elif isinstance(action, TakeDiscard):
             self._do_take_discard(action)
@@ -193,8 +219,6 @@ class DealState:
             self._do_meld(action)
         elif isinstance(action, AddToMeld):
             self._do_add(action)
-        elif isinstance(action, Discard):
-            self._do_discard(action)
         elif isinstance(action, MayI):
             self._do_may_i(action)
         elif isinstance(action, Pass):
@@ -238,8 +262,7 @@ class DealState:
     def _check_actor(self, action: MayIAction, seat: int | None) -> None:
         if self.phase is Phase.OVER:
             raise refuse("deal-over")
-        is_buy = isinstance(action, MayI | Pass | Allow | Deny)
-        if is_buy and self.phase not in WINDOW_PHASES:
+        if self.phase not in WINDOW_PHASES and isinstance(action, BUY_ACTIONS):
             raise refuse("no-buy-window")
         if seat is None or seat == self.to_move:
             return
@@ -438,6 +461,8 @@ class DealState:
 
     def _unshow(self, seat: int, cards: Iterable[int]) -> None:
         """``seat`` played ``cards`` from its hand (``canasta_net.shown.after_play``)."""
+        if not self.shown[seat]:
+            return  # nothing known to be held (the common case)
         face = self.deck.face
         self.shown = shown.after_play(self.shown, seat, (face[c] for c in cards))
 
@@ -469,52 +494,60 @@ class DealState:
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self) -> list[MayIAction]:
         """Every legal action of the seat to move (lay-downs in canonical form, see
-        :meth:`normalize`; adds and discards once per face)."""
-        return list(self._legal())
-
-    def _legal(self) -> Iterator[MayIAction]:
+        :meth:`normalize`; adds and discards once per face): lay-downs or adds (by owner, meld,
+        face), then discards (by face)."""
         phase = self.phase
+        if phase is Phase.PLAY:
+            return self._legal_play()
         if phase is Phase.OVER:
-            return
+            return []
         top = self.pile_top
         if phase is Phase.DRAW:
-            yield Draw()
-            if top is not None:
-                yield TakeDiscard(top)
-            return
+            return [DRAW] if top is None else [DRAW, TAKE_DISCARDS[top]]
+        assert top is not None
         if phase is Phase.BUY_OFFER:
-            assert top is not None
-            yield MayI(top)
-            yield Pass()
-            return
-        if phase is Phase.BUY_PERMISSION:
-            assert top is not None
-            yield Allow()
-            yield Deny(top)
-            return
-        yield from self._legal_play()
+            return [MAY_IS[top], PASS]
+        return [ALLOW, DENIES[top]]  # Phase.BUY_PERMISSION
 
-    def _legal_play(self) -> Iterator[MayIAction]:
+    def _legal_play(self) -> list[MayIAction]:
         seat, rules = self.turn, self.rules
-        hand = self.hand_faces(seat)
+        face = self.deck.face
+        hand = [face[c] for c in self.hands[seat]]
+        size = len(hand)
         distinct = sorted(set(hand))
         strict_last = not self.contract.discard_out
+        out: list[MayIAction] = []
         if not self.down[seat]:
             for groups in contract_lay_downs(rules, self.contract, hand):
                 lay = Meld(groups)
-                if len(lay.cards) != len(hand) - 1 or not strict_last or self.is_legal(lay):
-                    yield lay
+                # a lay-down that leaves one card must leave one that can be laid off
+                if strict_last and sum(map(len, groups)) == size - 1 and not self.is_legal(lay):
+                    continue
+                out.append(lay)
         else:
+            # a face fits a set only by its rank and a sequence only by its suit
+            by_rank: dict[int, list[int]] = {}
+            by_suit: dict[int, list[int]] = {}
+            for f in distinct:
+                by_rank.setdefault(f % 13, []).append(f)
+                by_suit.setdefault(f // 13, []).append(f)
+            check_last = size == 2 and strict_last
             for owner, seat_melds in enumerate(self.melds):
                 for i, meld in enumerate(seat_melds):
-                    for f in distinct:
-                        if meld.fits(rules, f):
-                            add = AddToMeld(owner, i, f)
-                            if len(hand) != 2 or not strict_last or self.is_legal(add):
-                                yield add
-        if len(hand) > 1 or not strict_last:
-            for f in distinct:
-                yield Discard(f)
+                    shape = meld.shape
+                    if shape.kind is MeldKind.SET:
+                        if len(meld.cards) >= rules.max_set:
+                            continue
+                        fitting = by_rank.get(shape.rank, ())
+                    else:
+                        fitting = [f for f in by_suit.get(shape.suit, ()) if meld.fits(rules, f)]
+                    for f in fitting:
+                        add = _add_to_meld(owner, i, f)
+                        if not check_last or self.is_legal(add):
+                            out.append(add)
+        if size > 1 or not strict_last:
+            out += [DISCARDS[f] for f in distinct]
+        return out
 
     def normalize(self, action: MayIAction) -> MayIAction:
         """The listed form of ``action``: a lay-down's groups and cards in canonical order."""
