@@ -841,6 +841,7 @@ class PeerProtocol(FrameProtocol):
         session = self.session
         if message.get("t") not in ("hello", "pong", "bye"):
             self.awaiting = True
+            self.turns.end_share()
         with session.timing.span(
             "seat.send", message=message, session=session, transport=self.transport
         ):

@@ -75,6 +75,14 @@ class ReadTurns:
     def spend(self, seconds: float) -> None:
         self.spent += seconds
 
+    def end_share(self) -> None:
+        """A connection sent the host a move: this iteration's handling ends with the message
+        at hand, so that the reactor writes the move out at once (Twisted writes in its next
+        pass); the other connections read in the next iteration. A player waits on a move's
+        round trip, not on another table's records."""
+        if len(self.connections) >= 2:
+            self.spent = max(self.spent, self.SLICE)
+
     def wait(self, connection: TakesTurns) -> None:
         """``connection`` stopped reading: give it a turn in a later iteration."""
         if connection not in self.waiting:
