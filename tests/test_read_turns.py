@@ -194,3 +194,27 @@ def test_a_seat_that_sends_its_move_ends_the_iterations_reading() -> None:
     assert handled == ["a1"]  # the rest waits for the next iteration
     clock.advance(0)
     assert handled == ["a1", "a2", "b1"]
+
+
+class Searched(bytes):
+    """Unread bytes that count how often they are searched."""
+
+    searches = 0
+
+    def __contains__(self, part: object) -> bool:
+        Searched.searches += 1
+        return super().__contains__(part)  # type: ignore[operator]
+
+
+def test_a_connection_s_unread_bytes_are_searched_for_a_prompt_once() -> None:
+    # each iteration sorts the waiting connections by urgency: searching every buffer each time
+    # was 8 % of the seats' process at 100 tables
+    _, _, p = setup("a", "b")
+    held = Searched(frames(record(1), {"t": "turn", "n": 2}))
+    p["a"]._unprocessed = held
+    assert [p["a"].urgency for _ in range(3)] == [1, 1, 1]
+    assert Searched.searches == 1
+    p["a"]._unprocessed = Searched(frames(record(3)))  # it read on: its new buffer is searched
+    assert p["a"].urgency == 2 and Searched.searches == 2
+    p["a"].send({"t": "act", "n": 0})
+    assert p["a"].urgency == 0 and Searched.searches == 2
