@@ -70,6 +70,11 @@ class LogCopy:
         kept = seq - (self.last_seq + 1 - len(self.recent))
         return self.recent[kept] if 0 <= kept < len(self.recent) else None
 
+    def signed_here(self, key: bytes, act: bytes, asig: bytes) -> None:
+        """The peer signed ``act`` itself (``LogVerifier.signed_here``): its record's signature
+        needs no second check when it carries exactly these bytes."""
+        self.verifier.signed_here(key, act, asig)
+
     def take(self, seq: int, data: bytes, deal: str | None = None) -> StoredRecord | None:
         """Check, journal and keep record ``seq``; None for a resend of a record held already.
 

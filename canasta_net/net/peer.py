@@ -279,6 +279,7 @@ class PeerSession:
         background: Background | None = None,
     ) -> None:
         self.identity = identity
+        self._own_key = identity.public_key  # raw: the key this seat signs its messages with
         # runs a seat's work ahead beside the check of the record it needs (another thread: the
         # curve arithmetic gives the GIL back); None: the work is done when it is asked for
         self.background = background
@@ -354,9 +355,17 @@ class PeerSession:
         if self.agent is None:
             return None
         hand = self.view.get("hand_no", 0)
-        return self.agent.chat(
-            max(0, hand if isinstance(hand, int) else 0), text[: R.MAX_CHAT_LENGTH]
+        return self._signed_here(
+            self.agent.chat(max(0, hand if isinstance(hand, int) else 0), text[: R.MAX_CHAT_LENGTH])
         )
+
+    def _signed_here(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A message this seat signed, on its way to the host: the record that carries it
+        exactly as signed needs no second check of the signature (``LogCopy.signed_here``)."""
+        act, asig = message.get("act"), message.get("asig")
+        if isinstance(act, bytes) and isinstance(asig, bytes):
+            self.copy.signed_here(self._own_key, act, asig)
+        return message
 
     @property
     def rules(self) -> Any:
@@ -700,7 +709,7 @@ class PeerSession:
             if exposure is not None:  # a wrong key sealed to this seat: it shows the host now
                 self.exposure = exposure
                 self._keep_exposure(exposure)
-                send(exposure)
+                send(self._signed_here(exposure))
         if self.observer is not None:
             self.observer.record(record)
         line = describe_record(record, self.names, reader_translator(self.player))
@@ -751,7 +760,7 @@ class PeerSession:
         if reply is None:
             return  # the seat's view waits for a record still on its way; the host asks again
         if not isinstance(reply, Decision):
-            send(reply)
+            send(self._signed_here(reply))
             return
         view = self.view if reply.view is None else {**self.view, "state": reply.view}
         d = maybeDeferred(self.player.choose, reply.legal, view)
@@ -774,7 +783,7 @@ class PeerSession:
                         self.observer.refused(getattr(e, "code", "bad-action"), str(e), text)
                 self._turn(message, send)  # ask again
                 return
-            send(answer)
+            send(self._signed_here(answer))
 
         def failed(failure: Failure) -> None:
             log.failure("choosing an action failed", failure)
