@@ -74,6 +74,10 @@ garbage collection; the latter for every pass in ``host_rss_mib_after_each_pass`
 across passes shows. ``host_cpu_ms_per_action``
 is the host process's CPU over the window per action.
 
+Each process calls ``app.settle_memory`` (a collection, then ``gc.freeze``) once its tables or
+seats are set up, as ``canasta host`` and ``canasta join`` do; the host process unfreezes after
+each pass.
+
 ``--nodelay`` also sets TCP_NODELAY from here (the library's ``FrameProtocol`` sets it itself
 now), ``--ramp`` spreads the tables' joins over some seconds, ``--profile FILE`` runs cProfile over
 the timed window (the seats' process writes its own, FILE's name with ``-seats``).
@@ -124,7 +128,14 @@ from canasta_net.net.host import ServiceEvents, TableConfig
 from canasta_net.net.peer import PeerSession
 from canasta_net.search import search_budget
 from canasta_net.table.host import HostTable
-from canasta_net.ui.app import LOG_SYNC_MODES, bot_player, join_table, open_new_log, start_host
+from canasta_net.ui.app import (
+    LOG_SYNC_MODES,
+    bot_player,
+    join_table,
+    open_new_log,
+    settle_memory,
+    start_host,
+)
 
 LOOPBACK = "127.0.0.1"
 GOAL_TABLES = 100
@@ -699,6 +710,7 @@ async def seat_worker(reactor: Any, spec_path: Path) -> None:
     profile = None if spec["profile"] is None else Path(spec["profile"])
     profiler = cProfile.Profile() if profile is not None else None
     started = False
+    settle_memory()  # as `canasta join` does once its seat is set up
     try:
         control.say(b"ready")
         await wait_any(reactor, [control.go, control.closed], deadline)
@@ -968,6 +980,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
                             timing,
                         )
                     )
+        settle_memory()  # as `canasta host` does once its table is up (unfrozen after the pass)
         clock_start = time.perf_counter()
         stats.recording = True
         cpu_start = resource.getrusage(resource.RUSAGE_SELF)
@@ -998,6 +1011,7 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
         else:
             await stop_seats(peers)
         await close_hosts(reactor, tables)
+        gc.unfreeze()  # the pass's tables are gone: what they kept is the collector's again
         close_seat_logs(peers)
     finally:
         patches.restore()

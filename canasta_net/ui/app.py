@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import time
@@ -70,6 +71,18 @@ def log_durability(
         inline = INLINE_SYNC_SECONDS if mode == "group" else None
         return group_durability(reactor, fsync=fsync, timing=timing, inline_below=inline)
     raise ValueError(f"unknown log sync mode {mode!r} (one of {', '.join(LOG_SYNC_MODES)})")
+
+
+def settle_memory() -> None:
+    """Once a process has started its tables or its seat: collect what the start-up left
+    behind, then move every object still alive (modules, classes, the tables' set-up) out of the
+    garbage collector's reach (``gc.freeze``). Its full collections then look only at what play
+    made since: at 100 tables in one host process, a full collection stopped every table for
+    75-190 ms (bench_table, loaded machine; 50,000 of its 93,000 objects were the start-up's).
+    Frozen objects are still freed when nothing refers to them; only a cycle among them that
+    play lets go of is kept, and the start-up makes few of those."""
+    gc.collect()
+    gc.freeze()
 
 
 def open_new_log(path: Path) -> BinaryIO:

@@ -50,7 +50,15 @@ from ..table.config import MAX_SECONDS, TableConfig, TableConfigError
 from ..table.host import HostTable
 from ..table.local import recorded_match
 from ..variant_names import variant_summary
-from .app import HostedTable, bot_player, default_log_path, join_table, open_new_log, start_host
+from .app import (
+    HostedTable,
+    bot_player,
+    default_log_path,
+    join_table,
+    open_new_log,
+    settle_memory,
+    start_host,
+)
 from .command_language import HELP_VALUES, LocalizedGroup, lang_option
 from .players import TerminalPlayer, TerminalWatcher
 
@@ -553,6 +561,7 @@ async def _serve(
                 fingerprint=identity.fingerprint,
             )
         )
+    settle_memory()  # what is alive now lives as long as the table
     await done
     if not hosted.service.finished and not table_stopped:
         # the host's `quit`: the log says the match stopped by the host's choice, not cut short
@@ -1244,6 +1253,7 @@ def join(
                 address=where, fingerprint=expected
             )
         )
+        settle_memory()  # what is alive now lives as long as the seat
         await done
         await service.leave("quit")  # says bye only if the session is still on (the `quit`)
         kept = _close_log(path, log_file)
