@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, Protocol
 
 
@@ -103,7 +104,7 @@ class ReadTurns:
         self.spent, self.since = 0.0, self.timer()
         queued = list(self.waiting)
         self.waiting.clear()
-        queued.sort(key=lambda connection: connection.urgency)  # stable: order kept
+        queued.sort(key=_URGENCY)  # stable: order kept
         for index, connection in enumerate(queued):
             if index and self.spent >= self.SLICE:  # the first always has its turn
                 # ahead of those that had their turn and wait again
@@ -113,6 +114,9 @@ class ReadTurns:
                 break
             connection.take_turn()
 
+
+# A sort key without a Python frame a call: every iteration sorts tens of waiting connections.
+_URGENCY = attrgetter("urgency")
 
 _read_turns: dict[int, ReadTurns] = {}
 
