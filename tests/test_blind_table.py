@@ -339,6 +339,55 @@ def test_version_2_refuses_the_tracer_substitution_at_stage_1_naming_the_seat() 
     assert len(host1.stage_outputs) == 1
 
 
+def _other_permutation(
+    seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]
+) -> dict[str, Any]:
+    """Seat 1 shuffles its stage 1 by a permutation that is not its seed's, under its announced
+    deck key and with a valid proof of that shuffle."""
+    if kind != "stage" or seat != 1 or fields["stage"] != 1:
+        return fields
+    from dataclasses import replace
+
+    from canasta_net.deal.blind.proofs import stages as proof_stages
+
+    mine = seats[1].secrets2
+    assert mine is not None
+    permutation = mine.permutation[1:] + mine.permutation[:1]
+    out, proof = proof_stages.stage1(
+        replace(mine, permutation=permutation), seats[1].stage_outputs[-1]
+    )
+    return {**fields, "deck": b"".join(out), "proof": proof}
+
+
+def test_version_2_names_a_stage_1_shuffled_against_the_seed_at_hand_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stage-1 output proved right but shuffled by another permutation than the seat's seed
+    gives passes every check of the deal (the proof binds the deck key, not the permutation)
+    and is named at hand end (``stage-mismatch``). The hand-end check works out again only the
+    stage-1 outputs: a stage-2 output, taken with its proofs under keys that are the seed's,
+    cannot differ from the seed's (m multiplications a seat fewer)."""
+    from canasta_net.deal.blind.proofs import group
+
+    honest = _play("classic-2p", 11, version=2)
+    products: list[int] = []
+    real_mul = group.mul
+
+    def counting_mul(point: Any, s: int) -> Any:
+        products.append(s)
+        return real_mul(point, s)
+
+    monkeypatch.setattr(group, "mul", counting_mul)
+    honest.verify()
+    # the stage-1 outputs (one per seat) and the positions opened in play (fewer than the deck)
+    assert honest.size * 2 <= len(products) < honest.size * 3
+    monkeypatch.undo()
+    cheat = _play("classic-2p", 11, _other_permutation, version=2)
+    with pytest.raises(Violation) as named:
+        cheat.verify()
+    assert (named.value.seat, named.value.code) == (1, "stage-mismatch")
+
+
 def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
     def wrong_release(
         seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]
