@@ -388,6 +388,38 @@ def test_version_2_names_a_stage_1_shuffled_against_the_seed_at_hand_end(
     assert (named.value.seat, named.value.code) == (1, "stage-mismatch")
 
 
+def test_a_version_2_seat_checks_each_sealed_keys_signature_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key message's signature is checked where the message is taken: by a hand that checks
+    signatures (the host's, a log follower's), once per message, and not again when the seat
+    opens the keys sealed to it; a seat's own hand (``trusted``: fed from a log its owner
+    verified) checks none."""
+    from canasta_net.deal.blind.protocol import KeyMessage
+
+    host, seats, _ = _hands("classic-2p", 6, version=2)
+    checked: list[tuple[int, int]] = []
+    real_verify = KeyMessage.verify
+
+    def counting_verify(self: KeyMessage, key: bytes) -> None:
+        checked.append((self.position, self.recipient))
+        real_verify(self, key)
+
+    monkeypatch.setattr(KeyMessage, "verify", counting_verify)
+    while host.phase is not HandPhase.UPCARD:
+        seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
+        need = host.needs(seat)
+        fields = seats[seat].respond(need)
+        host.feed(seat, need.kind, fields)
+        count = len(checked)
+        for hand in seats:
+            hand.feed(seat, need.kind, fields)
+        assert len(checked) == count  # the seats' own hands
+    sealed = len(host.key_messages)
+    assert sealed == 2 * preset("classic-2p").hand_size
+    assert sorted(checked) == sorted({(m.position, m.recipient) for m in host.key_messages})
+
+
 def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
     def wrong_release(
         seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]
