@@ -685,3 +685,23 @@ def test_a_version_2_seat_computes_the_proofs_generators_when_it_takes_its_seat(
     assert group.generators.cache_info().currsize == 1
     assert shuffle._minus_generators.cache_info().currsize == 1
     assert shuffle.chain_base.cache_info().currsize == 1
+
+
+def test_version_2_never_works_out_version_1s_card_points() -> None:
+    """A version-2 seat and hand need the card points on secp256k1 only: version 1's, on P-256
+    (108 hashes to the curve, at a seat's start, as the deal begins), are not worked out."""
+    from canasta_net.deal.blind import points
+    from canasta_net.games import game_of_rules
+    from canasta_net.hand.protocol import HandContext
+    from canasta_net.table.blind_seat import BlindSeat
+
+    def context() -> HandContext:
+        raise AssertionError("no hand yet")
+
+    points._card_points.cache_clear()
+    rules = preset("classic-2p")
+    BlindSeat(Identity.from_seed(b"\x07" * 32), 1, game_of_rules(rules), TABLE, context, version=2)
+    _play("classic-2p", 12, version=2).verify()
+    assert points._card_points.cache_info().currsize == 0
+    BlindSeat(Identity.from_seed(b"\x07" * 32), 1, game_of_rules(rules), TABLE, context)
+    assert points._card_points.cache_info().currsize == 1

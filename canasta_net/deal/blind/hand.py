@@ -220,7 +220,6 @@ class BlindHand:
         self.secrets = secrets
         self.identity = identity
         self.labels = labels_for_rules(rules)
-        self.cards = CardIndex(self.labels)
         self.size = len(self.labels)
         self.face: Sequence[int] = Deck(rules.decks, rules.jokers_per_deck).face
         self.schedule: DealSchedule = schedule_for_rules(rules, dealer)
@@ -269,6 +268,12 @@ class BlindHand:
             raise ValueError("a seat's view needs its seat, secrets and identity together")
 
     # ------------------------------------------------------------------ helpers
+    @functools.cached_property
+    def cards(self) -> CardIndex:
+        """Version 1's card points (P-256) and their ids, worked out when first needed: a
+        version-2 hand has its own (``initial``) and never needs them."""
+        return CardIndex(self.labels)
+
     @property
     def final_deck(self) -> list[bytes]:
         return self.stage_outputs[-1]
