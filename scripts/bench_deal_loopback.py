@@ -10,6 +10,9 @@ separate ``canasta join --bot greedy`` process, all on 127.0.0.1. Each run plays
   stage outputs, the sealed keys, the upcard's released keys and the red-three reports, each
   journaled before the next prompt).
 - ``host_cpu_ms``: this process's CPU over the same span (the host and its bot seat 0).
+- ``deal_cpu_ms``: the deal's CPU in every process, from the log's header (the hand begins) to
+  the ``deal`` record: ``host`` (this process), ``seats`` (each seat process, from ``/proc``, to
+  10 ms) and their ``total``, the figure that a CPU-bound deal on shared cores follows.
 - ``seat_process_cpu_ms``: each seat process's whole CPU (start-up, the deal and one hand of
   play), from ``wait4``: an upper bound for a seat's share of the deal.
 - ``hops``: the deal hop by hop, one entry per seat message the deal waited for (in order), from
@@ -183,11 +186,17 @@ async def one_deal(
     sent: list[tuple[str, float]] = []  # each record as it goes out (after its sync)
     timing = HopTiming()
 
+    seat_pids: list[int] = []
+    # every process's CPU (this one, each seat's) when the hand's header went out and at the deal
+    cpu_marks: dict[str, list[float]] = {}
+
     def on_record(info: RecordInfo) -> None:
         now = (time.perf_counter(), time.process_time())
         sent.append((info.kind, now[0]))
         if "deal" not in marks:
             trace.append((info.kind, now[0]))
+        if info.kind in ("header", "deal") and info.kind not in cpu_marks:
+            cpu_marks[info.kind] = [now[1], *(process_cpu(pid) for pid in seat_pids)]
         if info.kind in ("commit", "announce") and "start" not in marks:
             marks["start"] = now
         if info.kind == "deal" and "deal" not in marks:
@@ -217,6 +226,7 @@ async def one_deal(
     seats = [
         _seat(port, identity.fingerprint, work, f"{mode}-seat{s}") for s in range(1, rules.players)
     ]
+    seat_pids.extend(proc.pid for proc in seats)
     try:
         await defer.gatherResults([finished]).addTimeout(120, reactor)
         cpu = []
@@ -244,10 +254,18 @@ async def one_deal(
     deal_hops = hops(sent, timing, start_wall, deal_wall)
     in_deal = [s for s in timing.syncs if start_wall - 0.5 <= s[1] <= deal_wall]
     timeline = stage_timeline(sent, timing, start_wall, deal_wall, rules.players)
+    cpu_spent = [
+        1000 * (b - a) for a, b in zip(cpu_marks["header"], cpu_marks["deal"], strict=True)
+    ]
     return {
         "stage_timeline": timeline,
         "deal_ms": round(1000 * (deal_wall - start_wall), 1),
         "host_cpu_ms": round(1000 * (deal_cpu - start_cpu), 1),
+        "deal_cpu_ms": {
+            "total": round(sum(cpu_spent), 1),
+            "host": round(cpu_spent[0], 1),
+            "seats": [round(c, 1) for c in cpu_spent[1:]],
+        },
         "seat_process_cpu_ms": cpu,
         "hop_totals_ms": {
             column: round(sum(h[column] for h in deal_hops), 1)
@@ -260,6 +278,13 @@ async def one_deal(
         },
         "hops": deal_hops,
     }
+
+
+def process_cpu(pid: int) -> float:
+    """A process's CPU so far (user + system, every thread, in seconds; Linux's ``/proc``, in
+    clock ticks: 10 ms)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def proof_times(variant: str, repeat: int = 3) -> dict[str, float]:
@@ -411,6 +436,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "deal_ms_worst": max(deals),
         "deal_ms_median": statistics.median(deals),
         "host_cpu_ms_median": statistics.median(r["host_cpu_ms"] for r in runs),
+        "deal_cpu_ms_median": statistics.median(r["deal_cpu_ms"]["total"] for r in runs),
         "audit_ms_median": statistics.median(r["audit_ms"] for r in runs),
         "load_average": os.getloadavg(),
     }

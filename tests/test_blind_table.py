@@ -339,6 +339,87 @@ def test_version_2_refuses_the_tracer_substitution_at_stage_1_naming_the_seat() 
     assert len(host1.stage_outputs) == 1
 
 
+def _other_permutation(
+    seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]
+) -> dict[str, Any]:
+    """Seat 1 shuffles its stage 1 by a permutation that is not its seed's, under its announced
+    deck key and with a valid proof of that shuffle."""
+    if kind != "stage" or seat != 1 or fields["stage"] != 1:
+        return fields
+    from dataclasses import replace
+
+    from canasta_net.deal.blind.proofs import stages as proof_stages
+
+    mine = seats[1].secrets2
+    assert mine is not None
+    permutation = mine.permutation[1:] + mine.permutation[:1]
+    out, proof = proof_stages.stage1(
+        replace(mine, permutation=permutation), seats[1].stage_outputs[-1]
+    )
+    return {**fields, "deck": b"".join(out), "proof": proof}
+
+
+def test_version_2_names_a_stage_1_shuffled_against_the_seed_at_hand_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stage-1 output proved right but shuffled by another permutation than the seat's seed
+    gives passes every check of the deal (the proof binds the deck key, not the permutation)
+    and is named at hand end (``stage-mismatch``). The hand-end check works out again only the
+    stage-1 outputs: a stage-2 output, taken with its proofs under keys that are the seed's,
+    cannot differ from the seed's (m multiplications a seat fewer)."""
+    from canasta_net.deal.blind.proofs import group
+
+    honest = _play("classic-2p", 11, version=2)
+    products: list[int] = []
+    real_mul = group.mul
+
+    def counting_mul(point: Any, s: int) -> Any:
+        products.append(s)
+        return real_mul(point, s)
+
+    monkeypatch.setattr(group, "mul", counting_mul)
+    honest.verify()
+    # the stage-1 outputs (one per seat) and the positions opened in play (fewer than the deck)
+    assert honest.size * 2 <= len(products) < honest.size * 3
+    monkeypatch.undo()
+    cheat = _play("classic-2p", 11, _other_permutation, version=2)
+    with pytest.raises(Violation) as named:
+        cheat.verify()
+    assert (named.value.seat, named.value.code) == (1, "stage-mismatch")
+
+
+def test_a_version_2_seat_checks_each_sealed_keys_signature_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key message's signature is checked where the message is taken: by a hand that checks
+    signatures (the host's, a log follower's), once per message, and not again when the seat
+    opens the keys sealed to it; a seat's own hand (``trusted``: fed from a log its owner
+    verified) checks none."""
+    from canasta_net.deal.blind.protocol import KeyMessage
+
+    host, seats, _ = _hands("classic-2p", 6, version=2)
+    checked: list[tuple[int, int]] = []
+    real_verify = KeyMessage.verify
+
+    def counting_verify(self: KeyMessage, key: bytes) -> None:
+        checked.append((self.position, self.recipient))
+        real_verify(self, key)
+
+    monkeypatch.setattr(KeyMessage, "verify", counting_verify)
+    while host.phase is not HandPhase.UPCARD:
+        seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
+        need = host.needs(seat)
+        fields = seats[seat].respond(need)
+        host.feed(seat, need.kind, fields)
+        count = len(checked)
+        for hand in seats:
+            hand.feed(seat, need.kind, fields)
+        assert len(checked) == count  # the seats' own hands
+    sealed = len(host.key_messages)
+    assert sealed == 2 * preset("classic-2p").hand_size
+    assert sorted(checked) == sorted({(m.position, m.recipient) for m in host.key_messages})
+
+
 def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
     def wrong_release(
         seat: int, kind: str, fields: dict[str, Any], seats: list[BlindHand]
@@ -604,3 +685,23 @@ def test_a_version_2_seat_computes_the_proofs_generators_when_it_takes_its_seat(
     assert group.generators.cache_info().currsize == 1
     assert shuffle._minus_generators.cache_info().currsize == 1
     assert shuffle.chain_base.cache_info().currsize == 1
+
+
+def test_version_2_never_works_out_version_1s_card_points() -> None:
+    """A version-2 seat and hand need the card points on secp256k1 only: version 1's, on P-256
+    (108 hashes to the curve, at a seat's start, as the deal begins), are not worked out."""
+    from canasta_net.deal.blind import points
+    from canasta_net.games import game_of_rules
+    from canasta_net.hand.protocol import HandContext
+    from canasta_net.table.blind_seat import BlindSeat
+
+    def context() -> HandContext:
+        raise AssertionError("no hand yet")
+
+    points._card_points.cache_clear()
+    rules = preset("classic-2p")
+    BlindSeat(Identity.from_seed(b"\x07" * 32), 1, game_of_rules(rules), TABLE, context, version=2)
+    _play("classic-2p", 12, version=2).verify()
+    assert points._card_points.cache_info().currsize == 0
+    BlindSeat(Identity.from_seed(b"\x07" * 32), 1, game_of_rules(rules), TABLE, context)
+    assert points._card_points.cache_info().currsize == 1

@@ -78,8 +78,9 @@ class BlindSeat:
         # the hand (docs/blind-proofs.md section 10, "A wrong sealed key")
         self.accusation: tuple[int, KeyMessage] | None = None
         self._exposed = False
-        card_points(labels_for_rules(self.rules))  # computed once per process, before any hand
-        if version == 2:
+        if version == 1:  # computed once per process, before any hand
+            card_points(labels_for_rules(self.rules))
+        else:  # version 2's own (version 1's, on another curve, it never needs)
             labels = tuple(labels_for_rules(self.rules))
             proved_card_points(labels)
             # the proofs' generators too (about 35 ms for 108 cards): the hand's first steps,

@@ -220,7 +220,6 @@ class BlindHand:
         self.secrets = secrets
         self.identity = identity
         self.labels = labels_for_rules(rules)
-        self.cards = CardIndex(self.labels)
         self.size = len(self.labels)
         self.face: Sequence[int] = Deck(rules.decks, rules.jokers_per_deck).face
         self.schedule: DealSchedule = schedule_for_rules(rules, dealer)
@@ -269,6 +268,12 @@ class BlindHand:
             raise ValueError("a seat's view needs its seat, secrets and identity together")
 
     # ------------------------------------------------------------------ helpers
+    @functools.cached_property
+    def cards(self) -> CardIndex:
+        """Version 1's card points (P-256) and their ids, worked out when first needed: a
+        version-2 hand has its own (``initial``) and never needs them."""
+        return CardIndex(self.labels)
+
     @property
     def final_deck(self) -> list[bytes]:
         return self.stage_outputs[-1]
@@ -484,7 +489,7 @@ class BlindHand:
         which can show it to everyone by exposing its X25519 key (:meth:`exposure`)."""
         assert self.secrets is not None
         sender, position = message.sender, message.position
-        message.verify(self.keys[sender])
+        # its signature is checked already: by _decode_key_messages, or (``trusted``) by the log
         try:
             plain = open_sealed(
                 self.secrets.x25519_private,
@@ -1212,7 +1217,14 @@ class BlindHand:
         """Version 2's hand-end check of the deal: every seat's announced keys are its seed's,
         every stage output is the one its seed gives (the proofs made that so already: this
         names a seat whose seed disagrees with what it proved), every key sealed or released is
-        its own. Returns the deck order (card id per position)."""
+        its own. Returns the deck order (card id per position).
+
+        Only the stage-1 outputs are worked out again: each was taken with its proof that it is
+        its input permuted and raised to the seat's announced deck key, which leaves only the
+        permutation to check against the seed. A stage-2 output was taken with its proofs that
+        each entry is its input raised to ``log K_j / log K`` for the seat's announced keys, and
+        those keys are the seed's (checked first): it can only be the seed's output, so working
+        it out again (m multiplications a seat) could never fail."""
         size = self.size
         secrets = [
             StageSecrets.derive(self.table_id, self.hand_no, s, seeds[s], size)
@@ -1221,28 +1233,21 @@ class BlindHand:
         for s, mine in enumerate(secrets):
             if mine.public_keys() != self.public_keys[s]:
                 raise Violation(s, "wrong-public-keys", "its announced keys are not its seed's")
-        deck = [group2.decode(x) for x in self.initial]
-        for step, published in enumerate(self.stage_outputs):
-            seat, stage = step % self.seats, 1 + step // self.seats
+        for seat, published in enumerate(self.stage_outputs[: self.seats]):
             mine = secrets[seat]
-            if stage == 1:
-                deck = [group2.mul(deck[p], mine.deck_key) for p in mine.permutation]
-            else:
-                k_inverse = pow(mine.deck_key, -1, group2.Q)
-                deck = [
-                    group2.mul(x, mine.position_keys[j] * k_inverse) for j, x in enumerate(deck)
-                ]
-            if [group2.encode(x) for x in deck] != published:
-                raise Violation(
-                    seat, "stage-mismatch", f"its stage-{stage} output is not its seed's"
-                )
+            incoming = group2.decode_all(self.stage_outputs[seat - 1] if seat else self.initial)
+            # the seed is public now: no constant-time multiplication needed
+            own = [group2.encode(group2.mul(incoming[p], mine.deck_key)) for p in mine.permutation]
+            if own != published:
+                raise Violation(seat, "stage-mismatch", "its stage-1 output is not its seed's")
         order = list(range(size))
         for mine in secrets:
             order = [order[p] for p in mine.permutation]
+        x25519 = [
+            derive_x25519(self.table_id, self.hand_no, s, seeds[s]) for s in range(self.seats)
+        ]
         for m in self.key_messages:
-            recipient_x25519 = derive_x25519(
-                self.table_id, self.hand_no, m.recipient, seeds[m.recipient]
-            )
+            recipient_x25519 = x25519[m.recipient]
             expected = group2.scalar_bytes(secrets[m.sender].position_keys[m.position])
             try:
                 plain = open_sealed(

@@ -25,12 +25,20 @@ DLEQ_DOMAIN: Final = b"canasta-net/blind/dleq/v2"
 PROOF_SIZE: Final = 2 * group.SCALAR_SIZE
 
 
-def _challenge(
-    ctx: bytes, statement: tuple[Point, Point, Point, Point], t1: Point, t2: Point
-) -> int:
-    return group.hash_to_scalar(
-        DLEQ_DOMAIN, ctx, *(group.encode(p) for p in statement), group.encode(t1), group.encode(t2)
-    )
+Encoded = tuple[bytes, bytes, bytes, bytes]
+"""The statement's points ``B1, A1, B2, A2`` as their 33-byte encodings (a caller that has them,
+the stages' points are sent as such, saves encoding them again)."""
+
+
+def _challenge(ctx: bytes, statement: Encoded, t1: Point, t2: Point) -> int:
+    return group.hash_to_scalar(DLEQ_DOMAIN, ctx, *statement, group.encode(t1), group.encode(t2))
+
+
+def _encoded(points: tuple[Point, Point, Point, Point], given: Encoded | None) -> Encoded:
+    if given is not None:
+        return given
+    b1, a1, b2, a2 = (group.encode(p) for p in points)
+    return b1, a1, b2, a2
 
 
 def prove(
@@ -42,24 +50,36 @@ def prove(
     x: int,
     rng: Random = os.urandom,
     begun: tuple[int, Point] | None = None,
+    encoded: Encoded | None = None,
 ) -> bytes:
     """The 64-byte proof that ``a1 = [x]b1`` and ``a2 = [x]b2`` (the caller knows x).
     ``begun``: a nonce w and ``[w]b1``, drawn and computed ahead (``b1`` is often known before
-    ``b2``), for this proof only; else w is drawn here."""
+    ``b2``), for this proof only; else w is drawn here. ``encoded``: the four points' encodings,
+    if the caller has them (they must be those very points)."""
+    statement = _encoded((b1, a1, b2, a2), encoded)
     while True:
         if begun is not None:
             (w, t1), begun = begun, None
         else:
             w = group.random_scalar(rng)
             t1 = group.mul(b1, w)
-        c = _challenge(ctx, (b1, a1, b2, a2), t1, group.mul(b2, w))
+        c = _challenge(ctx, statement, t1, group.mul(b2, w))
         s = (w + c * x) % group.Q
         if c and s:  # else the verifier would multiply by zero: draw again (probability 2/Q)
             return group.scalar_bytes(c) + group.scalar_bytes(s)
 
 
-def verify(ctx: bytes, b1: Point, a1: Point, b2: Point, a2: Point, proof: bytes) -> bool:
-    """Whether ``proof`` shows ``log_b1(a1) == log_b2(a2)`` under ``ctx``."""
+def verify(
+    ctx: bytes,
+    b1: Point,
+    a1: Point,
+    b2: Point,
+    a2: Point,
+    proof: bytes,
+    encoded: Encoded | None = None,
+) -> bool:
+    """Whether ``proof`` shows ``log_b1(a1) == log_b2(a2)`` under ``ctx``. ``encoded`` as for
+    :func:`prove`."""
     if len(proof) != PROOF_SIZE:
         return False
     try:
@@ -70,4 +90,4 @@ def verify(ctx: bytes, b1: Point, a1: Point, b2: Point, a2: Point, proof: bytes)
         t2 = group.add([group.mul(b2, s), group.mul(a2, group.Q - c)])
     except group.GroupError:
         return False
-    return _challenge(ctx, (b1, a1, b2, a2), t1, t2) == c
+    return _challenge(ctx, _encoded((b1, a1, b2, a2), encoded), t1, t2) == c

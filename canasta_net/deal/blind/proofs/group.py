@@ -7,18 +7,17 @@ wheel): a prime-order group (cofactor 1) with multiplication, addition and base-
 multiplication.
 
 Timing: libsecp256k1's base-point multiplication (:func:`base`) and its ECDH multiplication are
-constant-time; the multiplication coincurve offers for any point (``PublicKey.multiply``, the
-library's ``tweak_mul``, :func:`mul`) is not in this version: it takes about 10 µs for a
-multiplier of 1, 19 µs for one below 2⁶⁴ and 45 µs for a random one. :func:`mul` serves public
-multipliers (every check) and one-use random nonces (each proof's, whose times only add up over
-a stage); :func:`mul_secret` multiplies by a secret through the ECDH routine, in constant time:
-a seat's deck key, which multiplies every entry of its stage 1 (a stage's total time would
-otherwise say something of that one key).
+constant-time; its multiplication of any point (``secp256k1_ec_pubkey_tweak_mul``, :func:`mul`)
+is not in this version: it takes about 10 µs for a multiplier of 1, 19 µs for one below 2⁶⁴ and
+45 µs for a random one. :func:`mul` serves public multipliers (every check) and one-use random
+nonces (each proof's, whose times only add up over a stage); :func:`mul_secret` multiplies by a
+secret through the ECDH routine, in constant time: a seat's deck key, which multiplies every
+entry of its stage 1 (a stage's total time would otherwise say something of that one key).
 
 A point is sent as its 33-byte SEC1 compressed encoding (``0x02``/``0x03`` || x); the point at
 infinity has none, so a decoded point is always a group element other than the identity. A scalar
-is an integer mod ``Q``, sent as 32 bytes big-endian. Points are held as ``coincurve.PublicKey``
-objects (decoding costs a square root: a proof decodes each point once).
+is an integer mod ``Q``, sent as 32 bytes big-endian. Points are held as libsecp256k1's own
+``secp256k1_pubkey`` (decoding costs a square root: a proof decodes each point once).
 """
 
 from __future__ import annotations
@@ -28,12 +27,20 @@ import importlib
 import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
-from coincurve import PublicKey
 from coincurve.context import GLOBAL_CONTEXT
 
 from .._encoding import field, u32
+
+# coincurve's own build of libsecp256k1 (no type stubs), called directly: every operation here is
+# one C call on libsecp256k1's 64-byte ``secp256k1_pubkey`` (coincurve's ``PublicKey`` wrapper
+# costs a few microseconds more a call, its parsing a second check of the encoding: about a tenth
+# of a proof's check)
+_libsecp256k1: Any = importlib.import_module("coincurve._libsecp256k1")
+_ffi, _lib = _libsecp256k1.ffi, _libsecp256k1.lib
+_CTX: Final = GLOBAL_CONTEXT.ctx
+_COMPRESSED: Final = _lib.SECP256K1_EC_COMPRESSED
 
 P: Final = 2**256 - 2**32 - 977
 """The secp256k1 field prime; the curve is y² = x³ + 7 over GF(P)."""
@@ -42,16 +49,26 @@ Q: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 POINT_SIZE: Final = 33
 SCALAR_SIZE: Final = 32
 G_BYTES: Final = bytes.fromhex("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
-G: Final = PublicKey(G_BYTES)
-"""The standard generator."""
 _MAX_TRIES: Final = 1 << 16
 
-Point = PublicKey
+Point: TypeAlias = Any
+"""A group element other than the identity: libsecp256k1's ``secp256k1_pubkey *`` (a cffi
+object), never changed once made (every operation makes a new one). Only this module looks
+inside."""
 Random = Callable[[int], bytes]
 
 
 class GroupError(ValueError):
     """A point that does not decode, or an operation whose result would be the identity."""
+
+
+def _parse(data: bytes) -> Point | None:
+    """libsecp256k1's parse of a SEC1 encoding (a compressed one costs a square root); None if
+    it is no point of the curve."""
+    point = _ffi.new("secp256k1_pubkey *")
+    if not _lib.secp256k1_ec_pubkey_parse(_CTX, point, data, len(data)):
+        return None
+    return point
 
 
 def decode(data: bytes) -> Point:
@@ -68,10 +85,9 @@ def decode(data: bytes) -> Point:
         raise GroupError("a point is 33 bytes: 0x02 or 0x03, then x")
     if int.from_bytes(key[1:], "big") >= P:
         raise GroupError("a point's x is not below the field prime")
-    try:
-        point = PublicKey(key)
-    except ValueError:
-        raise GroupError("not a point of secp256k1") from None
+    point = _parse(key)
+    if point is None:
+        raise GroupError("not a point of secp256k1")
     if len(_decoded) >= _DECODED_MAX:
         _decoded.clear()
     _decoded[key] = point
@@ -88,7 +104,14 @@ def decode_all(entries: Sequence[bytes]) -> list[Point]:
 
 
 def encode(point: Point) -> bytes:
-    return point.format(compressed=True)
+    out = _ffi.new("unsigned char[33]")
+    size = _ffi.new("size_t *", POINT_SIZE)
+    _lib.secp256k1_ec_pubkey_serialize(_CTX, out, size, point, _COMPRESSED)
+    return bytes(_ffi.buffer(out, POINT_SIZE))
+
+
+G: Final = decode(G_BYTES)
+"""The standard generator."""
 
 
 def scalar_bytes(s: int) -> bytes:
@@ -112,7 +135,9 @@ def mul(point: Point, s: int) -> Point:
     s %= Q
     if s == 0:
         raise GroupError("multiplication by zero")
-    return point.multiply(s.to_bytes(SCALAR_SIZE, "big"))
+    product = _ffi.new("secp256k1_pubkey *", point[0])
+    _lib.secp256k1_ec_pubkey_tweak_mul(_CTX, product, s.to_bytes(SCALAR_SIZE, "big"))
+    return product
 
 
 def mul_secret(point: Point, s: int) -> Point:
@@ -123,16 +148,17 @@ def mul_secret(point: Point, s: int) -> Point:
         raise GroupError("multiplication by zero")
     out = _ffi.new("unsigned char[65]")
     done = _lib.secp256k1_ecdh(
-        GLOBAL_CONTEXT.ctx,
+        _CTX,
         out,
-        point.public_key,
+        point,
         s.to_bytes(SCALAR_SIZE, "big"),
         _copy_point_c,
         _ffi.NULL,
     )
-    if done != 1:  # s is below Q and not 0, and the point is on the curve: never
+    product = _parse(bytes(out)) if done == 1 else None
+    if product is None:  # s is below Q and not 0, and the point is on the curve: never
         raise GroupError("the constant-time multiplication failed")
-    return PublicKey(bytes(out))
+    return product
 
 
 def _copy_point(out: Any, x32: Any, y32: Any, _data: Any) -> int:
@@ -144,9 +170,7 @@ def _copy_point(out: Any, x32: Any, y32: Any, _data: Any) -> int:
     return 1
 
 
-# coincurve's own build of libsecp256k1 (no type stubs): its ECDH, with the hash above
-_libsecp256k1: Any = importlib.import_module("coincurve._libsecp256k1")
-_ffi, _lib = _libsecp256k1.ffi, _libsecp256k1.lib
+# libsecp256k1's ECDH with the hash above
 _copy_point_c = _ffi.callback(
     "int(unsigned char *, const unsigned char *, const unsigned char *, void *)", _copy_point
 )
@@ -157,23 +181,26 @@ def base(s: int) -> Point:
     s %= Q
     if s == 0:
         raise GroupError("multiplication by zero")
-    return PublicKey.from_valid_secret(s.to_bytes(SCALAR_SIZE, "big"))
+    point = _ffi.new("secp256k1_pubkey *")
+    _lib.secp256k1_ec_pubkey_create(_CTX, point, s.to_bytes(SCALAR_SIZE, "big"))
+    return point
 
 
 def add(points: Sequence[Point]) -> Point:
     """The sum of ``points``; :class:`GroupError` if it is the identity."""
     if len(points) == 1:
         return points[0]
-    try:
-        return PublicKey.combine_keys(list(points))
-    except ValueError:
-        raise GroupError("the sum is the identity") from None
+    total = _ffi.new("secp256k1_pubkey *")
+    if not _lib.secp256k1_ec_pubkey_combine(_CTX, total, list(points), len(points)):
+        raise GroupError("the sum is the identity")
+    return total
 
 
 def neg(point: Point) -> Point:
-    """``-point``: the same x, the other y (the compressed prefix flips)."""
-    data = encode(point)
-    return decode(bytes([data[0] ^ 1]) + data[1:])
+    """``-point``: the same x, the other y."""
+    negated = _ffi.new("secp256k1_pubkey *", point[0])
+    _lib.secp256k1_ec_pubkey_negate(_CTX, negated)
+    return negated
 
 
 def hash_to_scalar(domain: bytes, *parts: bytes) -> int:
@@ -193,8 +220,9 @@ def hash_to_point(domain: bytes, label: bytes) -> bytes:
     prefix = field(domain) + field(label)
     for counter in range(_MAX_TRIES):
         digest = hashlib.sha256(prefix + field(u32(counter))).digest()
-        x = int.from_bytes(digest, "big")
-        if x < P and pow((x * x * x + 7) % P, (P - 1) // 2, P) == 1:
+        # x³ + 7 is a square mod P exactly when libsecp256k1 decompresses 0x02 || x (in C: a
+        # tenth of the time of Euler's criterion in Python)
+        if int.from_bytes(digest, "big") < P and _parse(b"\x02" + digest) is not None:
             return b"\x02" + digest
     raise AssertionError("hash-to-point found no point")  # probability 2**-65536
 

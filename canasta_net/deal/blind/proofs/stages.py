@@ -302,10 +302,14 @@ def stage2(
         exponent = secrets.position_keys[j] * k_inverse % group.Q
         y_j = group.mul(x_j, exponent)
         key_j = group.decode(public.position_keys[j])  # announced already: no multiplication
-        out.append(group.encode(y_j))
+        y_bytes = group.encode(y_j)
+        out.append(y_bytes)
         begun_j = None if nonces is None else nonces[j]
+        statement = (public.deck_key, public.position_keys[j], bytes(incoming[j]), y_bytes)
         proofs.append(
-            dleq.prove(ctx + fields(u32(j)), k_point, key_j, x_j, y_j, exponent, rng, begun_j)
+            dleq.prove(
+                ctx + fields(u32(j)), k_point, key_j, x_j, y_j, exponent, rng, begun_j, statement
+            )
         )
     encoded = u32(len(proofs)) + b"".join(proofs)
     PROVED_HERE.add(statement_digest(ctx, incoming, out, public.encode(), encoded))
@@ -400,7 +404,9 @@ def check_stage2(
         raise BadStageProof(2, seat, "its announced keys are not points", checked_by) from None
     for j, (x_j, y_j) in enumerate(zip(incoming, outgoing, strict=True)):
         statement = (k_point, position_points[j], group.decode(x_j), group.decode(y_j))
-        if not dleq.verify(ctx + fields(u32(j)), *statement, proof[4 + 64 * j : 4 + 64 * (j + 1)]):
+        encoded = (keys.deck_key, keys.position_keys[j], bytes(x_j), bytes(y_j))
+        part = proof[4 + 64 * j : 4 + 64 * (j + 1)]
+        if not dleq.verify(ctx + fields(u32(j)), *statement, part, encoded):
             raise BadStageProof(
                 2,
                 seat,
