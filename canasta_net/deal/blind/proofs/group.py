@@ -9,8 +9,10 @@ multiplication.
 Timing: libsecp256k1's base-point multiplication (:func:`base`) and its ECDH multiplication are
 constant-time; its multiplication of any point (``secp256k1_ec_pubkey_tweak_mul``, :func:`mul`)
 is not in this version: it takes about 10 µs for a multiplier of 1, 19 µs for one below 2⁶⁴ and
-45 µs for a random one. :func:`mul` serves public multipliers (every check) and one-use random
-nonces (each proof's, whose times only add up over a stage); :func:`mul_secret` multiplies by a
+45 µs for a random one. :func:`mul` serves public multipliers (every check), one-use random
+nonces (each proof's) and stage 2's per-position exponents ``k_j·k⁻¹`` (each used for one
+multiplication, independent of the others: only their times' sum over a stage is seen, which says
+next to nothing of any one of them); :func:`mul_secret` multiplies by a
 secret through the ECDH routine, in constant time: a seat's deck key, which multiplies every
 entry of its stage 1 (a stage's total time would otherwise say something of that one key).
 
