@@ -535,7 +535,9 @@ class HandState:
         return self.rules.pile_always_frozen or not self.opened[team] or self.pile_frozen
 
     def canastas(self, team: int) -> int:
-        return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
+        size = self.rules.canasta_size  # ``TableMeld.is_canasta``, without a call a meld
+        melds = self.melds[team]
+        return len([m for m in melds if len(m.cards) >= size and m.kind is not BLACK_THREES_KIND])
 
     def _meld_counts(self, team: int, only_this_turn: bool = False) -> dict[int, MeldCounts]:
         """The team's groups as the planner sees them: one open group per rank."""
@@ -2230,18 +2232,30 @@ class HandState:
                 runs[f // 13][position] = f
         return runs
 
-    def _new_sequences(self, runs: list[dict[int, int]]) -> Iterator[tuple[int, ...]]:
-        """New sequences from the hand's ``runs`` (see ``_runs_in_hand``)."""
+    def _new_sequences(self, runs: list[dict[int, int]]) -> list[tuple[int, ...]]:
+        """New sequences from the hand's ``runs`` (see ``_runs_in_hand``), by suit, lowest card
+        and length: the run positions held one after another, in stretches as long as a
+        sequence or longer, give every sequence within them (the others none)."""
         rules = self.rules
+        least, most = max(2, rules.sequence_min), rules.sequence_max
+        out: list[tuple[int, ...]] = []
         for suit_runs in runs:
-            if len(suit_runs) < rules.sequence_min:
+            if len(suit_runs) < least:
                 continue  # too few cards of the suit for a sequence
-            for low in sorted(suit_runs):  # the run positions held, low to high
-                high = low
-                while high + 1 in suit_runs and high + 1 - low < rules.sequence_max:
-                    high += 1
-                    if high - low + 1 >= rules.sequence_min:
-                        yield tuple(suit_runs[p] for p in range(low, high + 1))
+            positions = sorted(suit_runs)  # the run positions held, low to high
+            start, end = 0, len(positions)
+            while start < end:
+                stop = start + 1  # the stretch positions[start:stop] is held in a row
+                while stop < end and positions[stop] == positions[stop - 1] + 1:
+                    stop += 1
+                size = stop - start
+                if size >= least:
+                    faces = [suit_runs[p] for p in positions[start:stop]]
+                    for low in range(size - least + 1):
+                        for high in range(low + least, min(size, low + most) + 1):
+                            out.append(tuple(faces[low:high]))
+                start = stop
+        return out
 
     def _sequence_extensions(
         self, meld: TableMeld, suit_runs: dict[int, int]
