@@ -577,3 +577,33 @@ def test_samba_may_i_go_out_counts_the_hands_runs(
 
         monkeypatch.setattr(state_module, "can_lay_out", planner)
         assert state.legal_actions() == listed
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    variant=st.sampled_from(["samba", "bolivia"]),
+    hand=st.lists(st.integers(0, JOKER), max_size=22),
+)
+def test_new_sequences_by_stretches_are_every_sequence_in_the_hand(
+    variant: str, hand: list[int]
+) -> None:
+    """The listing's new sequences, found from the stretches of run positions the hand holds
+    in a row, are the straightforward walk's (every lowest card, every length), in its order."""
+    state = HandState.blank(preset(variant))
+    assert state._new_sequences(state._runs_in_hand(hand)) == list(_new_sequences(state, hand))
+
+
+@settings(max_examples=8, deadline=None)
+@given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
+def test_canastas_counts_each_meld_that_is_a_canasta(variant: str, seed: int) -> None:
+    """``canastas`` (a count without a call a meld) counts the melds ``is_canasta`` says are
+    canastas, in positions of random self-play."""
+    rules = preset(variant)
+    rng = random.Random(seed)
+    order = list(range(rules.deck_size))
+    rng.shuffle(order)
+    state = HandState(rules, order)
+    while not state.is_over:
+        for team, melds in enumerate(state.melds):
+            assert state.canastas(team) == sum(1 for m in melds if m.is_canasta(rules))
+        state.apply(rng.choice(state.legal_actions()))

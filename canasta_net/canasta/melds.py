@@ -156,9 +156,9 @@ def canasta_bonus(rules: RuleSet, meld: TableMeld) -> int:
     return rules.natural_canasta_bonus if meld.is_natural() else rules.mixed_canasta_bonus
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen one costs a call a field to make; none changes
 class GroupShape:
-    """What a set of faces would be as a new meld."""
+    """What a set of faces would be as a new meld (a value: never changed)."""
 
     kind: MeldKind
     rank: int

@@ -118,9 +118,9 @@ class HandCounts:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen one costs a call a field to make; none changes
 class MeldCounts:
-    """A team meld as the planner sees it: a group it may extend."""
+    """A team meld as the planner sees it: a group it may extend (a value: never changed)."""
 
     rank: int
     naturals: int

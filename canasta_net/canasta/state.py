@@ -140,6 +140,19 @@ DRAW: Final = Draw()
 ASK_GO_OUT: Final = AskGoOut()
 ANSWERS: Final = (Answer(True), Answer(False))
 DISCARDS: Final = tuple(Discard(f) for f in range(JOKER + 1))
+# The faces, and their discards, by their place in the listing order (``SORT_ORDER``).
+_FACE_AT_ORDER: Final = tuple(sorted(range(JOKER + 1), key=SORT_ORDER.__getitem__))
+_DISCARD_AT_ORDER: Final = tuple(DISCARDS[f] for f in _FACE_AT_ORDER)
+_RED_THREE_ORDERS: Final = frozenset(SORT_ORDER[f] for f in RED_THREE_FACES)
+
+
+def _orders_of(hand: list[int]) -> list[int]:
+    """The places in the listing order (``SORT_ORDER``) of the faces ``hand`` holds, ascending:
+    a sort of small numbers costs less than a sort by a key."""
+    order = SORT_ORDER
+    return sorted({order[f] for f in hand})
+
+
 _LAY_ACTIONS: dict[tuple[int, tuple[int, ...]], Action] = {}  # (meld, faces) -> its action
 _LAY_ACTIONS_LIMIT: Final = 1 << 16  # emptied when it grows past this (it never needs to)
 
@@ -256,7 +269,7 @@ def _wild_sets_of(
 _NO_WILD_CHOICES: Final = _wild_choices(0, (), 0)  # a hand without wild cards: none added
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _InitialFacts:
     """A position's facts for new groups toward the team's initial meld (see
     ``HandState._initial_facts``)."""
@@ -270,6 +283,7 @@ class _InitialFacts:
     keep: int  # cards the hand keeps in reaching the minimum
     concealed: bool  # going out concealed is still open (after a stock draw)
     lay_out: bool  # going out with the whole hand may still reach the minimum
+    possible: bool | None = None  # ``_initial_possible()``, once asked
 
 
 @dataclass(slots=True)
@@ -521,7 +535,9 @@ class HandState:
         return self.rules.pile_always_frozen or not self.opened[team] or self.pile_frozen
 
     def canastas(self, team: int) -> int:
-        return sum(1 for m in self.melds[team] if m.is_canasta(self.rules))
+        size = self.rules.canasta_size  # ``TableMeld.is_canasta``, without a call a meld
+        melds = self.melds[team]
+        return len([m for m in melds if len(m.cards) >= size and m.kind is not BLACK_THREES_KIND])
 
     def _meld_counts(self, team: int, only_this_turn: bool = False) -> dict[int, MeldCounts]:
         """The team's groups as the planner sees them: one open group per rank."""
@@ -1004,7 +1020,7 @@ class HandState:
         top_is_red = is_red_three(top)  # never, in practice: a red three is never discarded
         rest_to_hand = len(self.pile) - 1 - (self._pile_counts()[1] - top_is_red)
         hand_after = [c for c in self.hands[seat] if c not in used]
-        points = self.t.initial_points + sum(rules.card_value(f) for f in melded)
+        points = self.t.initial_points + sum(map(rules.card_values.__getitem__, melded))
         canastas_after = self.canastas(team)
         if existing is not None:
             m = self.melds[team][existing]
@@ -1182,7 +1198,7 @@ class HandState:
                 )
             )
         if not self.opened[team]:
-            self.t.initial_points += sum(rules.card_value(f) for f in faces)
+            self.t.initial_points += sum(map(rules.card_values.__getitem__, faces))
         self.t.laid = True
 
     def _after_lay(self, seat: int, team: int) -> None:
@@ -1262,7 +1278,7 @@ class HandState:
             raise refuse("meld-rank-exists", rank=RANK_NAMES[shape.rank])
         is_canasta = shape.kind is not BLACK_THREES_KIND and len(faces) >= rules.canasta_size
         points = self.t.initial_points + (
-            0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
+            0 if self.opened[team] else sum(map(rules.card_values.__getitem__, faces))
         )
 
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
@@ -1368,7 +1384,7 @@ class HandState:
         extra = self._pending_pile_to_hand()
         becomes_canasta = meld.size < rules.canasta_size <= meld.size + len(faces)
         points = self.t.initial_points + (
-            0 if self.opened[team] else sum(rules.card_value(f) for f in faces)
+            0 if self.opened[team] else sum(map(rules.card_values.__getitem__, faces))
         )
 
         def own() -> bool:
@@ -1730,11 +1746,13 @@ class HandState:
         groups = self._hand_groups(hand)
         checked = self._list_lays(legal, hand, counted, groups)
         if phase is PLAY_PHASE:
-            discards, discard_check, ask = self._play_extras(hand)
+            discard_check, ask = self._play_checks(len(hand))
+            orders = _orders_of(hand)  # the discards, as ``_play_extras`` gives them
             if discard_check == LEGAL:
-                legal += [DISCARDS[f] for f in discards if f not in RED_THREE_FACES]
+                legal += [_DISCARD_AT_ORDER[o] for o in orders if o not in _RED_THREE_ORDERS]
             else:
-                legal += [DISCARDS[f] for f in discards if self.is_legal(DISCARDS[f])]
+                is_legal = self.is_legal
+                legal += [d for d in map(_DISCARD_AT_ORDER.__getitem__, orders) if is_legal(d)]
             if ask and self._ask_legal(hand, counted, groups):
                 legal.append(ASK_GO_OUT)
                 checked = True
@@ -1869,10 +1887,12 @@ class HandState:
         cards_after = len(hand) - len(faces) + f.extra
         if cards_after <= 1:
             return self._candidate_legal(_lay_of(NEW_MELD, faces), CHECK_GROUP, hand, counted)
-        points = self.t.initial_points + sum(rules.card_value(x) for x in faces)
+        points = self.t.initial_points + sum(map(rules.card_values.__getitem__, faces))
         if points >= f.minimum:
             return True  # the initial meld is made, and cards remain
-        if not self._initial_possible():
+        if f.possible is None:
+            f.possible = self._initial_possible()
+        if not f.possible:
             return False
         if not counted:
             counted.append(HandCounts.of(rules, hand))
@@ -1896,17 +1916,22 @@ class HandState:
         """The play phase's candidates after the lays: the faces of ``hand`` to discard (in
         listing order), how far a discard (but of a red three) must be checked, and whether to
         consider "may I go out?" (asking is then legal if ``_ask_legal`` says so)."""
+        discard_check, ask = self._play_checks(len(hand))
+        return [_FACE_AT_ORDER[o] for o in _orders_of(hand)], discard_check, ask
+
+    def _play_checks(self, size: int) -> tuple[int, bool]:
+        """``_play_extras`` but the discards, for a hand of ``size`` cards."""
         seat, t = self.turn, self.t
         pending = not self.opened[self.team_map[seat]] and t.initial_points > 0
         must_go_out = t.permission is True or t.black_threes  # ``_must_go_out``
-        trusted = len(hand) >= 2 and not must_go_out and not pending
+        trusted = size >= 2 and not must_go_out and not pending
         ask = (
             t.drew == "stock"
             and not t.laid
             and t.permission is None
             and self.rules.partnerships  # ``partner_of`` is None without them
         )
-        return sorted(set(hand), key=SORT_ORDER.__getitem__), LEGAL if trusted else CHECK_ALL, ask
+        return LEGAL if trusted else CHECK_ALL, ask
 
     def _candidate_legal(
         self, action: Action, check: int, hand: list[int], counted: list[HandCounts]
@@ -1952,16 +1977,39 @@ class HandState:
             return out
         rules, team = self.rules, self.team_map[self.turn]
         frozen = self.frozen_for(team)
-        with_wild = rules.pile_take_with_wild and not frozen
+        # the hand's naturals of the top card's rank (a joker's face is 52: rank 0, the ace's)
+        nat = sorted([f for f in hand if f % 13 == rank and f != JOKER])
         targets: list[int | None] = [None]
         if not rules.one_group_per_rank:
             targets += self._pile_targets(team, top)
-        # the hand's naturals of the top card's rank (a joker's face is 52: rank 0, the ace's),
-        # twos and whether it holds a joker
-        nat = sorted([f for f in hand if f % 13 == rank and f != JOKER])
-        twos = [f for f in hand if f % 13 == 1]
-        jokers = JOKER in hand
-        existing = self.team_meld_of_rank(team, rank)
+        elif frozen and len(nat) < 2:
+            targets = []  # a frozen pile takes only a natural pair (no meld is named)
+        if targets:
+            self._take_candidates(out, team, top, frozen, nat, hand, targets)
+        if rules.take_top_to_sequence:
+            for i, m in enumerate(self.melds[team]):
+                if m.kind is SEQUENCE_KIND:
+                    out.append((TakeTop(i), CHECK_ALL))
+        return out
+
+    def _take_candidates(
+        self,
+        out: list[tuple[Action, int]],
+        team: int,
+        top: int,
+        frozen: bool,
+        nat: list[int],
+        hand: list[int],
+        targets: list[int | None],
+    ) -> None:
+        """Append to ``out`` the candidate pile takes onto each of ``targets`` (None: the meld
+        not named) of a top card ``top`` (a natural), ``frozen`` for the team, with the hand's
+        naturals of its rank ``nat`` (sorted)."""
+        rules = self.rules
+        with_wild = bool(nat) and rules.pile_take_with_wild and not frozen
+        jokers = with_wild and JOKER in hand
+        twos = [f for f in hand if f % 13 == 1] if with_wild else []
+        existing = self.team_meld_of_rank(team, top % 13)
         alone = not frozen and not (rules.one_group_per_rank and existing is None)
         size = len(hand)
         take_check = self._take_check
@@ -1976,17 +2024,12 @@ class HandState:
             if len(nat) >= 2:
                 check = CHECK_ALL if named else take_check(team, top, size, 2, 0, existing)
                 out.append((_take_pile_of((nat[0], nat[1]), target), check))
-            if nat and with_wild:
+            if jokers or twos:
                 check = CHECK_ALL if named else take_check(team, top, size, 1, 1, existing)
                 if jokers:
                     out.append((_take_pile_of((nat[0], JOKER), target), check))
                 if twos:
                     out.append((_take_pile_of((nat[0], min(twos)), target), check))
-        if rules.take_top_to_sequence:
-            for i, m in enumerate(self.melds[team]):
-                if m.kind is SEQUENCE_KIND:
-                    out.append((TakeTop(i), CHECK_ALL))
-        return out
 
     @staticmethod
     def _hand_groups(hand: list[int]) -> _HandGroups:
@@ -2128,16 +2171,18 @@ class HandState:
             if rules.one_group_per_rank
             else set()
         )
+        # the fewest naturals of a new group: three without wild cards, else two (or the rule's)
+        least = max(2 if has_wilds else 3, rules.min_naturals_in_group)
         for r, nat in naturals_by_rank.items():
-            if len(nat) < 2 or r == THREE or r in melded:
+            if len(nat) < least or r == THREE or r in melded:
                 continue
-            if not has_wilds:  # three naturals or more
-                for n in range(max(3, rules.min_naturals_in_group), min(len(nat), cap) + 1):
+            if not has_wilds:
+                for n in range(least, min(len(nat), cap) + 1):
                     if max_wilds[n] >= 0:
                         check = LEGAL if n <= most_legal else CHECK_GROUP
                         out.append((NEW_MELD, tuple(nat[:n]), check))
                 continue
-            for n in range(max(2, rules.min_naturals_in_group), min(len(nat), cap) + 1):
+            for n in range(least, min(len(nat), cap) + 1):
                 limit = min(max_wilds[n], cap - n)
                 naturals = tuple(nat[:n])
                 for wilds, wild_faces in wild_choices:
@@ -2150,11 +2195,12 @@ class HandState:
         if rules.wild_melds:
             for faces in self._wild_sets(twos_sorted, jokers, 3, cap):
                 out.append((NEW_MELD, faces, LEGAL if len(faces) <= most_legal else CHECK_LAY))
-        threes = naturals_by_rank.get(THREE, [])
-        b3 = [f for f in threes if is_black_three(f)] if len(threes) >= 3 else []
-        for n in range(3, min(len(b3), 4) + 1):
-            out.append((NEW_MELD, tuple(b3[:n]), CHECK_THREES))
-        if self.phase is PLAY_PHASE and rules.merge_groups and opened and not self._must_go_out:
+        threes = naturals_by_rank.get(THREE, ())
+        if len(threes) >= 3:
+            b3 = [f for f in threes if is_black_three(f)]
+            for n in range(3, min(len(b3), 4) + 1):
+                out.append((NEW_MELD, tuple(b3[:n]), CHECK_THREES))
+        if rules.merge_groups and self.phase is PLAY_PHASE and opened and not self._must_go_out:
             open_groups = [
                 (i, m.rank)
                 for i, m in enumerate(self.melds[team])
@@ -2186,18 +2232,30 @@ class HandState:
                 runs[f // 13][position] = f
         return runs
 
-    def _new_sequences(self, runs: list[dict[int, int]]) -> Iterator[tuple[int, ...]]:
-        """New sequences from the hand's ``runs`` (see ``_runs_in_hand``)."""
+    def _new_sequences(self, runs: list[dict[int, int]]) -> list[tuple[int, ...]]:
+        """New sequences from the hand's ``runs`` (see ``_runs_in_hand``), by suit, lowest card
+        and length: the run positions held one after another, in stretches as long as a
+        sequence or longer, give every sequence within them (the others none)."""
         rules = self.rules
+        least, most = max(2, rules.sequence_min), rules.sequence_max
+        out: list[tuple[int, ...]] = []
         for suit_runs in runs:
-            if len(suit_runs) < rules.sequence_min:
+            if len(suit_runs) < least:
                 continue  # too few cards of the suit for a sequence
-            for low in sorted(suit_runs):  # the run positions held, low to high
-                high = low
-                while high + 1 in suit_runs and high + 1 - low < rules.sequence_max:
-                    high += 1
-                    if high - low + 1 >= rules.sequence_min:
-                        yield tuple(suit_runs[p] for p in range(low, high + 1))
+            positions = sorted(suit_runs)  # the run positions held, low to high
+            start, end = 0, len(positions)
+            while start < end:
+                stop = start + 1  # the stretch positions[start:stop] is held in a row
+                while stop < end and positions[stop] == positions[stop - 1] + 1:
+                    stop += 1
+                size = stop - start
+                if size >= least:
+                    faces = [suit_runs[p] for p in positions[start:stop]]
+                    for low in range(size - least + 1):
+                        for high in range(low + least, min(size, low + most) + 1):
+                            out.append(tuple(faces[low:high]))
+                start = stop
+        return out
 
     def _sequence_extensions(
         self, meld: TableMeld, suit_runs: dict[int, int]
