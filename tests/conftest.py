@@ -10,7 +10,13 @@ The suite starts about a hundred Python processes (``canasta``, ``canasta-replay
 host). Where bytecode is not written (``PYTHONDONTWRITEBYTECODE``, as some CI and sandboxes set),
 each of them would compile the whole package from source again, about half a second of CPU each:
 their bytecode is kept instead in a directory of this run (``PYTHONPYCACHEPREFIX``), removed at
-its end, so nothing is written into the source tree."""
+its end, so nothing is written into the source tree.
+
+A test process plays the host, the seats and the auditor at once, and each checks the same
+signatures, proofs and deal replays on the same bytes: the suite switches on the memo of those
+pure checks (``canasta_net.memo``: keyed by every input byte, only what passed is remembered, so
+a tampered input is always checked in full), emptied before each test so that what a test
+patches is never bypassed by an earlier test's result."""
 
 from __future__ import annotations
 
@@ -23,10 +29,14 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from canasta_net import memo
+
 os.environ["LANGUAGE"] = "en"
 
 settings.register_profile("canasta", deadline=None)
 settings.load_profile("canasta")
+
+memo.enable()
 
 # The run's bytecode directory, made by the process that starts the workers (pytest-xdist's
 # controller) and named to them in this variable.
@@ -49,6 +59,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if _PYCACHE in os.environ and not distributing:
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ["PYTHONPYCACHEPREFIX"] = os.environ[_PYCACHE]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo() -> None:
+    memo.clear()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from typing import Final
 
+from .... import memo
 from . import group
 from .group import Point, Random
 
@@ -58,6 +59,7 @@ def prove(
             return group.scalar_bytes(c) + group.scalar_bytes(s)
 
 
+@memo.pure
 def verify(ctx: bytes, b1: Point, a1: Point, b2: Point, a2: Point, proof: bytes) -> bool:
     """Whether ``proof`` shows ``log_b1(a1) == log_b2(a2)`` under ``ctx``."""
     if len(proof) != PROOF_SIZE:
