@@ -8,13 +8,15 @@ The key is every argument itself (bytes, ints, strings, and tuples, lists and fr
 of them), compared for equality, never a digest. An argument of any other type makes the call
 run in full. Only a call that returned is remembered: a call that raised (a tampered input, a
 bad proof) runs in full every time. Off, the default, a decorated function is called straight
-through, and the product never switches it on.
+through, and the product never switches it on. The suite switches it on in the processes its
+tests start (hosts, seats, audits) too, with ``CANASTA_TEST_MEMO=1`` in their environment.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable, Hashable
 from typing import Any, Final, TypeVar, cast
 
@@ -49,6 +51,10 @@ _BOOL, _LIST, _TUPLE, _ED25519, _POINT = (
 )
 _PLAIN: Final = (bytes, str, int, type(None))
 _SCALARS: Final = (*_PLAIN, bool)
+
+
+# the variable that switches the memo on in a process from its start (the suite's processes)
+ENVIRONMENT: Final = "CANASTA_TEST_MEMO"
 
 
 def enable() -> None:
@@ -137,4 +143,7 @@ def pure(function: F) -> F:
     return cast(F, memoized)
 
 
-__all__ = ["LIMIT", "clear", "disable", "enable", "is_on", "pure"]
+if os.environ.get(ENVIRONMENT) == "1":
+    enable()
+
+__all__ = ["ENVIRONMENT", "LIMIT", "clear", "disable", "enable", "is_on", "pure"]

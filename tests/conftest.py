@@ -16,7 +16,8 @@ A test process plays the host, the seats and the auditor at once, and each check
 signatures, proofs and deal replays on the same bytes: the suite switches on the memo of those
 pure checks (``canasta_net.memo``: keyed by every input byte, only what passed is remembered, so
 a tampered input is always checked in full), emptied before each test so that what a test
-patches is never bypassed by an earlier test's result."""
+patches is never bypassed by an earlier test's result; and in the processes the tests start
+(hosts, seats, audits), each of which checks the same bytes more than once too."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -37,6 +39,7 @@ settings.register_profile("canasta", deadline=None)
 settings.load_profile("canasta")
 
 memo.enable()
+os.environ[memo.ENVIRONMENT] = "1"  # and in the processes the tests start
 
 # The run's bytecode directory, made by the process that starts the workers (pytest-xdist's
 # controller) and named to them in this variable.
@@ -64,6 +67,27 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def _fresh_memo() -> None:
     memo.clear()
+
+
+@pytest.fixture(scope="session")
+def _chromium() -> Iterator[Any]:
+    """One headless Chromium per test process, started when a test first asks for it: a start
+    costs seconds, and the browser tests are spread over several modules and both workers."""
+    from web_driver import browser
+
+    with browser() as b:
+        yield b
+
+
+@pytest.fixture
+def chromium_browser(_chromium: Any) -> Iterator[Any]:
+    """The process's Chromium; the pages a test opens in it (each in a context of its own) are
+    closed at the test's end, so that no page of a finished test runs on beside the next."""
+    before = set(_chromium.contexts)
+    yield _chromium
+    for context in _chromium.contexts:
+        if context not in before:
+            context.close()
 
 
 @pytest.fixture

@@ -99,10 +99,15 @@ def test_a_signature_that_passed_does_not_let_a_changed_one_pass() -> None:
         check_signature(other, signature, signed)
 
 
-def test_the_product_never_switches_the_memo_on() -> None:
+def test_the_product_never_switches_the_memo_on_and_the_suites_processes_have_it_on() -> None:
     code = (
-        "import canasta_net.ui.cli, canasta_net.net.host, canasta_net.log.replay\n"
+        "import canasta_net.ui.cli, canasta_net.net.host, canasta_net.log.replay, replay\n"
         "from canasta_net import memo\n"
-        "assert not memo.is_on()\n"
+        "print(memo.is_on())\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
+    product = {k: v for k, v in os.environ.items() if k != memo.ENVIRONMENT}
+    for env, on in ((product, "False"), (os.environ, "True")):
+        found = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True
+        )
+        assert found.stdout.strip() == on, found.stderr
