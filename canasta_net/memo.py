@@ -2,14 +2,15 @@
 
 A test process often plays the host, several seats and the auditor at once. Each of them checks
 the same signatures, proofs and deal replays on the same bytes, up to six times per hand. With
-the memo on, a check that returned once is not run again for exactly the same inputs.
+the memo on, a check that passed once is not run again for exactly the same inputs.
 
 The key is every argument itself (bytes, ints, strings, and tuples, lists and frozen dataclasses
 of them), compared for equality, never a digest. An argument of any other type makes the call
-run in full. Only a call that returned is remembered: a call that raised (a tampered input, a
-bad proof) runs in full every time. Off, the default, a decorated function is called straight
-through, and the product never switches it on. The suite switches it on in the processes its
-tests start (hosts, seats, audits) too, with ``CANASTA_TEST_MEMO=1`` in their environment.
+run in full. Only a call that passed is remembered: a call that raised or returned False (a
+tampered input, a bad proof) runs in full every time. Off, the default, a decorated function is
+called straight through, and the product never switches it on. The suite switches it on in the
+processes its tests start (hosts, seats, audits) too, with ``CANASTA_TEST_MEMO=1`` in their
+environment.
 """
 
 from __future__ import annotations
@@ -131,6 +132,8 @@ def pure(function: F) -> F:
         except KeyError:
             pass
         result = function(*args, **kwargs)
+        if result is False:  # a check that failed (a bad proof) runs in full every time
+            return result
         try:
             kept = _kept(result)
         except _Unkeyable:

@@ -68,6 +68,17 @@ def test_a_call_that_raised_or_an_unkeyable_argument_always_runs(
     assert len(calls) == 8
 
 
+def test_a_check_that_returned_false_always_runs(calls: list[tuple[object, ...]]) -> None:
+    @memo.pure
+    def check(proof: bytes) -> bool:
+        calls.append((proof,))
+        return proof == b"good"
+
+    for _ in range(2):
+        assert check(b"good") and not check(b"bad")
+    assert calls == [(b"good",), (b"bad",), (b"bad",)]
+
+
 def test_a_kept_list_is_given_afresh_and_clear_and_off_run_the_call(
     calls: list[tuple[object, ...]],
 ) -> None:
