@@ -15,9 +15,10 @@ its end, so nothing is written into the source tree.
 A test process plays the host, the seats and the auditor at once, and each checks the same
 signatures, proofs and deal replays on the same bytes: the suite switches on the memo of those
 pure checks (``canasta_net.memo``: keyed by every input byte, only what passed is remembered, so
-a tampered input is always checked in full), emptied before each test so that what a test
-patches is never bypassed by an earlier test's result; and in the processes the tests start
-(hosts, seats, audits), each of which checks the same bytes more than once too."""
+a tampered input is always checked in full), emptied before and after each test that patches
+anything (``monkeypatch``), so that no result kept outside a patch stands in for a call under
+it; and in the processes the tests start (hosts, seats, audits), each of which checks the same
+bytes more than once too."""
 
 from __future__ import annotations
 
@@ -65,8 +66,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_memo() -> None:
-    memo.clear()
+def _fresh_memo(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that patches anything starts and ends with an empty memo, so that no result kept
+    before the patch stands in for a call the patch changes (the others share the memo: the
+    parameters of one test often check the same log)."""
+    patches = "monkeypatch" in request.fixturenames
+    if patches:
+        memo.clear()
+    yield
+    if patches:
+        memo.clear()
 
 
 @pytest.fixture(scope="session")
