@@ -10,7 +10,15 @@ The suite starts about a hundred Python processes (``canasta``, ``canasta-replay
 host). Where bytecode is not written (``PYTHONDONTWRITEBYTECODE``, as some CI and sandboxes set),
 each of them would compile the whole package from source again, about half a second of CPU each:
 their bytecode is kept instead in a directory of this run (``PYTHONPYCACHEPREFIX``), removed at
-its end, so nothing is written into the source tree."""
+its end, so nothing is written into the source tree.
+
+A test process plays the host, the seats and the auditor at once, and each checks the same
+signatures, proofs and deal replays on the same bytes: the suite switches on the memo of those
+pure checks (``canasta_net.memo``: keyed by every input byte, only what passed is remembered, so
+a tampered input is always checked in full), emptied before and after each test that patches
+anything (``monkeypatch``), so that no result kept outside a patch stands in for a call under
+it; and in the processes the tests start (hosts, seats, audits), each of which checks the same
+bytes more than once too."""
 
 from __future__ import annotations
 
@@ -19,14 +27,20 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import settings
+
+from canasta_net import memo
 
 os.environ["LANGUAGE"] = "en"
 
 settings.register_profile("canasta", deadline=None)
 settings.load_profile("canasta")
+
+memo.enable()
+os.environ[memo.ENVIRONMENT] = "1"  # and in the processes the tests start
 
 # The run's bytecode directory, made by the process that starts the workers (pytest-xdist's
 # controller) and named to them in this variable.
@@ -49,6 +63,40 @@ def pytest_configure(config: pytest.Config) -> None:
     if _PYCACHE in os.environ and not distributing:
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ["PYTHONPYCACHEPREFIX"] = os.environ[_PYCACHE]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that patches anything starts and ends with an empty memo, so that no result kept
+    before the patch stands in for a call the patch changes (the others share the memo: the
+    parameters of one test often check the same log)."""
+    patches = "monkeypatch" in request.fixturenames
+    if patches:
+        memo.clear()
+    yield
+    if patches:
+        memo.clear()
+
+
+@pytest.fixture(scope="session")
+def _chromium() -> Iterator[Any]:
+    """One headless Chromium per test process, started when a test first asks for it: a start
+    costs seconds, and the browser tests are spread over several modules and both workers."""
+    from web_driver import browser
+
+    with browser() as b:
+        yield b
+
+
+@pytest.fixture
+def chromium_browser(_chromium: Any) -> Iterator[Any]:
+    """The process's Chromium; the pages a test opens in it (each in a context of its own) are
+    closed at the test's end, so that no page of a finished test runs on beside the next."""
+    before = set(_chromium.contexts)
+    yield _chromium
+    for context in _chromium.contexts:
+        if context not in before:
+            context.close()
 
 
 @pytest.fixture

@@ -433,12 +433,13 @@ def _labels_and_points(rules_name: str) -> list[bytes]:
 
 
 def test_blind_match_across_processes(tmp_path: Path) -> None:
-    """``--deal blind`` (the proof-carrying deal, ``blind-v2`` in the log): a two-hand match
-    (stopped by agreement at the table's limit, which keeps the suite short), each seat in its
-    own process; every copy audits and the host's log holds no card point or label of a card
-    before it is public."""
+    """``--deal blind`` (the proof-carrying deal, ``blind-v2`` in the log): a one-hand match
+    (stopped by agreement at the table's limit, which keeps the suite short: a second blind hand
+    across processes is played in ``test_seat_killed_mid_match_reconnects_and_plays_on``), each
+    of four seats in its own process; every copy audits and the host's log holds no card point
+    or label of a card before it is public."""
     host, port, fingerprint, _ = _host(
-        tmp_path, "--players", "4", "--deal", "blind", "--hands", "2"
+        tmp_path, "--players", "4", "--deal", "blind", "--hands", "1"
     )
     joins = [
         _join(tmp_path, name, port, fingerprint, tmp_path / f"{name}.cnlog")[0]

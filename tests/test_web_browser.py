@@ -19,7 +19,6 @@ from web_driver import (
     ROOT,
     URL_LINE,
     PlayProcess,
-    browser,
     guard_network,
     legal_moves,
     line_from,
@@ -33,12 +32,6 @@ from web_driver import (
 )
 
 pytestmark = pytest.mark.skipif(playwright_missing() is not None, reason=str(playwright_missing()))
-
-
-@pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[Any]:
-    with browser() as b:
-        yield b
 
 
 def new_page(chromium_browser: Any) -> tuple[Any, list[str], list[str]]:

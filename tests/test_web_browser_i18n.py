@@ -20,7 +20,6 @@ from web_driver import (
     ROOT,
     URL_LINE,
     PlayProcess,
-    browser,
     guard_network,
     line_from,
     playwright_missing,
@@ -30,13 +29,6 @@ from web_driver import (
 )
 
 pytestmark = pytest.mark.skipif(playwright_missing() is not None, reason=str(playwright_missing()))
-
-
-@pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[Any]:
-    """One headless Chromium for the module's tests (each opens its own page in it)."""
-    with browser() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,11 @@ view; the scores name the teams' players in the lobby, where the seats carry no 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from web_driver import browser, playwright_missing, select_cards
+from web_driver import playwright_missing, select_cards
 
 STATIC = Path(__file__).resolve().parent.parent / "canasta_net" / "web" / "static"
 ORIGIN = "http://127.0.0.1:9"  # never reached: every request is answered by a route
@@ -79,10 +78,10 @@ def snapshot(**changes: Any) -> dict[str, Any]:
     return snap
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with browser() as b:
-        yield b
+@pytest.fixture
+def chromium(chromium_browser: Any) -> Any:
+    """The process's Chromium (conftest: one per process, each test's pages closed after it)."""
+    return chromium_browser
 
 
 # An event stream the test pushes snapshots on (``window.__push(snap)``), one at a time.

@@ -16,7 +16,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from canasta_net.identity import signing_input
+from canasta_net.identity import check_signature, signing_input
 
 from .format import (
     _DECODE_ERRORS,
@@ -264,7 +264,7 @@ class RecordStream(Iterator[StoredRecord]):
         if parts.signature is not None:
             sig_at, signature = parts.signature
             try:
-                self._host_key.verify(signature, _RECORD_PREFIX + body)
+                check_signature(self._host_key, signature, _RECORD_PREFIX + body)
             except InvalidSignature:
                 raise refuse(sig_at, "the host's signature on its body does not verify") from None
         priv: dict[int, bytes] = fields.get("priv", {})

@@ -27,7 +27,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from canasta_net.identity import SIGNATURE_SIZE
+from canasta_net.identity import SIGNATURE_SIZE, check_signature
 
 __all__ = [
     "DECODE_BUDGET",
@@ -479,7 +479,7 @@ def find_later_record(
         if type(seq) is not int or seq <= after_seq:
             continue
         try:
-            host_key.verify(signature, signing_prefix + body)
+            check_signature(host_key, signature, signing_prefix + body)
         except InvalidSignature:
             continue
         return LaterRecord(match.start(), seq)

@@ -12,7 +12,7 @@ from typing import Any, Final, cast
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from canasta_net.identity import signing_input
+from canasta_net.identity import check_signature, signing_input
 
 from .format import (
     ACTION_SIGNATURE_KIND,
@@ -120,7 +120,7 @@ class LogVerifier:
         """The host's signature on the body, then ``seq`` and ``prev`` (the link to the chain)."""
         n, fields, host = record.index, record.fields, self._host
         try:
-            self._keys[host].verify(record.host_sig, _RECORD_PREFIX + record.body)
+            check_signature(self._keys[host], record.host_sig, _RECORD_PREFIX + record.body)
         except InvalidSignature:
             raise LogVerificationError(
                 n, "bad-host-signature", "the host's signature on the record does not verify", host
@@ -186,7 +186,7 @@ class LogVerifier:
             if own is not None and own == (asig, self.seat_keys[author]):
                 self.own_signatures += 1  # made here with this very key: it verifies
             else:
-                self._keys[author].verify(asig, _ACTION_PREFIX + act)
+                check_signature(self._keys[author], asig, _ACTION_PREFIX + act)
         except InvalidSignature:
             raise LogVerificationError(
                 n,
@@ -228,7 +228,7 @@ class LogVerifier:
         sigs: dict[int, bytes] = fields["sigs"]
         for seat, signature in sigs.items():
             try:
-                self._keys[seat].verify(signature, signed)
+                check_signature(self._keys[seat], signature, signed)
             except InvalidSignature:
                 raise LogVerificationError(
                     n,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ... import memo
 from . import points
 from .errors import (
     BadParameters,
@@ -48,6 +49,7 @@ def _first_difference(published: Sequence[bytes], expected: Sequence[bytes]) -> 
     return None
 
 
+@memo.pure
 def replay_deal_ids(
     table_id: bytes,
     hand_no: int,
@@ -121,6 +123,7 @@ def check_open(
         raise WrongPublishedKey(seat, position)
 
 
+@memo.pure
 def audit_key_message(
     message: KeyMessage, sender_seed: bytes, recipient_seed: bytes, sender_identity_key: bytes
 ) -> None:

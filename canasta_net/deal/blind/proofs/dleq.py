@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from typing import Final
 
+from .... import memo
 from . import group
 from .group import Point, Random
 
@@ -69,6 +70,7 @@ def prove(
             return group.scalar_bytes(c) + group.scalar_bytes(s)
 
 
+@memo.pure
 def verify(
     ctx: bytes,
     b1: Point,

@@ -33,6 +33,7 @@ from typing import Any, Final, TypeAlias
 
 from coincurve.context import GLOBAL_CONTEXT
 
+from .... import memo
 from .._encoding import field, u32
 
 # coincurve's own build of libsecp256k1 (no type stubs), called directly: every operation here is
@@ -58,6 +59,19 @@ Point: TypeAlias = Any
 object), never changed once made (every operation makes a new one). Only this module looks
 inside."""
 Random = Callable[[int], bytes]
+
+_POINT_TYPE: Final = _ffi.typeof("secp256k1_pubkey *")
+
+
+def _memo_key(value: Any) -> bytes:
+    """A point as the tests' memo keys it: libsecp256k1's 64 bytes of it, which it stores
+    normalised (one point, one value)."""
+    if _ffi.typeof(value) is not _POINT_TYPE:
+        raise memo.Unkeyable(_ffi.typeof(value).cname)
+    return bytes(_ffi.buffer(value))
+
+
+memo.key_type(type(_ffi.new("secp256k1_pubkey *")), _memo_key)
 
 
 class GroupError(ValueError):

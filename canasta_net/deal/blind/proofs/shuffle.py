@@ -27,6 +27,7 @@ from dataclasses import field as member
 from functools import lru_cache
 from typing import Final
 
+from .... import memo
 from .._encoding import field, u32
 from . import group
 from .group import Point, Random
@@ -288,6 +289,7 @@ def _prove_once(
     return ShuffleProof(tuple(u), tuple(c_hat), v, *scalars, s_d, s_e, s_hat)
 
 
+@memo.pure
 def verify(
     ctx: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes, proof: ShuffleProof
 ) -> bool:
