@@ -407,7 +407,7 @@ class HandState:
                 return
             for c in reds:
                 hand.remove(c)
-                self.red_threes[seat].append(c)
+                self._lay_red_three(seat, c)
                 if self.stock:
                     hand.append(self.stock.pop())
 
@@ -462,8 +462,11 @@ class HandState:
             else:
                 self.melds[first].append(meld)
         self.melds[second] = []
-        self.opened[first] = self.opened[first] or self.opened[second]
-        self.team_map[second] = first
+        if self.opened[second] and not self.opened[first]:
+            self._set_opened(first)
+        team_map = list(self.team_map)  # shared with copies: replaced, never changed in place
+        team_map[second] = first
+        self.team_map = team_map
 
     def _poolable(self, one: TableMeld, other: TableMeld) -> bool:
         """Whether two partners' groups of a rank may become one: together they must keep the
@@ -570,6 +573,23 @@ class HandState:
         room = rules.max_meld_size - size if rules.max_meld_size else 1 << 20
         wild_room = 0 if not rules.wilds_on_canasta and size >= rules.canasta_size else 1 << 20
         return MeldCounts(rank, naturals, wilds, room, wild_room)
+
+    # The lists below change a few times a hand: a copy of the position shares them (see
+    # ``copy``), so they are replaced by changed copies, never changed in place.
+    def _lay_red_three(self, seat: int, card: int) -> None:
+        red_threes = list(self.red_threes)
+        red_threes[seat] = [*red_threes[seat], card]
+        self.red_threes = red_threes
+
+    def _set_opened(self, team: int) -> None:
+        opened = list(self.opened)
+        opened[team] = True
+        self.opened = opened
+
+    def _set_has_melded(self, seat: int) -> None:
+        has_melded = list(self.has_melded)
+        has_melded[seat] = True
+        self.has_melded = has_melded
 
     def _changing_meld(self, team: int, index: int) -> TableMeld:
         """The team's meld ``index``, about to change: one shared with a copy of the position
@@ -939,7 +959,7 @@ class HandState:
         while to_draw > 0 and self.stock:
             card = self.stock.pop()
             if face[card] in RED_THREE_FACES:
-                self.red_threes[seat].append(card)
+                self._lay_red_three(seat, card)
                 if not self.stock:
                     self._finish(HandEnd(EndReason.LAST_RED_THREE))
                     return
@@ -1148,7 +1168,7 @@ class HandState:
         face = self.deck.face
         for c in self.t.pending_pile:
             if is_red_three(face[c]):
-                self.red_threes[seat].append(c)
+                self._lay_red_three(seat, c)
             else:
                 self.hands[seat].append(c)
         taken = tuple(face[c] for c in self.t.pending_pile if not is_red_three(face[c]))
@@ -1203,7 +1223,7 @@ class HandState:
 
     def _after_lay(self, seat: int, team: int) -> None:
         if not self.opened[team] and self.t.initial_points >= self._minimum(team):
-            self.opened[team] = True
+            self._set_opened(team)
         if (
             self.rules.first_canasta_bonus_cards
             and not self.canasta_bonus_given
@@ -1234,7 +1254,7 @@ class HandState:
             while self.stock:
                 card = self.stock.pop()
                 if is_red_three(face[card]):
-                    self.red_threes[seat].append(card)
+                    self._lay_red_three(seat, card)
                     continue  # laid, and replaced by the next card
                 self.hands[seat].append(card)
                 break
@@ -1515,8 +1535,8 @@ class HandState:
 
     def _next_turn(self) -> None:
         seat = self.turn
-        if self.t.laid:
-            self.has_melded[seat] = True
+        if self.t.laid and not self.has_melded[seat]:
+            self._set_has_melded(seat)
         self.turn = (seat + 1) % self.players
         self.turn_no += 1
         self.t = TurnState()
@@ -1534,8 +1554,8 @@ class HandState:
             bonus = rules.concealed_bonus
         else:
             bonus = rules.going_out_bonus
-        if self.t.laid:
-            self.has_melded[seat] = True
+        if self.t.laid and not self.has_melded[seat]:
+            self._set_has_melded(seat)
         self._finish(HandEnd(EndReason.WENT_OUT, seat, bonus))
 
     def _finish(self, end: HandEnd) -> None:
@@ -2347,24 +2367,23 @@ class HandState:
     def copy(self) -> HandState:
         """An independent copy: what a search pays per simulated move.
 
-        The rules, the deck and the other immutable values are shared, and so are the melds,
-        marked shared: whichever state changes one first changes a clone of it
-        (``_changing_meld``). The other lists the engine changes are copied."""
+        The rules, the deck and the other immutable values are shared, and so are the lists the
+        engine replaces rather than changes in place (red threes, ``opened``, ``has_melded``,
+        ``team_map``, ``minimums``, a turn's pending pile) and the melds, marked shared:
+        whichever state changes one first changes a clone of it (``_changing_meld``). The other
+        lists the engine changes (hands, pile, stock, the teams' meld lists) are copied."""
         other = HandState.__new__(HandState)
         fields = self.__dict__.copy()  # every field, then a copy of each that changes in place
-        fields.pop("_pile_cache", None)  # the caches describe this state's lists
-        fields.pop("_initial_cache", None)
+        # the pile cache names the pile it counted (the copy's pile is another list), but the
+        # initial-meld cache's key does not name this state
+        fields["_initial_cache"] = None
         other.__dict__ = fields
-        other.minimums = list(self.minimums)
         other.hands = [list(h) for h in self.hands]
         for team in self.melds:
             for meld in team:
                 meld.shared = True
         other.melds = [list(team) for team in self.melds]
-        other.red_threes = [list(r) for r in self.red_threes]
-        other.opened, other.has_melded = list(self.opened), list(self.has_melded)
         other.pile, other.stock = list(self.pile), list(self.stock)
-        other.team_map = list(self.team_map)
         t = self.t
         other.t = TurnState(
             t.drew,
@@ -2373,6 +2392,6 @@ class HandState:
             t.added_to_old,
             t.permission,
             t.black_threes,
-            t.pending_pile[:],
+            t.pending_pile,  # replaced, never changed in place
         )
         return other
