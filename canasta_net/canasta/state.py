@@ -338,6 +338,9 @@ class HandState:
             raise ValueError("one initial-meld minimum per team")
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.melds: list[list[TableMeld]] = [[] for _ in range(rules.teams)]
+        # the list above (and the teams' lists in it) is held by a copy of the position too
+        # (see ``copy``): the engine replaces them by copies of its own before changing one
+        self._melds_shared = False
         # seat -> team; fixed but for three-handed "lone hand" play, where the two players who
         # did not first take the pile become partners (see _form_partnership)
         self.team_map = [rules.team_of(s) for s in range(n)]
@@ -447,6 +450,7 @@ class HandState:
         self.lone = lone
         self.meld_version = next(_MELD_VERSIONS)
         first, second = (s for s in range(self.players) if s != lone)
+        self._own_melds()
         for meld in self.melds[second]:
             same = self.team_meld_of_rank(first, meld.rank)
             if (
@@ -591,10 +595,23 @@ class HandState:
         has_melded[seat] = True
         self.has_melded = has_melded
 
+    def _own_melds(self) -> None:
+        """Before the teams' meld lists change: replace lists shared with a copy of the
+        position by lists of this state's own, their melds marked shared (whichever state
+        changes one of them first changes a clone of it)."""
+        if self._melds_shared:
+            for team in self.melds:
+                for meld in team:
+                    meld.shared = True
+            self.melds = [list(team) for team in self.melds]
+            self._melds_shared = False
+
     def _changing_meld(self, team: int, index: int) -> TableMeld:
         """The team's meld ``index``, about to change: one shared with a copy of the position
         (see ``copy``) is first replaced by a clone of its own."""
         self.meld_version = next(_MELD_VERSIONS)
+        if self._melds_shared:
+            self._own_melds()
         meld = self.melds[team][index]
         if meld.shared:
             meld = self.melds[team][index] = meld.clone()
@@ -1202,6 +1219,7 @@ class HandState:
         else:
             assert shape is not None
             self.meld_version = next(_MELD_VERSIONS)
+            self._own_melds()
             self.melds[team].append(
                 TableMeld(
                     shape.kind,
@@ -1476,7 +1494,7 @@ class HandState:
         first.naturals += second.naturals
         first.wilds += second.wilds
         first.laid_turn = min(first.laid_turn, second.laid_turn)
-        del self.melds[team][action.second]
+        del self.melds[team][action.second]  # owned: _changing_meld above
 
     def _do_add(self, action: AddToMeld, listed: bool = False) -> None:
         used = self._plan_add(action, listed)
@@ -2369,9 +2387,10 @@ class HandState:
 
         The rules, the deck and the other immutable values are shared, and so are the lists the
         engine replaces rather than changes in place (red threes, ``opened``, ``has_melded``,
-        ``team_map``, ``minimums``, a turn's pending pile) and the melds, marked shared:
-        whichever state changes one first changes a clone of it (``_changing_meld``). The other
-        lists the engine changes (hands, pile, stock, the teams' meld lists) are copied."""
+        ``team_map``, ``minimums``, a turn's pending pile), and the teams' meld lists until
+        either state changes one (``_own_melds``: then the melds are marked shared, and whichever
+        state changes a meld first changes a clone of it, ``_changing_meld``). The other lists
+        the engine changes (hands, pile, stock) are copied."""
         other = HandState.__new__(HandState)
         fields = self.__dict__.copy()  # every field, then a copy of each that changes in place
         # the pile cache names the pile it counted (the copy's pile is another list), but the
@@ -2379,10 +2398,7 @@ class HandState:
         fields["_initial_cache"] = None
         other.__dict__ = fields
         other.hands = [list(h) for h in self.hands]
-        for team in self.melds:
-            for meld in team:
-                meld.shared = True
-        other.melds = [list(team) for team in self.melds]
+        self._melds_shared = other._melds_shared = True  # the meld lists too, until changed
         other.pile, other.stock = list(self.pile), list(self.stock)
         t = self.t
         other.t = TurnState(
