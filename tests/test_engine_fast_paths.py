@@ -548,6 +548,32 @@ def test_copies_and_their_originals_play_on_apart(
         assert state.legal_actions() == never_copied.legal_actions()
 
 
+@pytest.mark.parametrize("variant", ["classic", "samba"])
+def test_an_answer_in_a_copy_or_its_original_leaves_the_other_as_it_was(variant: str) -> None:
+    """The partner's answer to "may I go out?" changes the turn's state, which a copy shares
+    until either state changes it: answered in a copy, or in the original, the other state
+    stays as it was (three positions asking, found by seeded random play)."""
+    rules = preset(variant)
+    rng = random.Random(f"asked-{variant}")
+    asked = 0
+    while asked < 3:
+        order = list(range(rules.deck_size))
+        rng.shuffle(order)
+        state = HandState(rules, order, dealer=0)
+        while not state.is_over:
+            state.apply(rng.choice(state.legal_actions()))
+            if state.phase is not Phase.ASKED:
+                continue
+            asked += 1
+            before, legal = _snapshot(state), state.legal_actions()
+            for answer in legal:
+                state.copy().apply(answer)
+                assert _snapshot(state) == before and state.legal_actions() == legal
+            copy = state.copy()
+            state.apply(legal[-1])
+            assert _snapshot(copy) == before and copy.legal_actions() == legal
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     variant=st.sampled_from(["classic", "samba", "bolivia"]),

@@ -360,6 +360,9 @@ class HandState:
         self.turn = (self.dealer + 1) % n
         self.phase = DRAW_PHASE
         self.t = TurnState()
+        # the turn's state above is held by a copy of the position too (see ``copy``): the
+        # engine replaces it by a copy of its own before changing it (``_own_turn``)
+        self._turn_shared = False
         self.end: HandEnd | None = None
         self.canasta_bonus_given = False
         # Blind dealing (docs/blind-deal.md): seats whose hands this state holds only stand-in
@@ -606,6 +609,23 @@ class HandState:
             self.melds = [list(team) for team in self.melds]
             self._melds_shared = False
 
+    def _own_turn(self) -> None:
+        """Before the turn's state changes: replace one shared with a copy of the position by
+        a copy of its own."""
+        t = self.t
+        self.t = TurnState(
+            t.drew,
+            t.initial_points,
+            t.laid,
+            t.added_to_old,
+            t.permission,
+            t.black_threes,
+            t.pending_pile,  # replaced, never changed in place
+        )
+        self._turn_shared = False
+        # the initial-meld cache's key names the turn's state by its id: another one now
+        self.__dict__["_initial_cache"] = None
+
     def _changing_meld(self, team: int, index: int) -> TableMeld:
         """The team's meld ``index``, about to change: one shared with a copy of the position
         (see ``copy``) is first replaced by a clone of its own."""
@@ -748,6 +768,8 @@ class HandState:
         elif isinstance(action, Answer):
             if self.phase is not ASKED_PHASE:
                 raise refuse("nothing-to-answer")
+            if self._turn_shared:
+                self._own_turn()
             self.t.permission = action.yes
             self.phase = PLAY_PHASE
         else:
@@ -983,6 +1005,8 @@ class HandState:
                 continue  # replaced by the next card
             self.hands[seat].append(card)
             to_draw -= 1
+        if self._turn_shared:
+            self._own_turn()
         self.t.drew = "stock"
         self.phase = PLAY_PHASE
 
@@ -1190,6 +1214,8 @@ class HandState:
                 self.hands[seat].append(c)
         taken = tuple(face[c] for c in self.t.pending_pile if not is_red_three(face[c]))
         self._set_shown(seat, self.shown[seat] + taken)
+        if self._turn_shared:
+            self._own_turn()
         self.t.pending_pile = []
         self.phase = PLAY_PHASE
 
@@ -1204,6 +1230,8 @@ class HandState:
     ) -> None:
         rules = self.rules
         faces = self.faces(cards)
+        if self._turn_shared:  # the turn's state changes below (and after, as the lay's caller)
+            self._own_turn()
         if existing is not None:
             m = self._changing_meld(team, existing)
             naturals, wilds, low, high = check_addition(rules, m, faces)
@@ -1558,6 +1586,7 @@ class HandState:
         self.turn = (seat + 1) % self.players
         self.turn_no += 1
         self.t = TurnState()
+        self._turn_shared = False
         self.phase = DRAW_PHASE
 
     def _go_out(self, seat: int) -> None:
@@ -2387,27 +2416,19 @@ class HandState:
 
         The rules, the deck and the other immutable values are shared, and so are the lists the
         engine replaces rather than changes in place (red threes, ``opened``, ``has_melded``,
-        ``team_map``, ``minimums``, a turn's pending pile), and the teams' meld lists until
-        either state changes one (``_own_melds``: then the melds are marked shared, and whichever
-        state changes a meld first changes a clone of it, ``_changing_meld``). The other lists
-        the engine changes (hands, pile, stock) are copied."""
+        ``team_map``, ``minimums``, a turn's pending pile), the turn's state until either state
+        changes it (``_own_turn``), and the teams' meld lists until either state changes one
+        (``_own_melds``: then the melds are marked shared, and whichever state changes a meld
+        first changes a clone of it, ``_changing_meld``). The other lists the engine changes
+        (hands, pile, stock) are copied."""
         other = HandState.__new__(HandState)
+        # the meld lists and the turn's state are shared until either state changes them
+        self._melds_shared = self._turn_shared = True
         fields = self.__dict__.copy()  # every field, then a copy of each that changes in place
         # the pile cache names the pile it counted (the copy's pile is another list), but the
         # initial-meld cache's key does not name this state
         fields["_initial_cache"] = None
         other.__dict__ = fields
-        other.hands = [list(h) for h in self.hands]
-        self._melds_shared = other._melds_shared = True  # the meld lists too, until changed
-        other.pile, other.stock = list(self.pile), list(self.stock)
-        t = self.t
-        other.t = TurnState(
-            t.drew,
-            t.initial_points,
-            t.laid,
-            t.added_to_old,
-            t.permission,
-            t.black_threes,
-            t.pending_pile,  # replaced, never changed in place
-        )
+        other.hands = [[*h] for h in self.hands]
+        other.pile, other.stock = [*self.pile], [*self.stock]
         return other
