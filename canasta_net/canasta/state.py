@@ -1247,7 +1247,8 @@ class HandState:
         else:
             assert shape is not None
             self.meld_version = next(_MELD_VERSIONS)
-            self._own_melds()
+            if self._melds_shared:
+                self._own_melds()
             self.melds[team].append(
                 TableMeld(
                     shape.kind,
