@@ -507,6 +507,73 @@ def test_a_move_in_a_copy_leaves_the_original_as_it_was(variant: str) -> None:
     assert additions, "no move added to a meld: the test saw nothing shared"
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    variant=st.sampled_from(VARIANTS),
+    seed=st.integers(0, 2**32 - 1),
+    before=st.integers(0, 120),
+    steps=st.lists(st.tuples(st.integers(0, 3), st.booleans()), min_size=1, max_size=150),
+)
+def test_copies_and_their_originals_play_on_apart(
+    variant: str, seed: int, before: int, steps: list[tuple[int, bool]]
+) -> None:
+    """``copy()`` shares what the engine replaces rather than changes (red threes, the opened
+    and has-melded flags, the team map, the teams' meld lists until one changes, the melds until
+    one changes): copies of copies and their originals, playing random moves in any order, each
+    end where a state that was never copied ends after the same moves."""
+    rules = preset(variant)
+    rng = random.Random(seed)
+    order = list(range(rules.deck_size))
+    rng.shuffle(order)
+    first = HandState(rules, order, dealer=0)
+    opening: list[Action] = []
+    while len(opening) < before and not first.is_over:
+        opening.append(rng.choice(first.legal_actions()))
+        first.apply(opening[-1])
+    states, histories = [first], [list(opening)]
+    for which, copy in steps:
+        index = which % len(states)
+        state = states[index]
+        if copy and len(states) < 4:
+            states.append(state.copy())
+            histories.append(list(histories[index]))
+        elif not state.is_over:
+            histories[index].append(rng.choice(state.legal_actions()))
+            state.apply(histories[index][-1])
+    for state, history in zip(states, histories, strict=True):
+        never_copied = HandState(rules, order, dealer=0)
+        for action in history:
+            never_copied.apply(action)
+        assert _snapshot(state) == _snapshot(never_copied)
+        assert state.legal_actions() == never_copied.legal_actions()
+
+
+@pytest.mark.parametrize("variant", ["classic", "samba"])
+def test_an_answer_in_a_copy_or_its_original_leaves_the_other_as_it_was(variant: str) -> None:
+    """The partner's answer to "may I go out?" changes the turn's state, which a copy shares
+    until either state changes it: answered in a copy, or in the original, the other state
+    stays as it was (three positions asking, found by seeded random play)."""
+    rules = preset(variant)
+    rng = random.Random(f"asked-{variant}")
+    asked = 0
+    while asked < 3:
+        order = list(range(rules.deck_size))
+        rng.shuffle(order)
+        state = HandState(rules, order, dealer=0)
+        while not state.is_over:
+            state.apply(rng.choice(state.legal_actions()))
+            if state.phase is not Phase.ASKED:
+                continue
+            asked += 1
+            before, legal = _snapshot(state), state.legal_actions()
+            for answer in legal:
+                state.copy().apply(answer)
+                assert _snapshot(state) == before and state.legal_actions() == legal
+            copy = state.copy()
+            state.apply(legal[-1])
+            assert _snapshot(copy) == before and copy.legal_actions() == legal
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     variant=st.sampled_from(["classic", "samba", "bolivia"]),

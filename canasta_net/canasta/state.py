@@ -338,6 +338,9 @@ class HandState:
             raise ValueError("one initial-meld minimum per team")
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.melds: list[list[TableMeld]] = [[] for _ in range(rules.teams)]
+        # the list above (and the teams' lists in it) is held by a copy of the position too
+        # (see ``copy``): the engine replaces them by copies of its own before changing one
+        self._melds_shared = False
         # seat -> team; fixed but for three-handed "lone hand" play, where the two players who
         # did not first take the pile become partners (see _form_partnership)
         self.team_map = [rules.team_of(s) for s in range(n)]
@@ -357,6 +360,9 @@ class HandState:
         self.turn = (self.dealer + 1) % n
         self.phase = DRAW_PHASE
         self.t = TurnState()
+        # the turn's state above is held by a copy of the position too (see ``copy``): the
+        # engine replaces it by a copy of its own before changing it (``_own_turn``)
+        self._turn_shared = False
         self.end: HandEnd | None = None
         self.canasta_bonus_given = False
         # Blind dealing (docs/blind-deal.md): seats whose hands this state holds only stand-in
@@ -407,7 +413,7 @@ class HandState:
                 return
             for c in reds:
                 hand.remove(c)
-                self.red_threes[seat].append(c)
+                self._lay_red_three(seat, c)
                 if self.stock:
                     hand.append(self.stock.pop())
 
@@ -447,6 +453,7 @@ class HandState:
         self.lone = lone
         self.meld_version = next(_MELD_VERSIONS)
         first, second = (s for s in range(self.players) if s != lone)
+        self._own_melds()
         for meld in self.melds[second]:
             same = self.team_meld_of_rank(first, meld.rank)
             if (
@@ -462,8 +469,11 @@ class HandState:
             else:
                 self.melds[first].append(meld)
         self.melds[second] = []
-        self.opened[first] = self.opened[first] or self.opened[second]
-        self.team_map[second] = first
+        if self.opened[second] and not self.opened[first]:
+            self._set_opened(first)
+        team_map = list(self.team_map)  # shared with copies: replaced, never changed in place
+        team_map[second] = first
+        self.team_map = team_map
 
     def _poolable(self, one: TableMeld, other: TableMeld) -> bool:
         """Whether two partners' groups of a rank may become one: together they must keep the
@@ -571,10 +581,57 @@ class HandState:
         wild_room = 0 if not rules.wilds_on_canasta and size >= rules.canasta_size else 1 << 20
         return MeldCounts(rank, naturals, wilds, room, wild_room)
 
+    # The lists below change a few times a hand: a copy of the position shares them (see
+    # ``copy``), so they are replaced by changed copies, never changed in place.
+    def _lay_red_three(self, seat: int, card: int) -> None:
+        red_threes = list(self.red_threes)
+        red_threes[seat] = [*red_threes[seat], card]
+        self.red_threes = red_threes
+
+    def _set_opened(self, team: int) -> None:
+        opened = list(self.opened)
+        opened[team] = True
+        self.opened = opened
+
+    def _set_has_melded(self, seat: int) -> None:
+        has_melded = list(self.has_melded)
+        has_melded[seat] = True
+        self.has_melded = has_melded
+
+    def _own_melds(self) -> None:
+        """Before the teams' meld lists change: replace lists shared with a copy of the
+        position by lists of this state's own, their melds marked shared (whichever state
+        changes one of them first changes a clone of it)."""
+        if self._melds_shared:
+            for team in self.melds:
+                for meld in team:
+                    meld.shared = True
+            self.melds = [list(team) for team in self.melds]
+            self._melds_shared = False
+
+    def _own_turn(self) -> None:
+        """Before the turn's state changes: replace one shared with a copy of the position by
+        a copy of its own."""
+        t = self.t
+        self.t = TurnState(
+            t.drew,
+            t.initial_points,
+            t.laid,
+            t.added_to_old,
+            t.permission,
+            t.black_threes,
+            t.pending_pile,  # replaced, never changed in place
+        )
+        self._turn_shared = False
+        # the initial-meld cache's key names the turn's state by its id: another one now
+        self.__dict__["_initial_cache"] = None
+
     def _changing_meld(self, team: int, index: int) -> TableMeld:
         """The team's meld ``index``, about to change: one shared with a copy of the position
         (see ``copy``) is first replaced by a clone of its own."""
         self.meld_version = next(_MELD_VERSIONS)
+        if self._melds_shared:
+            self._own_melds()
         meld = self.melds[team][index]
         if meld.shared:
             meld = self.melds[team][index] = meld.clone()
@@ -711,6 +768,8 @@ class HandState:
         elif isinstance(action, Answer):
             if self.phase is not ASKED_PHASE:
                 raise refuse("nothing-to-answer")
+            if self._turn_shared:
+                self._own_turn()
             self.t.permission = action.yes
             self.phase = PLAY_PHASE
         else:
@@ -939,13 +998,15 @@ class HandState:
         while to_draw > 0 and self.stock:
             card = self.stock.pop()
             if face[card] in RED_THREE_FACES:
-                self.red_threes[seat].append(card)
+                self._lay_red_three(seat, card)
                 if not self.stock:
                     self._finish(HandEnd(EndReason.LAST_RED_THREE))
                     return
                 continue  # replaced by the next card
             self.hands[seat].append(card)
             to_draw -= 1
+        if self._turn_shared:
+            self._own_turn()
         self.t.drew = "stock"
         self.phase = PLAY_PHASE
 
@@ -1148,11 +1209,13 @@ class HandState:
         face = self.deck.face
         for c in self.t.pending_pile:
             if is_red_three(face[c]):
-                self.red_threes[seat].append(c)
+                self._lay_red_three(seat, c)
             else:
                 self.hands[seat].append(c)
         taken = tuple(face[c] for c in self.t.pending_pile if not is_red_three(face[c]))
         self._set_shown(seat, self.shown[seat] + taken)
+        if self._turn_shared:
+            self._own_turn()
         self.t.pending_pile = []
         self.phase = PLAY_PHASE
 
@@ -1167,6 +1230,8 @@ class HandState:
     ) -> None:
         rules = self.rules
         faces = self.faces(cards)
+        if self._turn_shared:  # the turn's state changes below (and after, as the lay's caller)
+            self._own_turn()
         if existing is not None:
             m = self._changing_meld(team, existing)
             naturals, wilds, low, high = check_addition(rules, m, faces)
@@ -1182,6 +1247,8 @@ class HandState:
         else:
             assert shape is not None
             self.meld_version = next(_MELD_VERSIONS)
+            if self._melds_shared:
+                self._own_melds()
             self.melds[team].append(
                 TableMeld(
                     shape.kind,
@@ -1203,7 +1270,7 @@ class HandState:
 
     def _after_lay(self, seat: int, team: int) -> None:
         if not self.opened[team] and self.t.initial_points >= self._minimum(team):
-            self.opened[team] = True
+            self._set_opened(team)
         if (
             self.rules.first_canasta_bonus_cards
             and not self.canasta_bonus_given
@@ -1234,7 +1301,7 @@ class HandState:
             while self.stock:
                 card = self.stock.pop()
                 if is_red_three(face[card]):
-                    self.red_threes[seat].append(card)
+                    self._lay_red_three(seat, card)
                     continue  # laid, and replaced by the next card
                 self.hands[seat].append(card)
                 break
@@ -1456,7 +1523,7 @@ class HandState:
         first.naturals += second.naturals
         first.wilds += second.wilds
         first.laid_turn = min(first.laid_turn, second.laid_turn)
-        del self.melds[team][action.second]
+        del self.melds[team][action.second]  # owned: _changing_meld above
 
     def _do_add(self, action: AddToMeld, listed: bool = False) -> None:
         used = self._plan_add(action, listed)
@@ -1515,11 +1582,12 @@ class HandState:
 
     def _next_turn(self) -> None:
         seat = self.turn
-        if self.t.laid:
-            self.has_melded[seat] = True
+        if self.t.laid and not self.has_melded[seat]:
+            self._set_has_melded(seat)
         self.turn = (seat + 1) % self.players
         self.turn_no += 1
         self.t = TurnState()
+        self._turn_shared = False
         self.phase = DRAW_PHASE
 
     def _go_out(self, seat: int) -> None:
@@ -1534,8 +1602,8 @@ class HandState:
             bonus = rules.concealed_bonus
         else:
             bonus = rules.going_out_bonus
-        if self.t.laid:
-            self.has_melded[seat] = True
+        if self.t.laid and not self.has_melded[seat]:
+            self._set_has_melded(seat)
         self._finish(HandEnd(EndReason.WENT_OUT, seat, bonus))
 
     def _finish(self, end: HandEnd) -> None:
@@ -2347,32 +2415,21 @@ class HandState:
     def copy(self) -> HandState:
         """An independent copy: what a search pays per simulated move.
 
-        The rules, the deck and the other immutable values are shared, and so are the melds,
-        marked shared: whichever state changes one first changes a clone of it
-        (``_changing_meld``). The other lists the engine changes are copied."""
+        The rules, the deck and the other immutable values are shared, and so are the lists the
+        engine replaces rather than changes in place (red threes, ``opened``, ``has_melded``,
+        ``team_map``, ``minimums``, a turn's pending pile), the turn's state until either state
+        changes it (``_own_turn``), and the teams' meld lists until either state changes one
+        (``_own_melds``: then the melds are marked shared, and whichever state changes a meld
+        first changes a clone of it, ``_changing_meld``). The other lists the engine changes
+        (hands, pile, stock) are copied."""
         other = HandState.__new__(HandState)
+        # the meld lists and the turn's state are shared until either state changes them
+        self._melds_shared = self._turn_shared = True
         fields = self.__dict__.copy()  # every field, then a copy of each that changes in place
-        fields.pop("_pile_cache", None)  # the caches describe this state's lists
-        fields.pop("_initial_cache", None)
+        # the pile cache names the pile it counted (the copy's pile is another list), but the
+        # initial-meld cache's key does not name this state
+        fields["_initial_cache"] = None
         other.__dict__ = fields
-        other.minimums = list(self.minimums)
-        other.hands = [list(h) for h in self.hands]
-        for team in self.melds:
-            for meld in team:
-                meld.shared = True
-        other.melds = [list(team) for team in self.melds]
-        other.red_threes = [list(r) for r in self.red_threes]
-        other.opened, other.has_melded = list(self.opened), list(self.has_melded)
-        other.pile, other.stock = list(self.pile), list(self.stock)
-        other.team_map = list(self.team_map)
-        t = self.t
-        other.t = TurnState(
-            t.drew,
-            t.initial_points,
-            t.laid,
-            t.added_to_old,
-            t.permission,
-            t.black_threes,
-            t.pending_pile[:],
-        )
+        other.hands = [[*h] for h in self.hands]
+        other.pile, other.stock = [*self.pile], [*self.stock]
         return other
