@@ -102,7 +102,6 @@ class RuleSet:
     tie_policy: TiePolicy = "draw"
     three_player_mode: ThreePlayerMode = "standard"
     # derived tables, filled in __post_init__
-    _values: tuple[int, ...] = field(default=(), repr=False, compare=False)
     # card_value(face) by face, for the engine's hot loops (an index costs less than a call)
     card_values: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
     # max_wilds(n) for every n a group of one rank can hold (its naturals are the deck's at most)
@@ -110,8 +109,8 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         self.validate()
-        object.__setattr__(self, "_values", tuple(self._value_of(f) for f in range(JOKER + 1)))
-        object.__setattr__(self, "card_values", self._values)
+        values = tuple(self._value_of(f) for f in range(JOKER + 1))
+        object.__setattr__(self, "card_values", values)
         table = tuple(self._max_wilds_of(n) for n in range(4 * self.decks + 1))
         object.__setattr__(self, "max_wilds_table", table)
 
@@ -162,7 +161,7 @@ class RuleSet:
         return self.decks * (52 + self.jokers_per_deck)
 
     def card_value(self, face: int) -> int:
-        return self._values[face]
+        return self.card_values[face]
 
     def left_in_hand_cost(self, face: int) -> int:
         """What a card left in a hand at the end costs (Bolivia charges black threes, sevens)."""
@@ -170,12 +169,12 @@ class RuleSet:
             return self.black_three_left_penalty
         if self.seven_left_penalty and face != JOKER and rank_of(face) == SEVEN:
             return self.seven_left_penalty
-        return self._values[face]
+        return self.card_values[face]
 
     @property
     def natural_values(self) -> list[int]:
         """One card's value by rank (0 ace .. 12 king): face r is rank r of clubs."""
-        return list(self._values[:13])
+        return list(self.card_values[:13])
 
     def _value_of(self, face: int) -> int:
         if face == JOKER:
@@ -215,13 +214,12 @@ class RuleSet:
     # ---- (de)serialisation -----------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
-        out.pop("_values", None)
         out["initial_minimums"] = [list(p) for p in self.initial_minimums]
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
-        known = {f.name for f in dataclasses.fields(cls) if f.init and f.name != "_values"}
+        known = {f.name for f in dataclasses.fields(cls) if f.init}
         unknown = set(data) - known
         if unknown:
             raise RuleSetError(f"unknown rule knobs: {', '.join(sorted(unknown))}")
