@@ -47,11 +47,6 @@ def curve_rhs(x: int) -> int:
     return (x * x * x - 3 * x + B) % P
 
 
-def is_nonzero_square(value: int) -> bool:
-    """Euler's criterion: ``value`` is a nonzero square mod P."""
-    return value % P != 0 and pow(value, (P - 1) // 2, P) == 1
-
-
 def square_root(value: int) -> int:
     """A square root of a square ``value`` mod P (``P ≡ 3 mod 4``, so it is ``value^((P+1)/4)``)."""
     root = pow(value, (P + 1) // 4, P)
