@@ -57,6 +57,10 @@ def _public_key(raw: bytes) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
+# the tests' memo keys a public key by its 32 bytes
+memo.key_type(type(Ed25519PrivateKey.generate().public_key()), lambda key: key.public_bytes_raw())
+
+
 @memo.pure
 def check_signature(key: Ed25519PublicKey, signature: bytes, signed: bytes) -> None:
     """``key.verify(signature, signed)``: raises ``InvalidSignature``. Every signature check

@@ -5,7 +5,8 @@ the same signatures, proofs and deal replays on the same bytes, up to six times 
 the memo on, a check that passed once is not run again for exactly the same inputs.
 
 The key is every argument itself (bytes, ints, strings, and tuples, lists and frozen dataclasses
-of them), compared for equality, never a digest. An argument of any other type makes the call
+of them, and the types other modules register with :func:`key_type`: signing keys, the blind
+deal's points), compared for equality, never a digest. An argument of any other type makes the call
 run in full. Only a call that passed is remembered: a call that raised or returned False (a
 tampered input, a bad proof) runs in full every time. Off, the default, a decorated function is
 called straight through, and the product never switches it on. The suite switches it on in the
@@ -20,8 +21,6 @@ import functools
 import os
 from collections.abc import Callable, Hashable
 from typing import Any, Final, TypeVar, cast
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,7 +46,7 @@ class _Tag:
         return f"<{self.name}>"
 
 
-_BOOL, _LIST, _TUPLE, _ED25519 = (_Tag(n) for n in ("bool", "list", "tuple", "ed25519"))
+_BOOL, _LIST, _TUPLE = (_Tag(n) for n in ("bool", "list", "tuple"))
 
 # how a value of another module's type is keyed (:func:`key_type`): type -> function
 _keyers: dict[type, Callable[[Any], Hashable]] = {}
@@ -88,8 +87,6 @@ def _key(value: Any) -> Hashable:
         return (_BOOL, value)
     if kind is list or kind is tuple:
         return (_LIST if kind is list else _TUPLE, *(_key(item) for item in value))
-    if isinstance(value, Ed25519PublicKey):
-        return (_ED25519, value.public_bytes_raw())
     keyer = _keyers.get(kind)
     if keyer is not None:
         return (kind, keyer(value))

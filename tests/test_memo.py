@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from canasta_net import memo
 from canasta_net.identity import Identity, check_signature, signing_input
@@ -142,3 +143,14 @@ def test_group_points_are_keyed_by_their_value(calls: list[tuple[object, ...]]) 
     check(buffer)
     check(buffer)
     assert len(calls) == 4  # an unsigned char[64] is not a point: never remembered
+
+
+def test_public_keys_are_keyed_by_their_bytes(calls: list[tuple[object, ...]]) -> None:
+    """A signing key (``identity`` registers how): one key made twice is one key, two are two."""
+    check = _counted(calls)
+    raw = Identity.from_seed(bytes(32)).private_key.public_key().public_bytes_raw()
+    check(Ed25519PublicKey.from_public_bytes(raw))
+    check(Ed25519PublicKey.from_public_bytes(raw))
+    assert len(calls) == 1
+    check(Identity.from_seed(bytes([1]) * 32).private_key.public_key())
+    assert len(calls) == 2
