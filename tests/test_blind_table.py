@@ -705,3 +705,53 @@ def test_version_2_never_works_out_version_1s_card_points() -> None:
     assert points._card_points.cache_info().currsize == 0
     BlindSeat(Identity.from_seed(b"\x07" * 32), 1, game_of_rules(rules), TABLE, context)
     assert points._card_points.cache_info().currsize == 1
+
+
+def test_a_version_2_seat_0_works_its_stage_1_out_once_it_has_announced() -> None:
+    """Seat 0's stage 1 takes the initial deck, which needs nobody's message: a version-2 seat 0
+    starts working it out (with its background runner) when its own announcement's record comes
+    back, while the others announce, and sends that very output, worked out once, when the
+    table asks for the stage after every announcement. No other seat, and no announcement of
+    another seat, starts anything."""
+    from canasta_net.games import game_of_rules
+    from canasta_net.hand.protocol import HandContext
+    from canasta_net.table.blind_seat import BlindSeat
+
+    rules = preset("classic-2p")
+    identities = [Identity.from_seed(bytes([s + 1]) * 32) for s in range(2)]
+    keys = [i.public_key for i in identities]
+
+    def context() -> HandContext:
+        return HandContext(1, [50, 50], list(keys))
+
+    seats = [
+        BlindSeat(identities[s], s, game_of_rules(rules), TABLE, context, version=2)
+        for s in range(2)
+    ]
+    runs: list[int] = []  # the seat of every piece of work started in the background
+
+    def runner(seat: int) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+        def run(work: Callable[[], Any]) -> Callable[[], Any]:
+            runs.append(seat)
+            result = work()
+            return lambda: result
+
+        return run
+
+    acts = []
+    for s, seat in enumerate(seats):
+        answer = seat.answer(0, "announce")
+        assert answer is not None
+        acts.append({"type": "announce", "seat": s, "hand": 0, "table": TABLE, **answer[1]})
+    for s, seat in enumerate(seats):  # each announcement, as its record comes to every seat
+        for act in acts:
+            seat.work_ahead("announce", act, runner(s))
+            seat.observe("announce", act)
+    assert runs == [0]  # seat 0, on its own announcement only
+    hand = seats[0].hand
+    assert hand is not None
+    worked_out = hand._prepared["stage-ahead"][1]()
+    answer = seats[0].answer(0, "stage")
+    assert answer is not None
+    assert answer[1]["deck"] == b"".join(worked_out[0]) and answer[1]["proof"] == worked_out[1]
+    assert seats[1].answer(0, "stage") is None  # seat 1 waits for seat 0's output

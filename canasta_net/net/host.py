@@ -1070,7 +1070,23 @@ class TableService:
         except (TableError, SeatProblem) as e:  # a bug, not a player's doing: say so loudly
             log.failure("a local seat could not answer: {error}", error=e)
             return
+        self._own_work_ahead(agent, reply)
         self._publish(infos)
+
+    def _own_work_ahead(self, agent: SeatAgent, message: dict[str, Any]) -> None:
+        """A seat the host plays has had its message taken: it may start the work that message
+        makes possible (a blind-v2 seat 0's stage 1, on the initial deck, once it has announced),
+        as a remote seat does when its own record comes back."""
+        act = message.get("act")
+        if self.background is None or not isinstance(act, bytes):
+            return
+        try:
+            fields = R.unpack_map(act, "signed message")
+        except R.MessageError:
+            return
+        type_ = fields.get("type")
+        if isinstance(type_, str):
+            agent.work_ahead(type_, fields, self.background)
 
     def _take_local_message(self, slot: Slot, message: dict[str, Any]) -> None:
         """A message a seat the host plays sends unprompted (its exposure of a wrong sealed

@@ -173,18 +173,27 @@ class BlindSeat:
             hand.prepare()  # while another seat computes its stage
 
     def work_ahead(self, kind: str, act: dict[str, Any] | None, run: Background) -> None:
-        """Before a record is checked: if it is the stage output this seat's own next stage
-        takes as input (version 2), start working that stage out with ``run`` (in another
-        thread, beside the check); the seat still sends it only when prompted, after the
-        record has checked and been followed."""
+        """Before a record is checked (or, at the host, as the seat's own message is taken):
+        start working out, with ``run`` (in another thread), the stage this seat will be asked
+        for next (version 2): its own stage when the record is the stage output that stage takes
+        as input; or, when the record is this seat's own announcement and its stage 1 is the
+        deal's first, that stage on the initial deck (which needs nobody's message), while the
+        others announce. The seat still sends it only when prompted, after the records before
+        it have checked and been followed."""
         found = message_of(kind, act)
-        if found is None or found[1] != "stage" or self.hand is None:
+        if found is None or self.hand is None:
             return
-        fields = found[2]
+        seat, type_, fields = found
         hand = self.hand
         if fields.get("hand") != hand.hand_no or self._accusing(hand.hand_no):
             return
-        ahead = hand.next_stage_input(fields)
+        if type_ == "stage":
+            ahead = hand.next_stage_input(fields)
+        elif type_ == "announce" and seat == self.seat and hand.secrets is not None:
+            own = fields.get("commitment") == hand.secrets.commitment
+            ahead = hand.first_stage_input() if own else None
+        else:
+            return
         if ahead is None:
             return
         stage, incoming = ahead

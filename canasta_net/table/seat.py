@@ -251,7 +251,7 @@ class BlindPart:
         self.seat.seed_keeper = None
 
     def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
-        if kind == "stage":
+        if kind in ("stage", "announce"):
             self.seat.work_ahead(kind, action, run)
 
     def exposure(self) -> tuple[str, int, dict[str, Any]] | None:

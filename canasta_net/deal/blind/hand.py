@@ -1097,6 +1097,19 @@ class BlindHand:
             return None
         return 1 + step // self.seats, [data[i : i + size] for i in range(0, len(data), size)]
 
+    def first_stage_input(self) -> tuple[int, list[bytes]] | None:
+        """Version 2, a seat's view: if the viewer's stage 1 is the deal's first (seat 0's), its
+        number and input, the initial deck, which every seat computes itself: the stage may be
+        worked out as soon as the viewer's secrets are fixed (its announcement), while the other
+        seats announce, instead of when the table asks for it (``docs/blind-proofs.md`` section
+        9, seventh round). Nothing leaves the seat before the table asks, after every
+        announcement: the work is the seat's own, on a deck nobody else supplies."""
+        if self.secrets2 is None or self.viewer != 0 or self.stage_outputs:
+            return None
+        if self.phase not in (HandPhase.ANNOUNCE, HandPhase.STAGES):
+            return None
+        return 1, list(self.initial)
+
     def compute_stage(self, stage: int, incoming: Sequence[bytes]) -> tuple[list[bytes], bytes]:
         """Version 2: the viewer's stage-``stage`` output and its proof for ``incoming``."""
         return self.stage_work(stage, incoming)()
@@ -1112,6 +1125,8 @@ class BlindHand:
         # the proof's start, worked out while the seat waited (``prepare``): taken once, so a
         # second piece of work for this stage (another input) draws its own
         begun = self._prepared.pop(f"start{stage}", None)
+        # and none is begun after it: this work draws its own if it had none
+        self._prepared[f"started{stage}"] = True
         return functools.partial(make, self.secrets2, list(incoming), begun=begun)
 
     def has_stage_ahead(self, stage: int, incoming: Sequence[bytes]) -> bool:
