@@ -376,3 +376,33 @@ def test_keys_are_in_range_and_the_seed_is_not_shown() -> None:
     assert s.seed.hex() not in repr(s) and str(s.deck_key) not in repr(s)
     other = SeatSecrets.derive(TABLE, HAND + 1, 0, s.seed, len(SMALL))
     assert other.deck_key != s.deck_key and other.x25519_public != s.x25519_public
+
+
+def test_the_keys_sealed_between_two_seats_share_one_x25519_agreement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every key sealed between the same two seats in a hand uses the same X25519 secret: it is
+    worked out once for the pair (sealing and opening alike), not once a key; the sealed bytes
+    and what opens them are unchanged (the test vectors hold them)."""
+    from canasta_net.deal.blind import protocol
+
+    alice, bob = secrets_for(seeds_for(2, salt=99), 8)
+    decoded: list[bytes] = []  # each X25519 public key taken for an agreement
+    honest = protocol._x25519_public
+
+    def counting(data: bytes) -> object:
+        decoded.append(bytes(data))
+        return honest(data)
+
+    monkeypatch.setattr(protocol, "_x25519_public", counting)
+    sealed = []
+    for position in range(8):
+        key = scalar_to_bytes(bob.position_key(position))
+        args = (TABLE, HAND, position, 1, 0)
+        sealed.append(seal_key(bob.x25519_private, alice.x25519_public, *args, key))
+    for position, ciphertext in enumerate(sealed):
+        opened = open_sealed(
+            alice.x25519_private, bob.x25519_public, TABLE, HAND, position, 1, 0, ciphertext
+        )
+        assert opened == scalar_to_bytes(bob.position_key(position))
+    assert decoded == [alice.x25519_public, bob.x25519_public]

@@ -11,6 +11,7 @@ learns σ unless every seat colludes, and position j can only be read with every
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -377,6 +378,16 @@ def _sealing_key(
     return AESGCM(key)
 
 
+@functools.lru_cache(maxsize=64)
+def _agreement(own: X25519PrivateKey, other_public: bytes) -> tuple[bytes, bytes]:
+    """``own``'s public key and its X25519 secret with ``other_public``: the same for every key
+    sealed between two seats in a hand (11 to 54 each way a deal), so worked out once a pair
+    instead of twice a key (deriving the public key is an X25519 multiplication too). Keyed by
+    the key object, which the cache keeps alive (a hand's few keys; they are derived from the
+    seeds every seat reveals at hand end). ValueError (not kept) for an unusable public key."""
+    return x25519_public_bytes(own), own.exchange(_x25519_public(other_public))
+
+
 def seal_key(
     sender_x25519: X25519PrivateKey,
     recipient_x25519_public: bytes,
@@ -396,9 +407,8 @@ def seal_key(
     scalar range (version 1's P-256 scalars by default; version 2 passes its own).
     """
     check_key(key)
-    sender_public = x25519_public_bytes(sender_x25519)
     try:
-        shared = sender_x25519.exchange(_x25519_public(recipient_x25519_public))
+        sender_public, shared = _agreement(sender_x25519, bytes(recipient_x25519_public))
     except ValueError:
         raise SealedKeyError(
             sender, recipient, position, recipient, "the recipient's X25519 key is unusable"
@@ -428,9 +438,8 @@ def open_sealed(
     ciphertext: bytes,
 ) -> bytes:
     """Decrypt a sealed key; :class:`SealedKeyError` (no culprit yet) if AES-GCM refuses it."""
-    recipient_public = x25519_public_bytes(recipient_x25519)
     try:
-        shared = recipient_x25519.exchange(_x25519_public(sender_x25519_public))
+        recipient_public, shared = _agreement(recipient_x25519, bytes(sender_x25519_public))
     except ValueError:
         raise SealedKeyError(
             sender, recipient, position, sender, "the sender's X25519 key is unusable"
