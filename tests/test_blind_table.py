@@ -20,7 +20,7 @@ from canasta_net.deal.blind.errors import BadParameters, BlindError
 from canasta_net.deal.blind.hand import BlindHand, BlindRefused, HandPhase, Violation
 from canasta_net.deal.blind.keys import SeatSecrets
 from canasta_net.deal.blind.points import card_points, multiply
-from canasta_net.deal.blind.protocol import StageOutput, decode_deck, encode_deck
+from canasta_net.deal.blind.protocol import KeyMessage, StageOutput, decode_deck, encode_deck
 from canasta_net.deal.blind.schedule import labels_for_rules
 from canasta_net.identity import Identity
 from canasta_net.log import iter_records
@@ -401,9 +401,9 @@ def test_a_version_2_seat_checks_each_sealed_keys_signature_once(
     checked: list[tuple[int, int]] = []
     real_verify = KeyMessage.verify
 
-    def counting_verify(self: KeyMessage, key: bytes) -> None:
+    def counting_verify(self: KeyMessage, key: bytes, body: bytes | None = None) -> None:
         checked.append((self.position, self.recipient))
-        real_verify(self, key)
+        real_verify(self, key, body)
 
     monkeypatch.setattr(KeyMessage, "verify", counting_verify)
     while host.phase is not HandPhase.UPCARD:
@@ -755,3 +755,48 @@ def test_a_version_2_seat_0_works_its_stage_1_out_once_it_has_announced() -> Non
     assert answer is not None
     assert answer[1]["deck"] == b"".join(worked_out[0]) and answer[1]["proof"] == worked_out[1]
     assert seats[1].answer(0, "stage") is None  # seat 1 waits for seat 0's output
+
+
+def test_a_follower_that_trusts_its_own_work_takes_the_key_messages_signed_here_as_verified(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A seat's copy of the log takes its own ``keys`` back, and a host the keys of the seats it
+    plays: the key messages this process signed, exactly as signed, need no second Ed25519
+    check. A signature that was not made here (a changed byte) is verified and refused, and the
+    audit (a follower that does not trust its own work) verifies every one."""
+    from canasta_net.deal.blind import protocol
+    from canasta_net.deal.blind.proofs.stages import ProvenStages
+
+    host, seats, _ = _hands("classic-2p", 9, version=2)
+    rules = preset("classic-2p")
+
+    def follower(proven: ProvenStages | None) -> BlindHand:
+        return BlindHand(rules, TABLE, 0, 0, host.minimums, host.keys, version=2, proven=proven)
+
+    copy, audit = follower(ProvenStages()), follower(None)
+    verified: list[int] = []  # the position of every key message whose signature is checked
+    honest = protocol.verify
+
+    def counting(key: bytes, kind: str, message: bytes, signature: bytes) -> None:
+        if kind == protocol.KEY_SIGNATURE_KIND:
+            verified.append(KeyMessage.decode(message, signature).position)
+        honest(key, kind, message, signature)
+
+    monkeypatch.setattr(protocol, "verify", counting)
+    while host.phase is not HandPhase.DEAL_KEYS:
+        seat = next(s for s in range(len(seats)) if host.needs(s).kind != "wait")
+        need = host.needs(seat)
+        fields = seats[seat].respond(need)
+        for hand in (host, *seats, copy, audit):
+            hand.feed(seat, need.kind, fields)
+    fields = seats[0].respond(host.needs(0))
+    position, recipient, ciphertext, sig = fields["keys"][0]
+    forged = [[position, recipient, ciphertext, sig[:-1] + bytes([sig[-1] ^ 1])]]
+    with pytest.raises(BlindRefused) as refused:
+        copy.feed(0, "keys", {"keys": forged + fields["keys"][1:]})
+    assert refused.value.code == "bad-key-signature" and verified == [position]
+    verified.clear()
+    copy.feed(0, "keys", fields)
+    assert verified == []  # every one signed here, as sent
+    audit.feed(0, "keys", fields)
+    assert sorted(verified) == sorted(p for p, *_ in fields["keys"])

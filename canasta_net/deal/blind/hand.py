@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
@@ -39,7 +39,7 @@ from .proofs import shuffle as shuffle2
 from .proofs import stages as stages2
 from .proofs.stages import ProvenStages, PublicKeys, StageSecrets
 from .protocol import (
-    KEY_SIGNATURE_KIND,
+    KEYS_SIGNED_HERE,
     CardIndex,
     KeyMessage,
     KeyRelease,
@@ -51,6 +51,7 @@ from .protocol import (
     open_sealed,
     receive_key_message,
     seal_key,
+    sign_key_message,
     stage1,
     stage2,
     stage2_multipliers,
@@ -205,7 +206,9 @@ class BlindHand:
         # replayer, or the host's own records): signatures and deck forms are not checked twice
         self.trusted = trusted
         # version 2: the stage outputs this process proved itself, whose proofs a check may
-        # skip (a seat's own outputs coming back in its copy of the log; ``ProvenStages``)
+        # skip (a seat's own outputs coming back in its copy of the log; ``ProvenStages``); set,
+        # the follower also takes the key messages this process signed as verified
+        # (``protocol.SignedHere``)
         self.proven = proven
         # version 2: the stage step whose output was last checked ahead of its record (wire
         # ``ahead``): one check a step, however many the host sends
@@ -424,8 +427,13 @@ class BlindHand:
                 self.table_id, self.hand_no, position, seat, recipient, ciphertext, sig
             )
             if not self.trusted:
-                KeyMessage.decode(message.body(), sig)  # well formed
-                message.verify(self.keys[seat])
+                body = message.body()
+                KeyMessage.decode(body, sig)  # well formed
+                # a follower that trusts its own work takes the key messages this process
+                # signed, exactly as signed, as verified (``SignedHere``)
+                own = self.proven is not None and (self.keys[seat], body, sig) in KEYS_SIGNED_HERE
+                if not own:
+                    message.verify(self.keys[seat], body)
             messages.append(message)
         got = {(m.position, m.recipient) for m in messages}
         if got != expected or len(messages) != len(expected):
@@ -1076,7 +1084,7 @@ class BlindHand:
         unsigned = KeyMessage(
             self.table_id, self.hand_no, position, secrets.seat, recipient, ciphertext
         )
-        return replace(unsigned, signature=identity.sign(KEY_SIGNATURE_KIND, unsigned.body()))
+        return sign_key_message(identity, unsigned)
 
     # ------------------------------------------------------------------ a stage worked out ahead
     def next_stage_input(self, fields: dict[str, Any]) -> tuple[int, list[bytes]] | None:
