@@ -367,9 +367,11 @@ def stage_breakdown(
     ``proving_ms`` is the proof, ``verifying_ms`` what the longer of those checks took beyond the
     proof, and ``transport_ms`` the rest: loopback, the sync, the prompt, and waiting for a core
     (the other seats check the same output meanwhile, on the same two cores), which also makes
-    the real proofs and checks longer than calibrated. The last row is the host's check of the
-    last stage output and its record going out. The rows add up to the stage phase's wall time
-    (``stages_ms``)."""
+    the real proofs and checks longer than calibrated. Seat 0's stage 1 (the first row) starts
+    at its own announcement, on the initial deck, while the others announce: its window, from
+    the last announcement, holds only what is left of its proof then. The last row is the
+    host's check of the last stage output and its record going out. The rows add up to the
+    stage phase's wall time (``stages_ms``)."""
     rows = []
     ready = timeline[0]["announced_ms"]
     previous: dict[str, Any] | None = None
