@@ -42,7 +42,11 @@ totals adding up to the phase's wall time (``stages_ms``), printed to standard e
 run too (``stage_breakdown``'s docstring gives the model);
 ``goal_v2_ms`` is issue 19's goal (1 s for 108 cards, 1.5 s for 162). Every run has
 ``audit_ms``: ``replay_log`` of the host's one-hand log, every signature and proof checked
-again. Prints JSON (and writes it with --out). Talks to 127.0.0.1 only.
+again. ``--callgrind DIR`` runs seat 1 under valgrind's callgrind with collection switched on
+(``callgrind_control``) as the hand's header is journaled and off at its deal record: the seat's
+deal counted by instructions, deterministic on a loaded machine (``callgrind_annotate``; one
+deal per file, so use it with ``--repeat 1``). Prints JSON (and writes it with --out). Talks
+to 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -149,9 +153,12 @@ def hops(
     return out
 
 
-def _seat(port: int, fingerprint: str, work: Path, name: str) -> subprocess.Popen[bytes]:
+def _seat(
+    port: int, fingerprint: str, work: Path, name: str, wrapper: list[str] | None = None
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
+            *(wrapper or []),
             sys.executable,
             "-m",
             "canasta_net",
@@ -176,8 +183,24 @@ def _seat(port: int, fingerprint: str, work: Path, name: str) -> subprocess.Pope
     )
 
 
+def _callgrind(out: Path) -> list[str]:
+    """Run a seat under callgrind with collection off until the deal begins (``_count``)."""
+    return [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        f"--callgrind-out-file={out}",
+    ]
+
+
+def _count(pid: int, on: bool) -> None:
+    """Switch a callgrind seat's collection on (the hand's header) or off (its deal record)."""
+    command = ["callgrind_control", "-i", "on" if on else "off", str(pid)]
+    subprocess.run(command, check=False, capture_output=True)  # stdout is the JSON's
+
+
 async def one_deal(
-    reactor: Any, mode: str, variant: str, work: Path, fsync: bool
+    reactor: Any, mode: str, variant: str, work: Path, fsync: bool, callgrind: Path | None = None
 ) -> dict[str, Any]:
     marks: dict[str, tuple[float, float]] = {}
     trace: list[tuple[str, float]] = []
@@ -197,6 +220,8 @@ async def one_deal(
             trace.append((info.kind, now[0]))
         if info.kind in ("header", "deal") and info.kind not in cpu_marks:
             cpu_marks[info.kind] = [now[1], *(process_cpu(pid) for pid in seat_pids)]
+            if callgrind is not None:
+                _count(seat_pids[0], info.kind == "header")
         if info.kind in ("commit", "announce") and "start" not in marks:
             marks["start"] = now
         if info.kind == "deal" and "deal" not in marks:
@@ -224,7 +249,14 @@ async def one_deal(
     )
     _, port = hosted.address
     seats = [
-        _seat(port, identity.fingerprint, work, f"{mode}-seat{s}") for s in range(1, rules.players)
+        _seat(
+            port,
+            identity.fingerprint,
+            work,
+            f"{mode}-seat{s}",
+            _callgrind(callgrind / f"{mode}-seat1.callgrind") if callgrind and s == 1 else None,
+        )
+        for s in range(1, rules.players)
     ]
     seat_pids.extend(proc.pid for proc in seats)
     try:
@@ -452,7 +484,10 @@ async def run(reactor: Any, args: argparse.Namespace) -> None:
             for i in range(args.repeat):
                 work = Path(tmp) / f"{mode}-{i}"
                 work.mkdir()
-                runs.append(await one_deal(reactor, mode, args.variant, work, args.fsync == "on"))
+                fsync = args.fsync == "on"
+                runs.append(
+                    await one_deal(reactor, mode, args.variant, work, fsync, args.callgrind)
+                )
                 runs[-1]["audit_ms"] = audit_ms(work / f"host-{mode}.cnlog")
                 if mode == "blind-v2":
                     calibrated = proof_times(args.variant)
@@ -494,6 +529,13 @@ def main() -> int:
         "--fsync", default="off", choices=["on", "off"], help="sync the host's log (as a host does)"
     )
     parser.add_argument("--out", type=Path, help="also write the JSON here")
+    parser.add_argument(
+        "--callgrind",
+        type=Path,
+        help="run seat 1 under valgrind's callgrind, counting from the hand's header to its deal "
+        "record, into DIR/MODE-seat1.callgrind (the wall figures are then meaningless)",
+        metavar="DIR",
+    )
     args = parser.parse_args()
     task.react(lambda reactor: defer.ensureDeferred(run(reactor, args)))
     return 0
