@@ -38,11 +38,12 @@ the default: on, as the real host, then off):
   way; ``turn`` is the host's prompt, from the host handing it to the transport until the seat
   receives it. p50/p90/p99/max in ms. ``act_legs_ms`` splits the act round trip: ``to_host`` (until
   the host starts handling it), ``at_host`` (the host's handling) and ``to_seat`` (until the record
-  is back at the seat). Twisted sends what a protocol writes only when epoll next reports the
-  socket writable, in a later reactor iteration, so ``to_host`` = ``seat_write`` (until the seat's
-  process writes the act to its socket) + ``host_wait`` (loopback, then the host's reactor until it
-  handles the act) and ``to_seat`` = ``host_write`` (until the host's process writes the record to
-  the socket) + ``seat_wait`` (loopback, then the seat's reactor). ``turn`` and the legs compare the
+  is back at the seat). ``to_host`` = ``seat_write`` (until the seat's process writes the act to
+  its socket: the library does so as it sends, ``framing.send_queued_now``; what the socket does
+  not take waits for the reactor's next pass) + ``host_wait`` (loopback, then the host's reactor
+  until it handles the act) and ``to_seat`` = ``host_write`` (until the host's process writes the
+  record to the socket, after the log's sync; 0 when that happened within the handling) +
+  ``seat_wait`` (loopback, then the seat's reactor). ``turn`` and the legs compare the
   two processes' ``time.perf_counter`` readings: on Linux that is CLOCK_MONOTONIC, one clock for
   the machine (``clock`` in the output).
 - ``host_ms``: host-side time per message, from the library's timing hook (``PassTiming``, a
@@ -248,8 +249,8 @@ def act_legs(
             legs["seat_write"].append(written - sent)
             legs["host_wait"].append(host[0] - written)
         out = host_written.get(act)
-        if out is not None:
-            legs["host_write"].append(out - host[1])
+        if out is not None:  # written within the handling: host_write is 0, at_host has it
+            legs["host_write"].append(max(out - host[1], 0.0))
             legs["seat_wait"].append(back - out)
     return legs
 
@@ -364,8 +365,8 @@ class _Timed:
 
 
 class _SeatSend:
-    """``seat.send``: a timed message's send time is noted before it goes to the transport; an
-    act's socket after, so that ``write_some_data`` can tell when it is written."""
+    """``seat.send``: a timed message's send time and an act's socket are noted before it goes to
+    the transport, so that ``write_some_data`` can tell when it is written."""
 
     __slots__ = ("_act", "_clock", "_kind", "_session", "_stats", "_transport")
 
@@ -384,13 +385,15 @@ class _SeatSend:
         if self._kind in TIMED:
             self._stats.sent[self._kind] += 1
             self._stats.pending[self._session] = (self._kind, self._act, self._clock())
-        return self
-
-    def __exit__(self, *exc: object) -> None:
         if self._kind == "act":
+            # noted before the send: the library hands a frame to the socket as it sends it
             sock = socket_of(self._transport)
             if sock is not None:
                 self._stats.seat_unwritten[sock] = self._act
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
 
 
 class PassTiming:
@@ -416,13 +419,15 @@ class PassTiming:
             if kind not in TIMED:
                 return _UNTIMED
             act, conn = details["act"], details["conn"]
+            # noted before the handling: its record may reach the socket within it (a sync on
+            # the reactor's thread, then the record sent at once)
+            sock = socket_of(conn.transport)
+            if sock is not None:
+                stats.host_unwritten[sock] = act
 
             def handled(start: float, end: float) -> None:
                 stats.handle[kind].append(end - start)
                 stats.at_host[act] = (start, end)
-                sock = socket_of(conn.transport)
-                if sock is not None:
-                    stats.host_unwritten[sock] = act  # its record is queued on this socket
 
             return _Timed(clock, handled)
         samples = {

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from struct import pack
 from typing import Any
 
+from twisted.internet.abstract import FileDescriptor
 from twisted.logger import Logger
 from twisted.protocols.basic import Int32StringReceiver
 
@@ -64,6 +65,7 @@ class FrameProtocol(Int32StringReceiver):
 
     def send(self, message: Mapping[str, Any]) -> None:
         self.sendString(wire.encode(message))
+        send_queued_now(self.transport)
 
     def send_many(self, messages: Sequence[Mapping[str, Any]]) -> None:
         """Several messages in one write to the transport: over TLS one record and one system
@@ -77,6 +79,7 @@ class FrameProtocol(Int32StringReceiver):
         if self.transport is not None:
             prefix = self.structFormat
             self.transport.write(b"".join(pack(prefix, len(f)) + f for f in frames))
+            send_queued_now(self.transport)
 
     def send_error(
         self,
@@ -93,3 +96,32 @@ class FrameProtocol(Int32StringReceiver):
             if variant:
                 error["variant"] = variant
         self.send(error)
+
+
+def send_queued_now(transport: Any) -> None:
+    """Hand what ``transport`` has queued to its socket now, not at the reactor's next pass.
+
+    Twisted's TCP transport queues a write and sends it when epoll next reports the socket
+    writable: after every other ready connection of that pass has been read and handled, which
+    at a host of many tables (or a process of many seats) is milliseconds for every prompt, move
+    and record (``scripts/bench_table.py``'s ``seat_write`` and ``host_write`` legs). A TLS
+    transport encrypts at once into the TCP transport's queue, so this walks down to the socket's
+    transport and does the send the reactor would do (``IWriteDescriptor.doWrite``). Whatever the
+    socket does not take stays queued for the reactor, as before; a transport that is closing,
+    whose producer is paused (a peer that does not read), or is not a socket's (a test's
+    transport) is left to the reactor.
+    """
+    while transport is not None and not isinstance(transport, FileDescriptor):
+        transport = getattr(transport, "transport", None)
+    if (
+        transport is None
+        or not transport.connected
+        or transport.disconnecting
+        or transport._writeDisconnecting
+        or transport.producerPaused
+        or not transport._tempDataLen
+    ):
+        return
+    # an error (the peer gone) leaves the data queued and the socket watched for writing: the
+    # reactor's own doWrite meets the same error at its next pass and closes the connection
+    transport.doWrite()

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from twisted.internet.defer import Deferred, ensureDeferred
-from twisted.internet.endpoints import SSL4ClientEndpoint, SSL4ServerEndpoint
 from twisted.internet.interfaces import IListeningPort
 from twisted.logger import Logger
 
@@ -38,6 +37,7 @@ from ..net.peer import (
     in_a_thread,
 )
 from ..net.tls import client_context_factory, server_context_factory, verified_peer_key
+from ..net.tls_endpoints import TLSClientEndpoint, TLSServerEndpoint
 from ..table.host import HostTable
 from ..timing import NO_TIMING, Timing
 from .players import BotPlayer
@@ -194,7 +194,7 @@ async def start_host(
         # its own blind-v2 seats work their stage out while it checks their input
         background=in_a_thread,
     )
-    endpoint = SSL4ServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
+    endpoint = TLSServerEndpoint(reactor, port, server_context_factory(identity), interface=bind)
     try:
         listening = await endpoint.listen(HostFactory(service, verified_peer_key))
     except BaseException:
@@ -221,7 +221,7 @@ def join_table(
     """Connect a seat, or a watcher (``net.spectator.SpectatorSession``), to a host, checking
     its fingerprint, and reconnect with backoff until the session ends."""
     creator = client_context_factory(identity, fingerprint, decide=decide)
-    endpoint = SSL4ClientEndpoint(reactor, host, port, creator)
+    endpoint = TLSClientEndpoint(reactor, host, port, creator)
     return connect_with_retry(reactor, endpoint, session)
 
 
