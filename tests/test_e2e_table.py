@@ -478,6 +478,8 @@ def test_a_host_that_leaves_tells_the_seats_and_they_exit(tmp_path: Path, how: s
             "2",
             "--player-name",
             "hostess",
+            "--delay",  # the bots' pace for a person watching (0.3 s a move) is not tested here
+            "0",
             "--identity",
             str(tmp_path / "host.pem"),
             "--log",
