@@ -65,6 +65,31 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["PYTHONPYCACHEPREFIX"] = os.environ[_PYCACHE]
 
 
+# The modules whose tests take seconds each (processes on a real network, the browser, random
+# soaks), longest first, run before all the others: pytest-xdist's workers then end the run on the
+# many short tests, which they share out as they go (--dist worksteal), instead of one worker
+# starting a long test when the other has nothing left to do. Each module's tests stay together
+# and in their order (module fixtures are made once).
+LONG_FIRST = (
+    "test_e2e_table",
+    "test_web_browser",
+    "test_web_browser_i18n",
+    "test_hostile_peers",
+    "test_engine_properties",
+    "test_mayi_soak",
+    "test_web_browser_layout",
+    "test_table_protocol",
+    "test_engine_fast_paths",
+    "test_web_lobby",
+    "test_cli_errors",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))  # stable: the rest as found
+
+
 @pytest.fixture(autouse=True)
 def _fresh_memo(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test that patches anything starts and ends with an empty memo, so that no result kept
