@@ -409,12 +409,16 @@ def test_discovery_on_loopback_then_join_by_name(tmp_path: Path) -> None:
 def test_three_deck_and_contract_games_across_processes(tmp_path: Path) -> None:
     """Samba, Bolivia and "May I?" each play a whole all-bot match over the LAN protocol (Samba
     to a lower target than its 10000: fewer hands, the same protocol; Bolivia's match is four
-    hands whatever the target, May I?'s its deals, one per contract)."""
+    hands whatever the target, May I?'s its deals, one per contract). The three tables play at
+    once, each its own host and seat processes, as tables on one LAN do."""
+    tables = []
     for variant, extra in (("samba", ("--target", "3000")), ("bolivia", ()), ("may-i", ())):
         work = tmp_path / variant
         work.mkdir()
         host, port, fingerprint, _ = _host(work, "--players", "2", "--variant", variant, *extra)
         seat, _ = _join(work, "alice", port, fingerprint, work / "alice.cnlog")
+        tables.append((variant, work, host, seat))
+    for variant, work, host, seat in tables:
         _finish(seat, host)
         assert seat.returncode == host.returncode == 0, variant
         _check_agree(work / "host.cnlog", {1: work / "alice.cnlog"})
@@ -478,6 +482,8 @@ def test_a_host_that_leaves_tells_the_seats_and_they_exit(tmp_path: Path, how: s
             "2",
             "--player-name",
             "hostess",
+            "--delay",  # the bots' pace for a person watching (0.3 s a move) is not tested here
+            "0",
             "--identity",
             str(tmp_path / "host.pem"),
             "--log",

@@ -12,55 +12,32 @@ import sys
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from click.core import ParameterSource
-from twisted.internet.defer import Deferred
-from twisted.internet.error import CannotListenError
-from twisted.python.failure import Failure
 
 from .. import __version__
-from ..canasta.bots import make_bot as make_canasta_bot
-from ..canasta.rules import RuleSet
-from ..games import CANASTA, UnknownGame, all_variants, game_for, game_from_header, game_of_rules
-from ..hand import (
-    DEAL_NAMES,
-    CannotDealBlind,
-    check_deal_mode,
-    deal_mode_named,
-    deal_name,
-    deal_name_agrees,
-)
 from ..i18n import N_, _, current, ngettext
-from ..identity import Identity, IdentityError, default_identity_path
-from ..log import Header, LogError, iter_records, open_log_for_writing, parse_header
-from ..log import records as R
-from ..log.exposure import exposure_path
-from ..log.seed_store import SeedStore
-from ..net.host import ServiceEvents
-from ..net.host_key import HostUnreachable, fetch_host_fingerprint
-from ..net.known_hosts import KnownHosts, KnownHostsError, default_known_hosts_path
-from ..net.peer import PeerSession, describe_record, in_a_thread
-from ..net.spectator import SpectatorSession
-from ..net.tls import normalize_fingerprint
-from ..safe_text import safe_text
-from ..simulate import simulate
-from ..table.config import MAX_SECONDS, TableConfig, TableConfigError
-from ..table.host import HostTable
-from ..table.local import recorded_match
-from ..variant_names import variant_summary
-from .app import (
-    HostedTable,
-    bot_player,
-    default_log_path,
-    join_table,
-    open_new_log,
-    settle_memory,
-    start_host,
-)
+from ..table.config import MAX_SECONDS
 from .command_language import HELP_VALUES, LocalizedGroup, lang_option
-from .players import TerminalPlayer, TerminalWatcher
+
+# Each command imports what it needs when it runs: ``canasta --help``, ``canasta variants`` or a
+# refused flag start in a fraction of the time the table's modules (Twisted, TLS, the host, the
+# blind deal's cryptography, the bots) take to import, and a command pays only for its own.
+if TYPE_CHECKING:
+    from twisted.internet.defer import Deferred
+    from twisted.internet.error import CannotListenError
+    from twisted.python.failure import Failure
+
+    from ..identity import Identity
+    from ..log import Header
+    from ..log.seed_store import SeedStore
+    from ..net.host import ServiceEvents
+    from ..net.known_hosts import KnownHosts
+    from ..net.peer import PeerSession
+    from ..table.config import TableConfig
+    from .app import HostedTable
 
 DEFAULT_PORT = 47475
 # Seconds between bot moves at a table where a person plays: a pace a person can follow.
@@ -70,6 +47,8 @@ DISCOVERY_PORT = 47474
 
 def _rules_or_fail(variant: str) -> Any:
     """The rule set of a preset of any game (a RuleSet, or MayIRules for "May I?")."""
+    from ..games import UnknownGame, all_variants, game_for
+
     try:
         return game_for(variant).rules
     except UnknownGame as e:
@@ -111,6 +90,9 @@ def main(verbose: int = 0) -> None:
 @main.command(help=N_("List the rule presets, with a line each (in your language: --lang)."))
 @lang_option
 def variants() -> None:
+    from ..games import all_variants
+    from ..variant_names import variant_summary
+
     lang = current().lang
     for name, description in all_variants():
         click.echo(f"{name:12} {variant_summary(name, description, lang)}")
@@ -148,6 +130,8 @@ def variants() -> None:
 def simulate_command(
     variant: str, hands: int, seed: int, bot_kinds: str, as_json: bool, log_path: Path | None
 ) -> None:
+    from ..simulate import simulate
+
     rules = _rules_or_fail(variant)
     kinds = [k.strip() for k in bot_kinds.split(",") if k.strip()]
     if log_path is not None:
@@ -179,6 +163,11 @@ def simulate_command(
 def _simulate_to_log(
     rules: Any, hands: int, seed: int, kinds: list[str], path: Path, as_json: bool
 ) -> None:
+    from ..canasta.rules import RuleSet
+    from ..log import open_log_for_writing
+    from ..log import records as R
+    from ..table.local import recorded_match
+
     try:
         log_file = open_log_for_writing(path)
     except FileExistsError:
@@ -244,6 +233,8 @@ def _match_outcome(result: Any, scores: list[int], may_i: bool) -> str:
 
 # --------------------------------------------------------------------------- the table commands
 def _identity(path: Path | None) -> Identity:
+    from ..identity import Identity, IdentityError, default_identity_path
+
     target = path or default_identity_path()
     try:
         return Identity.load_or_create(target)
@@ -253,6 +244,9 @@ def _identity(path: Path | None) -> Identity:
 
 def _seed_store(identity_path: Path | None) -> SeedStore:
     """Seeds a seat committed to are kept beside its identity file until they are revealed."""
+    from ..identity import default_identity_path
+    from ..log.seed_store import SeedStore
+
     return SeedStore.beside(identity_path or default_identity_path())
 
 
@@ -339,6 +333,7 @@ def _local_player(
     page). Its stdin reader is attached; the page is served and its link printed (unless
     ``page``, served already for the lobby, is given)."""
     from ..web.page import choose_ui
+    from .players import TerminalPlayer
 
     if page is None:
         choice = choose_ui(ui, no_browser=no_browser)
@@ -399,6 +394,7 @@ def _local_watcher(
     from twisted.internet import stdio
 
     from ..web.page import PlayerPage, StdinQuit, choose_ui
+    from .players import TerminalWatcher
 
     choice = choose_ui(ui, no_browser=no_browser)
     if choice.note:
@@ -422,6 +418,8 @@ def _local_watcher(
 def _watch_events(service: Callable[[], Any]) -> ServiceEvents:
     """Print what happens at the table (for a host whose seat a bot plays)."""
     from ..log import parse_stored_record
+    from ..net.host import ServiceEvents
+    from ..net.peer import describe_record
 
     def on_record(info: Any) -> None:
         svc = service()
@@ -453,6 +451,14 @@ async def _serve(
     no_browser: bool = False,
 ) -> int:
     from twisted.internet.defer import Deferred
+    from twisted.internet.error import CannotListenError
+
+    from ..log import records as R
+    from ..net.host import ServiceEvents
+    from ..net.peer import PeerSession, in_a_thread
+    from ..safe_text import safe_text
+    from ..table.host import HostTable
+    from .app import join_table, settle_memory, start_host
 
     done: Deferred[None] = Deferred()
     service_box: list[Any] = []
@@ -664,6 +670,9 @@ def _exists() -> str:
 
 def _check_deal(deal: str, rules: Any) -> None:
     """Refuse a deal mode (the log's string) that cannot deal ``rules``."""
+    from ..games import game_of_rules
+    from ..hand import CannotDealBlind, check_deal_mode, deal_name
+
     try:
         check_deal_mode(deal, game_of_rules(rules))
         return
@@ -679,14 +688,35 @@ def _check_deal(deal: str, rules: Any) -> None:
 def _deal_mode(name: str, rules: Any) -> str:
     """The deal mode a new table records for ``--deal name`` (``blind``: the proof-carrying
     version 2; ``blind-v1``: the legacy version, kept for tests and comparison)."""
+    from ..hand import deal_mode_named
+
     mode = deal_mode_named(name)
     _check_deal(mode, rules)
     return mode
 
 
+class _DealNames(click.Choice[str]):
+    """``--deal``'s choices: the hand package's names, read when click first needs them (to
+    check the flag or show the command's help), since that package imports the deals'
+    cryptography, which only the table's commands use."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from ..hand import DEAL_NAMES
+
+        return tuple(DEAL_NAMES)
+
+    @choices.setter
+    def choices(self, _given: object) -> None:
+        pass  # click's own __init__ sets them; they are the hand package's
+
+
 _deal_option = click.option(
     "--deal",
-    type=click.Choice(list(DEAL_NAMES)),
+    type=_DealNames(),
     default="commit-reveal",
     show_default=True,
     help=N_(
@@ -699,6 +729,8 @@ _deal_option = click.option(
 
 
 def _check_bot_kind(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from ..canasta.bots import make_bot as make_canasta_bot
+
     if value is None:
         return None
     try:
@@ -760,6 +792,9 @@ def play(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
+    from ..table.config import TableConfig
+    from .app import default_log_path
+
     rules = _rules_or_fail(variant)
     deal = _deal_mode(deal, rules)
     bot_count = rules.players - 1 if bots is None else min(bots, rules.players)
@@ -911,6 +946,8 @@ def host(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
+    from .app import default_log_path
+
     if players is not None and bot_seats is not None:
         raise click.UsageError(_("give --players or --bots, not both"))
     given = {
@@ -950,6 +987,8 @@ def host(
 
 
 def _table_rules(variant: str, target: int | None) -> Any:
+    from ..canasta.rules import RuleSet
+
     rules = _rules_or_fail(variant)
     if target is not None:
         if not isinstance(rules, RuleSet):
@@ -965,6 +1004,8 @@ def _config_from_flags(
 ) -> TableConfig:
     """The table the ``host`` flags describe (``rules`` and ``deal``: a log's, over the flags';
     ``deal`` is the log's mode string, the flag a ``--deal`` name)."""
+    from ..table.config import TableConfig
+
     rules = rules if rules is not None else _table_rules(flags["variant"], flags["target"])
     if deal is None:
         deal = _deal_mode(flags["deal"], rules)
@@ -1007,6 +1048,8 @@ class ContradictsLog(click.ClickException):
 
 def _read_log_header(path: Path) -> Header:
     """The header of the log at ``path``, read (and nothing written) before anything starts."""
+    from ..log import LogError, iter_records, parse_header
+
     try:
         with path.open("rb") as file:
             first = next(iter_records(file), None)
@@ -1030,6 +1073,9 @@ def _config_for_resume(path: Path, flags: Mapping[str, Any], given: set[str]) ->
 
     A log written before headers kept the table's setup (``table_config``) gives its rules and
     deal mode; the flags give the rest, as they did then."""
+    from ..games import CANASTA, UnknownGame, game_from_header
+    from ..table.config import TableConfig, TableConfigError
+
     header = _read_log_header(path)
     try:
         game = game_from_header(str(header.fields.get("game", CANASTA)), header.rules)
@@ -1052,6 +1098,8 @@ def _refuse_contradictions(
     flags: Mapping[str, Any],
     given: set[str],
 ) -> None:
+    from ..hand import deal_name, deal_name_agrees
+
     def refuse(flag: str, says: str) -> NoReturn:
         said = _("{flag} contradicts the log (which says {says})")
         raise ContradictsLog(said.format(flag=flag, says=says))
@@ -1154,6 +1202,12 @@ def join(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
+    from twisted.internet.defer import Deferred
+
+    from ..log.exposure import exposure_path
+    from ..net.peer import PeerSession, in_a_thread
+    from .app import bot_player, default_log_path, join_table, open_new_log, settle_memory
+
     identity, known, fingerprint = _peer_keys(identity_path, known_hosts_path, fingerprint)
 
     async def main_(reactor: Any) -> int:
@@ -1304,6 +1358,11 @@ def watch(
     ui: str = "auto",
     no_browser: bool = False,
 ) -> None:
+    from twisted.internet.defer import Deferred
+
+    from ..net.spectator import SpectatorSession
+    from .app import join_table, open_new_log
+
     identity, known, fingerprint = _peer_keys(identity_path, known_hosts_path, fingerprint)
     host_, port_ = _address(address, DEFAULT_PORT)
     where = f"{host_}:{port_}"
@@ -1361,6 +1420,8 @@ def _peer_keys(
 ) -> tuple[Identity, KnownHosts, str | None]:
     """What a peer that connects to a host holds: its identity, its pinned hosts, and the host's
     fingerprint as given on the command line (normalized; a malformed one is a usage error)."""
+    from ..net.tls import normalize_fingerprint
+
     identity = _identity(identity_path)
     known = _known_hosts(known_hosts_path)
     if fingerprint is not None:
@@ -1372,6 +1433,8 @@ def _peer_keys(
 
 
 def _known_hosts(path: Path | None) -> KnownHosts:
+    from ..net.known_hosts import KnownHosts, KnownHostsError
+
     try:
         known = KnownHosts(path) if path else KnownHosts()
     except KnownHostsError as e:
@@ -1401,6 +1464,10 @@ async def _trusted_fingerprint(
     and before the terminal is handed to the reactor, so that the answer can be typed (or piped);
     with ``confirm`` (the page's Accept / Refuse), the person answers in the page instead.
     """
+    from ..net.host_key import HostUnreachable, fetch_host_fingerprint
+    from ..net.known_hosts import KnownHostsError, default_known_hosts_path
+    from ..safe_text import safe_text
+
     where = f"{host}:{port}"
     try:
         seen = await fetch_host_fingerprint(reactor, host, port, identity)
@@ -1543,6 +1610,8 @@ def _read_line() -> str:
 @click.argument("address")
 @_known_hosts_option
 def forget_host(address: str, known_hosts_path: Path | None) -> None:
+    from ..net.known_hosts import KnownHostsError
+
     known = _known_hosts(known_hosts_path)
     try:
         forgotten = known.forget(address)
@@ -1576,6 +1645,7 @@ async def _pick_from_beacons(reactor: Any, port: int, interface: str, choice: st
 async def _pick_in_page(reactor: Any, page: Any, port: int, interface: str) -> Any:
     """The tables heard on the LAN, listed in the page as they are heard (and forgotten when
     they go quiet), until the person picks one."""
+    from twisted.internet.error import CannotListenError
     from twisted.internet.task import LoopingCall
 
     from ..net.discovery import BeaconListener
