@@ -227,7 +227,10 @@ def play_a_move(page: Any) -> str:
     if page.locator(f'#me button[data-action="{move}"]').count():
         click_action(page, move)
     else:
-        page.locator("#legal-drawer summary").click(force=True)
+        # the drawer keeps its state across snapshots: a click on its summary when it is already
+        # open (an earlier move was played from it) would close it over the button
+        if not page.locator("#legal-drawer").evaluate("d => d.open"):
+            page.locator("#legal-drawer summary").click(force=True)
         page.locator(f'#legal-list button[data-action="{move}"]').click(force=True)
     return move
 
