@@ -5,6 +5,7 @@ run in time falls back to the heuristic's choice."""
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import time
 from typing import Any
@@ -179,3 +180,12 @@ def test_the_reactors_pool_is_shut_down_before_the_reactor_stops() -> None:
     assert pool.shutdown().called and pool.closed  # never started: nothing to wait for
     assert bot_pool_module.bot_pool(fake) is not pool  # a closed pool is replaced
     bot_pool_module._pools.pop(id(fake))
+
+
+def test_workers_take_only_the_cpu_that_the_tables_leave(pool: BotPool) -> None:
+    """The workers run at the lowest priority (Linux's idle policy where it exists), so that a
+    busy host's tables are not slowed by its bots' searches."""
+    executor = pool._executor()
+    if hasattr(os, "SCHED_IDLE"):
+        assert executor.submit(os.sched_getscheduler, 0).result(timeout=60) == os.SCHED_IDLE
+    assert executor.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60) == 19
