@@ -406,3 +406,21 @@ def test_the_keys_sealed_between_two_seats_share_one_x25519_agreement(
         )
         assert opened == scalar_to_bytes(bob.position_key(position))
     assert decoded == [alice.x25519_public, bob.x25519_public]
+
+
+def test_key_messages_signed_here_are_known_exactly_and_the_oldest_go_first() -> None:
+    """``SignedHere`` knows a key message only by its exact key, body and signature, and keeps
+    at most its limit of them, forgetting the oldest first."""
+    from canasta_net.deal.blind.protocol import SignedHere
+
+    signed = SignedHere(limit=3)
+    for n in range(4):
+        signed.add(b"key", b"body%d" % n, b"sig%d" % n)
+    assert (b"key", b"body0", b"sig0") not in signed  # the oldest, past the limit
+    assert all((b"key", b"body%d" % n, b"sig%d" % n) in signed for n in (1, 2, 3))
+    assert (b"key", b"body1", b"sig2") not in signed
+    assert (b"other", b"body1", b"sig1") not in signed
+    signed.add(b"key", b"body1", b"sig1")  # again: still one entry, kept in its place
+    signed.add(b"key", b"body4", b"sig4")
+    assert (b"key", b"body1", b"sig1") not in signed
+    assert (b"key", b"body2", b"sig2") in signed

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
@@ -527,20 +526,17 @@ class SignedHere:
     ``replay_log`` verify every signature."""
 
     def __init__(self, limit: int = 1024) -> None:
-        self._known: set[tuple[bytes, bytes, bytes]] = set()
-        self._order: deque[tuple[bytes, bytes, bytes]] = deque()
+        # in the order added (a dict keeps it): the oldest go first past ``limit``
+        self._known: dict[tuple[bytes, bytes, bytes], None] = {}
         self._limit = limit
         self._lock = threading.Lock()
 
     def add(self, key: bytes, body: bytes, signature: bytes) -> None:
         item = (bytes(key), bytes(body), bytes(signature))
         with self._lock:
-            if item in self._known:
-                return
-            self._known.add(item)
-            self._order.append(item)
-            while len(self._order) > self._limit:
-                self._known.discard(self._order.popleft())
+            self._known[item] = None
+            while len(self._known) > self._limit:
+                del self._known[next(iter(self._known))]
 
     def __contains__(self, item: object) -> bool:
         return item in self._known
