@@ -6,6 +6,7 @@ view; the scores name the teams' players in the lobby, where the seats carry no 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -376,14 +377,26 @@ def test_a_quick_answer_comes_without_greying_the_buttons_and_a_slow_one_greys_t
              if (document.getElementById('me').classList.contains('sending')) window.__greyed = 1;
            }).observe(document.getElementById('me'), { attributes: true })"""
     )
-    page.locator('#controls button[data-action="draw"]').click()
-    push(page, dict(turn, version=8, legal=[], actions={}, prompt=None))  # the answer, at once
-    page.wait_for_timeout(300)
-    assert page.evaluate("() => window.__greyed") is None
-    push(page, dict(turn, version=9))
+    # a quick answer: one that reached the page within 0.1 s of the click (on a loaded machine
+    # the test itself may take longer between the two; such a try proves nothing and is made
+    # again, with a new turn)
+    version, quick = 8, 0
+    while quick == 0 and version < 20:
+        page.evaluate("() => { window.__greyed = undefined; }")
+        started = time.monotonic()
+        page.locator('#controls button[data-action="draw"]').click()
+        push(page, dict(turn, version=version, legal=[], actions={}, prompt=None))  # the answer
+        answered = time.monotonic() - started
+        page.wait_for_timeout(300)
+        if answered < 0.1:
+            quick += 1
+            assert page.evaluate("() => window.__greyed") is None
+        push(page, dict(turn, version=version + 1))
+        version += 2
+    assert quick, "no answer reached the page within 0.1 s of its click"
     page.locator('#controls button[data-action="draw"]').click()  # no answer comes
     page.wait_for_function(SENDING, timeout=5000)
-    assert [json.loads(m) for m in page.sent] == [{"action": "draw"}] * 2
+    assert [json.loads(m) for m in page.sent] == [{"action": "draw"}] * (version // 2 - 3)
     assert not page.errors
 
 
