@@ -23,6 +23,7 @@ import os
 import random
 import sys
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -1275,22 +1276,30 @@ class BotTurns:
     SLICE = 0.0005
 
     def __init__(self, reactor: Any) -> None:
-        self.reactor = reactor
+        # nothing here holds the reactor strongly (not even a pending call of it, whose
+        # canceller is the reactor's): the registry below must not keep a reactor (a test's
+        # Clock, and every table whose heartbeats it still holds) alive after its last user
+        self._reactor = weakref.ref(reactor)
         self.queue: deque[Callable[[], None]] = deque()
-        self.call: IDelayedCall | None = None
+        self.scheduled = False  # a call of _run is pending
 
     def add(self, turn: Callable[[], None]) -> None:
         self.queue.append(turn)
-        if self.call is None or not self.call.active():
-            self.call = self.reactor.callLater(0, self._run)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        reactor = self._reactor()
+        if not self.scheduled and reactor is not None:
+            self.scheduled = True
+            reactor.callLater(0, self._run)
 
     def _run(self) -> None:
-        self.call = None
+        self.scheduled = False
         deadline = time.perf_counter() + self.SLICE
         while self.queue and time.perf_counter() < deadline:
             self.queue.popleft()()
-        if self.queue and (self.call is None or not self.call.active()):
-            self.call = self.reactor.callLater(0, self._run)
+        if self.queue:
+            self._schedule()
 
 
 def searches(bot: Any, decision: Decision) -> bool:
@@ -1298,15 +1307,16 @@ def searches(bot: Any, decision: Decision) -> bool:
     return isinstance(bot, SearchBot) and decision.state is not None
 
 
-_bot_turns: dict[int, BotTurns] = {}
+# each reactor's queue, for as long as the reactor lives
+_bot_turns: weakref.WeakKeyDictionary[Any, BotTurns] = weakref.WeakKeyDictionary()
 
 
 def bot_turns(reactor: Any) -> BotTurns:
     """The reactor's one queue of host-bot moves."""
-    key = id(reactor)
-    if key not in _bot_turns or _bot_turns[key].reactor is not reactor:
-        _bot_turns[key] = BotTurns(reactor)
-    return _bot_turns[key]
+    turns = _bot_turns.get(reactor)
+    if turns is None:
+        turns = _bot_turns[reactor] = BotTurns(reactor)
+    return turns
 
 
 @implementer(IHandshakeListener)
