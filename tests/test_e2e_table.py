@@ -8,6 +8,7 @@ reclaims its seat, and the host, which resumes from its own log while the seats 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -39,17 +40,38 @@ def _no_stray_processes() -> Iterator[None]:
             proc.wait()
 
 
+@contextlib.contextmanager
+def _as_from_a_terminal() -> Iterator[None]:
+    """Children started meanwhile take SIGINT as from a terminal. A suite run as a background
+    job (``pytest &``) ignores SIGINT, a child inherits that, and a host that ignores Ctrl-C
+    from its start is right to (a shell's background job must not stop on the terminal's
+    Ctrl-C): the test that stops the host with SIGINT then waited for ever."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # reset to SIG_DFL by exec
+    except ValueError:  # not the main thread: as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _start(
     args: list[str], out: Path, *, stdin: int = subprocess.DEVNULL
 ) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [*CLI, *args],
-        stdout=out.open("wb"),
-        stderr=subprocess.STDOUT,
-        stdin=stdin,
-        env=env,
-    )
+    with _as_from_a_terminal():
+        proc = subprocess.Popen(
+            [*CLI, *args],
+            stdout=out.open("wb"),
+            stderr=subprocess.STDOUT,
+            stdin=stdin,
+            env=env,
+        )
     _STARTED.append(proc)
     return proc
 
