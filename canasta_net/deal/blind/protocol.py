@@ -16,7 +16,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -511,7 +511,32 @@ class KeyMessage:
             raise BadKeySignature(self.sender, self.position) from None
 
 
-class SignedHere:
+T = TypeVar("T")
+
+
+class KeptHere(Generic[T]):
+    """What this process made or checked itself, which its own followers need not check again
+    (:class:`SignedHere`, ``stages.ProvenStages``): exact membership, at most ``limit`` items,
+    the oldest (by first addition) forgotten first; added to from more than one thread (stages
+    are worked out ahead in another)."""
+
+    def __init__(self, limit: int) -> None:
+        # in the order first added (a dict keeps it): the oldest go first past ``limit``
+        self._known: dict[T, None] = {}
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def _keep(self, item: T) -> None:
+        with self._lock:
+            self._known[item] = None  # one already known keeps its place
+            while len(self._known) > self._limit:
+                del self._known[next(iter(self._known))]
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._known
+
+
+class SignedHere(KeptHere[tuple[bytes, bytes, bytes]]):
     """Key messages this process signed itself (the sender's key, the signed body, the
     signature), which its own followers need not verify again.
 
@@ -526,20 +551,10 @@ class SignedHere:
     ``replay_log`` verify every signature."""
 
     def __init__(self, limit: int = 1024) -> None:
-        # in the order added (a dict keeps it): the oldest go first past ``limit``
-        self._known: dict[tuple[bytes, bytes, bytes], None] = {}
-        self._limit = limit
-        self._lock = threading.Lock()
+        super().__init__(limit)
 
     def add(self, key: bytes, body: bytes, signature: bytes) -> None:
-        item = (bytes(key), bytes(body), bytes(signature))
-        with self._lock:
-            self._known[item] = None
-            while len(self._known) > self._limit:
-                del self._known[next(iter(self._known))]
-
-    def __contains__(self, item: object) -> bool:
-        return item in self._known
+        self._keep((bytes(key), bytes(body), bytes(signature)))
 
 
 KEYS_SIGNED_HERE: Final = SignedHere()

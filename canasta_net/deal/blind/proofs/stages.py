@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -41,7 +39,7 @@ from ..errors import (
     WrongPublishedKey,
 )
 from ..keys import derive_permutation, x25519_public_bytes
-from ..protocol import KeyMessage, open_sealed
+from ..protocol import KeptHere, KeyMessage, open_sealed
 from . import dleq, group, shuffle
 from .group import Random
 
@@ -159,7 +157,7 @@ class PublicKeys:
 
 
 # ----------------------------------------------------------------------------- own work
-class ProvenStages:
+class ProvenStages(KeptHere[bytes]):
     """The stage outputs this process proved or checked itself, which it need not check again.
 
     A seat's log follower takes the seat's own stage outputs back from the host, and a host takes
@@ -176,22 +174,10 @@ class ProvenStages:
     table) consult it; the audit and ``replay_log`` check every proof."""
 
     def __init__(self, limit: int = 64) -> None:
-        self._known: set[bytes] = set()
-        self._order: deque[bytes] = deque()
-        self._limit = limit
-        self._lock = threading.Lock()  # stages are worked out ahead in another thread
+        super().__init__(limit)
 
     def add(self, digest: bytes) -> None:
-        with self._lock:
-            if digest in self._known:
-                return
-            self._known.add(digest)
-            self._order.append(digest)
-            while len(self._order) > self._limit:
-                self._known.discard(self._order.popleft())
-
-    def __contains__(self, digest: object) -> bool:
-        return digest in self._known
+        self._keep(digest)
 
 
 PROVED_HERE: Final = ProvenStages()
