@@ -476,7 +476,7 @@ def test_version_2_names_a_wrong_released_or_sealed_key_at_once() -> None:
     from canasta_net.deal.blind.errors import SealedKeyError, WrongPublishedKey
     from canasta_net.deal.blind.proofs.stages import check_exposed_key
 
-    exposed = seats[recipient].secrets.x25519_private.private_bytes(  # type: ignore[union-attr]
+    exposed = seats[recipient].secrets.x25519_private.private_bytes(
         serialization.Encoding.Raw,
         serialization.PrivateFormat.Raw,
         serialization.NoEncryption(),

@@ -567,7 +567,7 @@ def test_announcer_survives_errors_and_skips() -> None:
     answers: list[Callable[[], Beacon | None]] = [
         make_beacon,
         lambda: None,
-        lambda: 1 / 0,  # type: ignore[return-value,func-returns-value]
+        lambda: 1 / 0,  # type: ignore[return-value]
         make_beacon,
     ]
     announcer = BeaconAnnouncer(lambda: answers[0](), (LOOPBACK, 40000), clock=clock, interval=1)
@@ -702,7 +702,7 @@ async def stop(port: Any) -> None:
 
 def port_of(protocol: DatagramProtocol) -> int:
     assert protocol.transport is not None
-    port: int = protocol.transport.getHost().port  # type: ignore[misc]
+    port: int = protocol.transport.getHost().port
     return port
 
 
@@ -744,8 +744,8 @@ async def test_malformed_datagrams_over_loopback_are_counted_and_ignored() -> No
         target = (LOOPBACK, port_of(listener))
         assert sender.transport is not None
         for junk in [b"", b"hello", b"CNB1\xc1", b"CNB1" + b"\x91" * 1100, b"CNB7\x80"]:
-            sender.transport.write(junk, target)  # type: ignore[call-arg,arg-type]
-        sender.transport.write(encode_beacon(make_beacon()), target)  # type: ignore[call-arg,arg-type]
+            sender.transport.write(junk, target)
+        sender.transport.write(encode_beacon(make_beacon()), target)
         await wait_until(lambda: listener.received == 6)
         assert (listener.malformed, listener.unsupported) == (4, 1)
         assert [e.beacon.table_name for e in listener.tables()] == ["Kitchen table"]

@@ -292,5 +292,5 @@ async def test_the_page_asks_for_a_hint_and_the_server_serves_meanwhile(
 
 async def _tick() -> None:
     d: Deferred[None] = Deferred()
-    reactor.callLater(0.01, d.callback, None)  # type: ignore[attr-defined]
+    reactor.callLater(0.01, d.callback, None)
     await d

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from catalog_check import catalogue_problems, placeholders
 
 from canasta_net import i18n
-from tests.catalog_check import catalogue_problems, placeholders
 
 
 def test_every_catalogue_is_complete_and_compiled() -> None:

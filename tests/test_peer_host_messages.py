@@ -152,9 +152,9 @@ def test_a_malformed_frame_drops_the_connection_with_the_reason() -> None:
     session, _ = new_session()
     protocol = PeerFactory(session).buildProtocol(None)
     transport = StringTransport()
-    protocol.makeConnection(transport)  # type: ignore[no-untyped-call]
+    protocol.makeConnection(transport)
     assert transport.value()  # the hello
-    protocol.dataReceived(frame(without(WELCOME, "table", "table_id")))  # type: ignore[no-untyped-call]
+    protocol.dataReceived(frame(without(WELCOME, "table", "table_id")))
     assert session.problem is not None and "welcome.table.table_id: missing" in session.problem
     assert transport.disconnecting
 

@@ -98,7 +98,7 @@ def setup(
     protocols = {}
     for name in names:
         protocol = PeerFactory(session(name, handled, now), clock=clock).buildProtocol(None)
-        protocol.makeConnection(StringTransport())  # type: ignore[no-untyped-call]
+        protocol.makeConnection(StringTransport())
         protocols[name] = protocol
     return clock, handled, protocols
 
@@ -109,25 +109,25 @@ def record(n: int) -> dict[str, Any]:
 
 def test_once_the_share_is_spent_connections_wait_for_a_later_turn_in_order() -> None:
     clock, handled, p = setup("a", "b")
-    p["a"].dataReceived(frames(record(1), record(2), record(3)))  # type: ignore[no-untyped-call]
-    p["b"].dataReceived(frames(record(1), record(2)))  # type: ignore[no-untyped-call]
+    p["a"].dataReceived(frames(record(1), record(2), record(3)))
+    p["b"].dataReceived(frames(record(1), record(2)))
     assert handled == ["a1", "a2"]  # the share is spent: the rest waits, unread
     assert p["a"].paused and p["b"].paused
-    assert p["a"].transport.producerState == "paused"  # type: ignore[attr-defined]
+    assert p["a"].transport.producerState == "paused"
     clock.advance(0)  # the next iteration: each waiting connection a turn, in order
     assert handled == ["a1", "a2", "a3", "b1"]
     clock.advance(0)
     assert handled == ["a1", "a2", "a3", "b1", "b2"]
     assert not p["a"].paused and not p["b"].paused and not clock.due
-    assert p["b"].transport.producerState == "producing"  # type: ignore[attr-defined]
+    assert p["b"].transport.producerState == "producing"
 
 
 def test_a_seat_that_waits_for_the_answer_to_its_move_goes_first() -> None:
     clock, handled, p = setup("a", "b", "c")
-    p["a"].dataReceived(frames(record(1), record(2), record(3)))  # type: ignore[no-untyped-call]
-    p["b"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
+    p["a"].dataReceived(frames(record(1), record(2), record(3)))
+    p["b"].dataReceived(frames(record(1)))
     p["c"].send({"t": "act", "n": 0})  # c's move: the host answers with its record
-    p["c"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
+    p["c"].dataReceived(frames(record(1)))
     assert handled == ["a1", "a2"]
     clock.advance(0)
     assert handled == ["a1", "a2", "c1", "a3"]  # c first; b waits for the next iteration
@@ -137,16 +137,16 @@ def test_a_seat_that_waits_for_the_answer_to_its_move_goes_first() -> None:
 
 def test_a_connection_that_holds_a_prompt_goes_first() -> None:
     clock, handled, p = setup("a", "b")
-    p["a"].dataReceived(frames(record(1), record(2), record(3)))  # type: ignore[no-untyped-call]
-    p["b"].dataReceived(frames(record(1), {"t": "turn", "n": 2}))  # type: ignore[no-untyped-call]
+    p["a"].dataReceived(frames(record(1), record(2), record(3)))
+    p["b"].dataReceived(frames(record(1), {"t": "turn", "n": 2}))
     clock.advance(0)
     assert handled == ["a1", "a2", "b1", "b2"]  # b's prompt, and the record before it, first
 
 
 def test_a_lost_connection_gets_no_turn() -> None:
     clock, handled, p = setup("a", "b")
-    p["a"].dataReceived(frames(record(1), record(2), record(3)))  # type: ignore[no-untyped-call]
-    p["b"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
+    p["a"].dataReceived(frames(record(1), record(2), record(3)))
+    p["b"].dataReceived(frames(record(1)))
     p["a"].connectionLost()
     clock.advance(0)
     assert handled == ["a1", "a2", "b1"]
@@ -154,10 +154,10 @@ def test_a_lost_connection_gets_no_turn() -> None:
 
 def test_the_record_of_a_move_goes_before_a_prompt() -> None:
     clock, handled, p = setup("a", "b", "c")
-    p["a"].dataReceived(frames(record(1), record(2)))  # type: ignore[no-untyped-call]
-    p["b"].dataReceived(frames({"t": "turn", "n": 1}))  # type: ignore[no-untyped-call]
+    p["a"].dataReceived(frames(record(1), record(2)))
+    p["b"].dataReceived(frames({"t": "turn", "n": 1}))
     p["c"].send({"t": "act", "n": 0})
-    p["c"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
+    p["c"].dataReceived(frames(record(1)))
     clock.advance(0)
     assert handled == ["a1", "a2", "c1", "b1"]
 
@@ -165,8 +165,8 @@ def test_the_record_of_a_move_goes_before_a_prompt() -> None:
 def test_a_turn_handles_a_message_however_small_the_share() -> None:
     clock, handled, p = setup("a", "b")
     read_turns(clock).SLICE = 0.0  # every message overruns the share
-    p["a"].dataReceived(frames(record(1), record(2)))  # type: ignore[no-untyped-call]
-    p["b"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
+    p["a"].dataReceived(frames(record(1), record(2)))
+    p["b"].dataReceived(frames(record(1)))
     assert handled == []
     clock.advance(0)
     assert handled == ["a1"]  # one connection an iteration, one message a turn
@@ -180,7 +180,7 @@ def test_a_turn_handles_a_message_however_small_the_share() -> None:
 
 def test_a_process_s_only_connection_reads_as_it_comes() -> None:
     clock, handled, p = setup("a")
-    p["a"].dataReceived(frames(record(1), record(2), record(3)))  # type: ignore[no-untyped-call]
+    p["a"].dataReceived(frames(record(1), record(2), record(3)))
     assert handled == ["a1", "a2", "a3"] and not clock.due
 
 
@@ -188,9 +188,9 @@ def test_a_seat_that_sends_its_move_ends_the_iterations_reading() -> None:
     # Twisted writes the move in the reactor's next pass: reading the rest of the share first
     # held it back (bench_table at 100 tables: the act's seat_write p50 4 ms, 2 ms after)
     clock, handled, p = setup("a", "b", session=Mover)
-    p["a"].dataReceived(frames({"t": "turn", "n": 1}, record(2)))  # type: ignore[no-untyped-call]
-    assert handled == ["a1"] and p["a"].transport.value()  # type: ignore[attr-defined]
-    p["b"].dataReceived(frames(record(1)))  # type: ignore[no-untyped-call]
+    p["a"].dataReceived(frames({"t": "turn", "n": 1}, record(2)))
+    assert handled == ["a1"] and p["a"].transport.value()
+    p["b"].dataReceived(frames(record(1)))
     assert handled == ["a1"]  # the rest waits for the next iteration
     clock.advance(0)
     assert handled == ["a1", "a2", "b1"]

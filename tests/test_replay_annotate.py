@@ -227,7 +227,7 @@ def test_the_actual_continuation_as_a_what_if_line_reaches_the_logged_scores() -
     assert outcome["totals"] == steps[end].info["totals"]
     assert "hands" not in outcome["position"] and "hand" not in outcome["position"]
     # the recorded game is untouched
-    assert not steps[start].state.is_over  # type: ignore[union-attr]
+    assert not steps[start].state.is_over
 
 
 def test_a_what_if_line_is_stored_in_canonical_form(log_path: Path) -> None:

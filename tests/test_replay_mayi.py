@@ -304,7 +304,7 @@ def test_a_mayi_what_if_line_is_played_by_the_mayi_engine(tmp_path: Path) -> Non
     path = write(tmp_path, "game.cnlog", mayi_log())
     deal = tl.hands[0].deal_record
     assert deal is not None
-    top = tl.steps[deal].state.pile_top  # type: ignore[union-attr]
+    top = tl.steps[deal].state.pile_top
     result = run(
         "annotate",
         str(path),
@@ -349,7 +349,7 @@ def test_the_actual_continuation_of_a_mayi_deal_reaches_the_logged_scores() -> N
     assert outcome["totals"] == steps[end].info["totals"]
     assert "wins" not in outcome["summary"] and "penalty points (total" in outcome["summary"]
     assert "team" not in outcome["summary"]
-    assert not steps[start].state.is_over  # type: ignore[union-attr]  # the game is untouched
+    assert not steps[start].state.is_over  # the game is untouched
 
 
 def test_illegal_mayi_what_if_lines_are_refused_with_the_engines_reason(tmp_path: Path) -> None:

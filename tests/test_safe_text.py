@@ -135,11 +135,11 @@ def hostile_log() -> bytes:
         return original(f"<script>alert(1)</script>{HOSTILE}{name}", key, bot)
 
     buffer = io.BytesIO()
-    local.SeatEntry = hostile_entry  # type: ignore[assignment, misc]
+    local.SeatEntry = hostile_entry  # type: ignore[assignment]
     try:
         local.recorded_match(preset("classic"), buffer, seed=3).play(max_hands=1)
     finally:
-        local.SeatEntry = original  # type: ignore[misc]
+        local.SeatEntry = original
     return buffer.getvalue()
 
 

@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from test_game_log import semantic_log
 
 from canasta_net.log import format as log_format
 from canasta_net.log import iter_records
 from canasta_net.net import wire
 from canasta_net.schema import Map, SchemaError, _compiled
-from tests.test_game_log import semantic_log
 
 ODD_VALUES: list[Any] = [
     None,

@@ -16,6 +16,7 @@ from typing import Any
 import msgpack
 import pytest
 from seat_feed import Quiet, welcome_for
+from test_game_log import change, expect_replay_error, find, resign, seat_copy, semantic_log
 from twisted.internet.testing import StringTransport
 
 from canasta_net.canasta.actions import parse_action
@@ -28,7 +29,6 @@ from canasta_net.log.replay import Replayer
 from canasta_net.net import wire
 from canasta_net.net.peer import CHECK_SLICE, PeerFactory, PeerSession
 from canasta_net.net.read_turns import read_turns
-from tests.test_game_log import change, expect_replay_error, find, resign, seat_copy, semantic_log
 
 SEAT = 1  # the seat whose copy of the log is followed
 
@@ -248,13 +248,13 @@ def test_the_connection_checks_a_hand_one_slice_a_reactor_turn() -> None:
     session = PeerSession(Identity.generate(), Quiet(), bot=True)
     turns = Turns()
     protocol = PeerFactory(session, clock=turns).buildProtocol(None)
-    protocol.makeConnection(StringTransport())  # type: ignore[no-untyped-call]
+    protocol.makeConnection(StringTransport())
     read_turns(turns).timer = lambda: 0.0  # the process's share of a turn never runs out here
     assert session.check_slice == CHECK_SLICE  # the connection spreads the checks
     session.spread_checks(0.0)  # one record a slice, however fast this machine
     slices = []
     for message, kind in messages:
-        protocol.dataReceived(frame(message))  # type: ignore[no-untyped-call]
+        protocol.dataReceived(frame(message))
         if kind == R.SEEDS:
             slices.append(1)  # the first slice, as the record came
             while session.busy:

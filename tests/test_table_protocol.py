@@ -114,7 +114,7 @@ class Wire(StringTransport):
     at that very moment."""
 
     def __init__(self, key: bytes) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
+        super().__init__()
         self.key = key
         self.watch: Callable[[Message], None] | None = None
         self._buffer = bytearray()
@@ -123,7 +123,7 @@ class Wire(StringTransport):
         self.writes: list[list[str]] = []  # the types of the messages of each write
 
     def write(self, data: bytes) -> None:
-        super().write(data)  # type: ignore[no-untyped-call]
+        super().write(data)
         self._buffer += data
         self.writes.append([])
         for data_frame in split_frames(self._buffer):
@@ -208,7 +208,7 @@ class Remote:
         self.transport.watch = self.watch
         self.seen = 0
         conn = self.harness.factory.buildProtocol(None)
-        conn.makeConnection(self.transport)  # type: ignore[no-untyped-call]
+        conn.makeConnection(self.transport)
         self.conn = conn
         if hello:
             self.send(self.session.hello())
@@ -219,7 +219,7 @@ class Remote:
 
     def raw(self, data: bytes) -> None:
         assert self.conn is not None
-        self.conn.dataReceived(data)  # type: ignore[no-untyped-call]
+        self.conn.dataReceived(data)
 
     def collect(self) -> list[Message]:
         """Move what the host wrote since the last call to ``pending``; return it."""
@@ -246,7 +246,7 @@ class Remote:
         assert self.conn is not None
         self.collect()
         conn, self.conn = self.conn, None
-        conn.connectionLost(Failure(ConnectionDone()))  # type: ignore[no-untyped-call]
+        conn.connectionLost(Failure(ConnectionDone()))
 
     def errors(self) -> list[str]:
         return [m["code"] for m in self.received if m["t"] == "error"]
@@ -2256,7 +2256,7 @@ class FakeEndpoint:
         from twisted.internet.testing import StringTransportWithDisconnection
 
         protocol = factory.buildProtocol(None)
-        transport = StringTransportWithDisconnection()  # type: ignore[no-untyped-call]
+        transport = StringTransportWithDisconnection()
         transport.protocol = protocol
         protocol.makeConnection(transport)
         self.transports.append(transport)
@@ -2280,7 +2280,7 @@ def test_a_seat_client_stops_for_good_after_the_hosts_bye() -> None:
     protocol = client.peer_factory.current
     assert protocol is not None
     bye = frame({"t": "bye", "reason": "the host quit"})
-    protocol.dataReceived(bye)  # type: ignore[no-untyped-call]
+    protocol.dataReceived(bye)
     assert events == ["finished: the host quit"]
     assert not client.running and not endpoint.transports[0].connected
     h.clock.advance(600)

@@ -59,7 +59,7 @@ def test_a_local_match_reports_each_submit_and_each_sync() -> None:
 
     def counting(seat: int, message: dict[str, object], **options: bool) -> object:
         submitted[str(message["t"])] += 1
-        return take(seat, message, **options)  # type: ignore[arg-type]
+        return take(seat, message, **options)
 
     match.host.take_message = counting  # type: ignore[assignment,method-assign]
     match.play(max_hands=1)
@@ -122,7 +122,7 @@ def test_a_seat_reports_its_sends_with_the_message_and_transport() -> None:
     )
     proto = PeerProtocol(session)
     transport = StringTransport()
-    proto.makeConnection(transport)  # type: ignore[no-untyped-call]
+    proto.makeConnection(transport)
     assert rec.count("seat.send") == 1
     (details,) = rec.details["seat.send"]
     assert details["message"]["t"] == "hello"
