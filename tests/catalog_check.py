@@ -71,6 +71,7 @@ def _message_problems(message: object) -> list[str]:
 
     assert isinstance(message, Message)
     out = []
+    assert message.string is not None, message.id
     ids = [message.id] if isinstance(message.id, str) else list(message.id)
     strs = [message.string] if isinstance(message.string, str) else list(message.string)
     if message.fuzzy:
@@ -100,6 +101,7 @@ def _mo_problems(lang: str, catalog: Catalog) -> list[str]:
             if message.string:
                 expected[message.id] = str(message.string)
         else:
+            assert message.string is not None and not isinstance(message.string, str)
             for i, text in enumerate(message.string):
                 if text:
                     expected[(message.id[0], i)] = text

@@ -94,6 +94,7 @@ def translation_words() -> frozenset[str]:
             catalog = read_po(f, locale=lang)
         for message in catalog:
             strings = (message.string,) if isinstance(message.string, str) else message.string
+            assert strings is not None, message.id
             for text in strings:
                 # whole words only (not the ASCII pieces of "ręce"), and not an option's or a
                 # move's name a translation quotes (--hands, 'take-pile')

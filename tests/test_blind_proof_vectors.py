@@ -146,9 +146,8 @@ def test_the_independent_check_refuses_a_changed_bit(stage: int, offset: int) ->
     bad = bytearray(bytes.fromhex(d["proof"]))
     bad[offset % 64] ^= 0x80
     with pytest.raises(Refused):
-        independent_proofs.verify_dleq(
-            *(bytes.fromhex(d[k]) for k in ("ctx", "b1", "a1", "b2", "a2")), bytes(bad)
-        )
+        ctx, b1, a1, b2, a2 = (bytes.fromhex(d[k]) for k in ("ctx", "b1", "a1", "b2", "a2"))
+        independent_proofs.verify_dleq(ctx, b1, a1, b2, a2, bytes(bad))
 
 
 if __name__ == "__main__":

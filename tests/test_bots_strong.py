@@ -129,6 +129,7 @@ def _discard_position(variant: str, seed: int) -> HandState:
     """A hand from heuristic self-play at a seat's discard holding two cards of one kind in
     different suits."""
     state = _state(variant, seed)
+    assert isinstance(state, HandState)
     bots = [canasta_bots.make_bot("heuristic", random.Random(s)) for s in range(state.players)]
     while not state.is_over:
         faces = {a.card for a in state.legal_actions() if isinstance(a, Discard)}

@@ -864,7 +864,7 @@ def test_a_position_knows_who_melded_before_from_its_melds() -> None:
     hand = ["KC", "KD", "KH", "KS", "KC", "KD", "5C"]
     queens = {"cards": ["QC", "QD", "QH"], "turn": -1, "seat": 0}
     for melded, bonus in ((None, 100), ([False] * 4, 200)):
-        extra = {} if melded is None else {"has_melded": melded}
+        extra: dict[str, Any] = {} if melded is None else {"has_melded": melded}
         state = pos(
             phase="draw",
             hands={0: hand},

@@ -42,7 +42,7 @@ def build_vector() -> dict[str, Any]:
     table, hand_no = header["table"], commitments.fields["hand"]
     seed_list = seeds.fields["seeds"]
     deck_seed = shuffle.deck_seed(table, hand_no, seed_list)
-    draws = []
+    draws: list[dict[str, Any]] = []
     for record in records:
         if record.kind != "action" or len(draws) == DRAWS:
             continue
@@ -95,7 +95,9 @@ def build_vector() -> dict[str, Any]:
         "deal_payloads": [deal.private[s].hex() for s in range(rules.players)],
         "deal_priv": [deal.fields["priv"][s].hex() for s in range(rules.players)],
         "reveal_payloads": [
-            r.private[r.action["seat"]].hex() for r in records if r.kind == "reveal"
+            r.private[r.action["seat"]].hex()
+            for r in records
+            if r.kind == "reveal" and r.action is not None
         ][: rules.players],
         "first_draws": draws,
     }

@@ -160,7 +160,7 @@ def _finish_unless(
         if re.search(trouble, watched.read_text(errors="replace")):
             raise AssertionError(f"{trouble!r} in {watched.name}")
         if time.monotonic() > deadline:
-            raise subprocess.TimeoutExpired([p.args for p in procs], seconds)
+            raise subprocess.TimeoutExpired(repr([p.args for p in procs]), seconds)
         time.sleep(0.1)
 
 

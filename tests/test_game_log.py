@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgpack
 import pytest
@@ -119,7 +119,7 @@ RECORDINGS = [pytest.param(name, 2, id=f"{name}-2-hands") for name in PRESETS] +
 
 def check_replay(rec: Recording, data: bytes) -> None:
     result = replay_log(data)
-    assert result.state is not None
+    assert isinstance(result.state, HandState)
     assert position_to_dict(result.state) == rec.final
     assert result.match.scores == rec.scores
     assert result.match.hands_played == rec.hands == len(result.hands)
@@ -854,7 +854,7 @@ REFUSALS: list[tuple[str, TablePhase, Callable[[Table], Submission], str]] = [
     (
         "a chat for hand 'x'",
         TablePhase.COMMITTING,
-        lambda t: (1, *t.signed(1, "chat", hand="x", text="hi"), None),
+        lambda t: (1, *t.signed(1, "chat", hand=cast(Any, "x"), text="hi"), None),
         "bad-message",
     ),
     ("a bool aseq", TablePhase.REVEALING, lambda t: _commit(t, aseq=True), "bad-message"),

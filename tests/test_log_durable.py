@@ -433,7 +433,9 @@ def test_the_writers_of_every_table_on_a_reactor_wake_it_through_one_coalescing_
     reactor = Clock()  # any object a reactor's ``callFromThread`` can be looked up on
     reactor.callFromThread = Reactor().call_from_thread  # type: ignore[attr-defined]
     tables = [threaded_durability(reactor) for _ in range(3)]  # one factory per table
-    reports = {id(make(io.BytesIO(), 0)._worker._call_from_thread) for make in tables}
+    made = [make(io.BytesIO(), 0) for make in tables]
+    assert all(isinstance(d, ThreadedDurability) for d in made)
+    reports = {id(cast(ThreadedDurability, d)._worker._call_from_thread) for d in made}
     assert reports == {id(reactor_reports(reactor))}
 
 

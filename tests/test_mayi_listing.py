@@ -114,7 +114,8 @@ def reference_listing(state: DealState) -> list[MayIAction]:
         return []
     top = state.pile_top
     if state.phase is Phase.DRAW:
-        return [Draw()] + ([TakeDiscard(top)] if top is not None else [])
+        draws: list[MayIAction] = [Draw()]
+        return draws + ([TakeDiscard(top)] if top is not None else [])
     if state.phase is Phase.BUY_OFFER:
         assert top is not None
         return [MayI(top), Pass()]

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from canasta_net.cards import parse_face
 from canasta_net.errors import PositionError
 from canasta_net.mayi import (
     MAY_I,
@@ -103,7 +104,7 @@ def test_a_taken_discard_is_shown_until_that_face_is_played() -> None:
     """``shown``: the discards a seat took (or bought) are public while it may hold them."""
     state = position_from_dict(base(phase="draw", turn=2, pile=["KD", "6H"]))
     state.apply(parse_action("take-discard 6H"))
-    assert state.shown == ((), (), (parse_action("discard 6H").card,))
+    assert state.shown == ((), (), (parse_face("6H"),))
     data = position_to_dict(state)
     assert data["shown"] == [[], [], ["6H"]] and position_to_dict(position_from_dict(data)) == data
     state.apply(parse_action("discard 6H"))  # it held a 6H before too: nobody can tell which

@@ -215,9 +215,12 @@ def test_an_interrupted_analysis_resumes_without_redoing_what_it_kept(
     assert "Stopped: 3 of" in stopped.output
     kept = json.loads(analysis_path(log_path).read_text())["decisions"]
     assert [d["record"] for d in kept] == calls
-    monkeypatch.setattr(
-        analysis_run, "analyse", lambda task: calls.append(task.record) or analyse(task)
-    )
+
+    def counted(task: Any) -> Any:
+        calls.append(task.record)
+        return analyse(task)
+
+    monkeypatch.setattr(analysis_run, "analyse", counted)
     first = list(calls)
     resumed = run("analyze", str(log_path), "--seat", str(SEAT), "--simulations", "1")
     assert resumed.exit_code == 0, resumed.output

@@ -231,7 +231,8 @@ def test_swapped_host_signatures(tmp_path: Path) -> None:
     import msgpack
 
     def stored(record: StoredRecord, signature: bytes) -> bytes:
-        return msgpack.packb([record.body, signature, record.private], use_bin_type=True)
+        packed: bytes = msgpack.packb([record.body, signature, record.private], use_bin_type=True)
+        return packed
 
     out = [stored(r, r.host_sig) for r in records]
     out[30] = stored(records[30], records[31].host_sig)

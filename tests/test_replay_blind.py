@@ -73,7 +73,7 @@ def test_every_deal_and_action_of_a_blind_hand_has_its_position() -> None:
     assert end.state is not None and end.state.is_over
     # each action's position follows from the one before it by that very action
     for step in actions:
-        assert step.before is not None
+        assert step.before is not None and step.action is not None
         replayed = step.before.copy()
         replayed.apply(timeline().game.parse_action(step.action), step.author)
         assert replayed.hands == step.state.hands and replayed.pile == step.state.pile

@@ -485,9 +485,9 @@ def test_the_mayi_html_page_renders_the_table_in_headless_chromium(tmp_path: Pat
     dom = completed.stdout
     assert completed.returncode == 0 and '<div id="table"' in dom, completed.stderr[-2000:]
     table = dom[dom.index('<div id="table"') : dom.index('<div id="totals"')]
-    state = tl.steps[record].state
-    assert state is not None
-    assert f"Record {record} of {tl.last_record} · deal {tl.steps[record].hand + 1}" in dom
+    state, hand = tl.steps[record].state, tl.steps[record].hand
+    assert state is not None and hand is not None
+    assert f"Record {record} of {tl.last_record} · deal {hand + 1}" in dom
     assert "May I? (may-i)" in dom
     text = describe_step(tl, tl.steps[record], Perspective(SEAT, 2))
     assert f'<div id="description" aria-live="polite">{html.escape(text, quote=False)}<' in dom

@@ -17,6 +17,7 @@ from canasta_net.log import records as R
 from canasta_net.net.peer import PeerSession, comings_and_goings, describe_record
 from canasta_net.safe_text import safe_lines, safe_text
 from canasta_net.table import local
+from canasta_net.table.host import SeatEntry
 from canasta_net.ui.players import BotPlayer, TerminalPlayer
 from canasta_net.ui.terminal_view import render_view
 from replay.export_html import render_html
@@ -129,17 +130,17 @@ def test_a_view_from_the_host_is_drawn_escaped() -> None:
 @pytest.fixture(scope="module")
 def hostile_log() -> bytes:
     """A recorded match whose seats' names carry escape sequences (and markup)."""
-    original = local.SeatEntry
+    original = SeatEntry
 
     def hostile_entry(name: str, key: bytes, bot: bool) -> Any:
         return original(f"<script>alert(1)</script>{HOSTILE}{name}", key, bot)
 
     buffer = io.BytesIO()
-    local.SeatEntry = hostile_entry  # type: ignore[assignment]
+    setattr(local, "SeatEntry", hostile_entry)  # noqa: B010 (a module-scoped patch)
     try:
         local.recorded_match(preset("classic"), buffer, seed=3).play(max_hands=1)
     finally:
-        local.SeatEntry = original
+        setattr(local, "SeatEntry", original)  # noqa: B010
     return buffer.getvalue()
 
 

@@ -155,7 +155,8 @@ def test_require_checks_one_field_of_a_map() -> None:
 
 
 def test_kind_of_names_msgpack_types() -> None:
-    assert [kind_of(v) for v in (None, True, 1, 1.5, "s", b"b", [], {})] == [
+    values: tuple[object, ...] = (None, True, 1, 1.5, "s", b"b", [], {})
+    assert [kind_of(v) for v in values] == [
         "nil",
         "bool",
         "int",
@@ -329,7 +330,7 @@ def changed(value: Any, path: tuple[str | int, ...], new: Any, *, delete: bool =
     if not path:
         return new
     head, rest = path[0], path[1:]
-    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy: Any = dict(value) if isinstance(value, dict) else list(value)
     if delete and not rest:
         del copy[head]
     else:

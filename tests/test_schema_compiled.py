@@ -71,9 +71,9 @@ def broken_once(value: Any) -> Iterator[Any]:
     elif type(value) is list:
         for index, item in enumerate(value[:3]):
             for inner in broken_once(item):
-                changed = list(value)
-                changed[index] = inner
-                yield changed
+                changed_list = list(value)
+                changed_list[index] = inner
+                yield changed_list
 
 
 def samples() -> list[tuple[str, Map, Any]]:
@@ -94,7 +94,7 @@ def samples() -> list[tuple[str, Map, Any]]:
             out.append(("checkpoint msg", log_format._CHECKPOINT_MSG, record.checkpoint))
         data = record.body
         out.append(("record", wire.SCHEMAS["record"], {"t": "record", "seq": 3, "data": data}))
-    seat_list = [
+    seat_list: list[dict[str, Any]] = [
         {"seat": n, "name": "ann", "bot": False, "connected": True, "taken": True} for n in range(4)
     ]
     seat_list[1] |= {"left": "gone", "stand_in_in": 30}
@@ -116,7 +116,7 @@ def samples() -> list[tuple[str, Map, Any]]:
         "state": {"hand": []},
         "watchers": ["bob"],
     }
-    messages = {
+    messages: dict[str, dict[str, Any]] = {
         "welcome": {"version": 2, "seat": 1, "table": table, "aseq": 0, "head": b"h" * 32},
         "view": {"view": view},
         "turn": {"need": "act", "hand": 0, "aseq": 3, "legal": ["draw"], "msg": b"m"},

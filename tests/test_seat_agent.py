@@ -37,9 +37,9 @@ def test_a_seat_does_not_reveal_before_the_signed_list_holds_its_commitment() ->
         for seat in match.seats:
             seat.observe(WrittenRecord(info))
     # a host that asks for the seed before it has published the list of commitments
-    with pytest.raises(SeatProblem) as info:
+    with pytest.raises(SeatProblem) as problem:
         agent.reply("reveal", host.hand_no, {})
-    assert info.value.host_fault and "signed list" in info.value.text
+    assert problem.value.host_fault and "signed list" in problem.value.text
     while host.phase is TablePhase.COMMITTING:
         match.step()
     reply = agent.reply("reveal", host.hand_no, {})

@@ -37,7 +37,7 @@ from canasta_net.ui import cli
 HOST = Identity.from_seed(b"table config test host")
 TABLE_ID = bytes(range(16))
 # A cheap scrypt cost for tests that make many passwords; the policy stores its own parameters.
-FAST = {"log2_n": 10, "r": 1, "p": 1}
+FAST: dict[str, Any] = {"log2_n": 10, "r": 1, "p": 1}
 
 
 def classic_config(**kw: Any) -> TableConfig:

@@ -32,6 +32,7 @@ from canasta_net.cards import face_text, parse_face
 from canasta_net.deal.blind.schedule import labels_for_rules
 from canasta_net.deal.shuffle import commitment
 from canasta_net.errors import IllegalAction
+from canasta_net.games import GameRules
 from canasta_net.i18n import translator
 from canasta_net.identity import Identity
 from canasta_net.log import (
@@ -75,7 +76,7 @@ def classic(target: int = 5000) -> RuleSet:
     return preset("classic").with_changes(target=target)
 
 
-def config(rules: RuleSet | None = None, players: int = 3, **kw: Any) -> TableConfig:
+def config(rules: GameRules | None = None, players: int = 3, **kw: Any) -> TableConfig:
     """Seat 0 a bot playing with the host's key, seats 1.. remote players, bots for the rest."""
     return TableConfig.simple(
         "test table",
@@ -1833,9 +1834,9 @@ def _cheat_at_stage_1(monkeypatch: pytest.MonkeyPatch, seat: int, tamper: str) -
         if tamper == "release":
             return fields
         if tamper == "proof":
-            proof = bytearray(fields["proof"])
-            proof[100] ^= 1
-            return {**fields, "proof": bytes(proof)}
+            altered = bytearray(fields["proof"])
+            altered[100] ^= 1
+            return {**fields, "proof": bytes(altered)}
         assert self.secrets2 is not None  # another deck key, with a true proof for it
         other = dataclasses.replace(self.secrets2, deck_key=self.secrets2.deck_key + 1)
         incoming = self.stage_outputs[-1] if self.stage_outputs else self.initial
@@ -2092,7 +2093,8 @@ def test_blind_stand_in_between_hands_plays_on_and_the_player_reclaims() -> None
     records = list(iter_records(h.log_bytes()))
     assert records[-1].kind == R.MATCH_STOP and records[-1].fields["reason"] == R.STOP_MAX_HANDS
     assert h.table.match.hands_played == 3
-    played = {r.action["hand"] for r in records if r.kind == R.ACTION and r.action["seat"] == 2}
+    actions = [r.action for r in records if r.kind == R.ACTION and r.action is not None]
+    played = {a["hand"] for a in actions if a["seat"] == 2}
     assert played == {0, 1, 2}  # bob, his stand-in (hand 1), bob again
     verify_log(h.log_bytes())
     replay_log(h.log_bytes())

@@ -80,7 +80,7 @@ def check_asked(snap: dict[str, Any], game: Any) -> None:
 @pytest.mark.parametrize(("variant", "people"), VARIANTS)
 def test_a_hand_of_every_variant_plays_through_the_page(variant: str, people: int) -> None:
     game = game_for(variant)
-    h = Harness(config(game.rules, people, max_hands=1))  # type: ignore[arg-type]
+    h = Harness(config(game.rules, people, max_hands=1))
     peer, player = seat_a_page(h)
     bot = game.make_bot("greedy", random.Random(11))
     moves = 0

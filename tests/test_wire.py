@@ -10,6 +10,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from canasta_net.log.records import MAX_ACT_SIZE
 from canasta_net.net import wire
 from canasta_net.net.wire import FramingError, WireError
 from canasta_net.schema import Bool, Bytes, Int, List, Map, MapOf, Nullable, Schema, Text
@@ -113,13 +114,13 @@ WRONG: dict[type, list[Any]] = {
 LIMITS = [
     ("hello", "name", wire.MAX_NAME),
     ("hello", "password", 200),
-    ("commit", "act", wire.MAX_ACT_SIZE),
+    ("commit", "act", MAX_ACT_SIZE),
     ("commit", "asig", 64),
-    ("reveal", "act", wire.MAX_ACT_SIZE),
+    ("reveal", "act", MAX_ACT_SIZE),
     ("reveal", "asig", 64),
     ("reveal", "seed", 32),
-    ("act", "act", wire.MAX_ACT_SIZE),
-    ("ahead", "act", wire.MAX_ACT_SIZE),
+    ("act", "act", MAX_ACT_SIZE),
+    ("ahead", "act", MAX_ACT_SIZE),
     ("act", "asig", 64),
     ("checkpoint", "sig", 64),
     ("welcome", "head", 32),
@@ -218,7 +219,7 @@ def test_the_examples_cover_every_message_and_field() -> None:
     limited = {
         (t, f)
         for t, f in all_fields()
-        if isinstance(field_node(t, f), Text | Bytes) and field_node(t, f).max_len is not None
+        if isinstance(node := field_node(t, f), Text | Bytes) and node.max_len is not None
     }
     assert {(t, f) for t, f, _ in LIMITS} == limited - {("record", "data"), ("fork", "record")}
 
