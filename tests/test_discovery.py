@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgpack
 import pytest
@@ -21,7 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from twisted.internet import address, defer, reactor, task, udp
 from twisted.internet.error import CannotListenError
+from twisted.internet.interfaces import IListeningPort, IUDPTransport
 from twisted.internet.protocol import DatagramProtocol
+from zope.interface import implementer
 
 from canasta_net.canasta.rules import preset
 from canasta_net.identity import Identity, fingerprint
@@ -37,6 +39,7 @@ from canasta_net.net.discovery import (
     BeaconAnnouncer,
     BeaconError,
     BeaconListener,
+    DiscoveryReactor,
     TableChoiceError,
     TableDirectory,
     TableEntry,
@@ -58,6 +61,8 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "discovery.md"
 FP = fingerprint(Identity.from_seed(b"discovery host").public_key)
 OTHER_FP = fingerprint(Identity.from_seed(b"another host").public_key)
 SOURCE = ("192.168.1.20", 50123)
+# the global reactor as discovery uses it: its IReactorUDP and IReactorTime
+udp_reactor = cast(DiscoveryReactor, reactor)
 
 
 def make_beacon(**changes: Any) -> Beacon:
@@ -79,7 +84,8 @@ def body_of(beacon: Beacon) -> dict[str, Any]:
 
 
 def datagram(body: dict[Any, Any]) -> bytes:
-    return MAGIC + msgpack.packb(body, use_bin_type=True)
+    packed: bytes = msgpack.packb(body, use_bin_type=True)
+    return MAGIC + packed
 
 
 # ---- codec ------------------------------------------------------------------------------------
@@ -102,7 +108,8 @@ def test_the_source_address_may_be_a_string_and_is_normalized() -> None:
     data = encode_beacon(make_beacon())
     assert decode_beacon(data, "::ffff:7f00:1").sender == "::ffff:7f00:1"
     assert decode_beacon(data, ("0:0:0:0:0:0:0:1", 1, 0, 0)).sender == "::1"
-    for bad in [("not-an-ip", 1), (), (None, 1), ""]:
+    bad_sources: list[str | tuple[object, ...]] = [("not-an-ip", 1), (), (None, 1), ""]
+    for bad in bad_sources:
         with pytest.raises(BeaconError):
             decode_beacon(data, bad)
 
@@ -135,7 +142,7 @@ def test_doc_test_vector_matches_the_code() -> None:
 
 
 def test_unknown_fields_are_ignored_and_key_order_is_free() -> None:
-    body = body_of(make_beacon())
+    body: dict[Any, Any] = body_of(make_beacon())  # a msgpack map: its keys may be bytes too
     body["future"] = {"anything": [1, 2.5, None, b"x"]}
     body[b"bytes key"] = 1
     reordered = dict(reversed(list(body.items())))
@@ -506,6 +513,7 @@ def test_pick_table() -> None:
 # ---- the announcer with a fake transport and a fake clock ---------------------------------------
 
 
+@implementer(IUDPTransport)
 class FakeUDPTransport:
     """Records what would be sent; nothing leaves the process."""
 
@@ -514,13 +522,26 @@ class FakeUDPTransport:
         self.broadcast = False
         self.fail = fail
 
-    def write(self, data: bytes, addr: tuple[str, int]) -> None:
+    def write(self, data: bytes, addr: tuple[str, int] | None = None) -> None:
+        assert addr is not None, "the announcer is connected to no one: it says where"
         if self.fail:
             raise OSError(101, "Network is unreachable")
         self.written.append((data, addr))
 
+    def connect(self, host: str, port: int) -> None:
+        raise AssertionError("the announcer sends each beacon to its target: it connects nowhere")
+
+    def getHost(self) -> address.IPv4Address:
+        return address.IPv4Address("UDP", LOOPBACK, 40001)
+
+    def stopListening(self) -> None:
+        return None
+
     def setBroadcastAllowed(self, enabled: bool) -> None:
         self.broadcast = enabled
+
+    def getBroadcastAllowed(self) -> bool:
+        return self.broadcast
 
 
 def test_announcer_sends_at_the_interval() -> None:
@@ -563,11 +584,14 @@ def test_announcer_defaults_to_broadcast_with_so_broadcast() -> None:
 
 
 def test_announcer_survives_errors_and_skips() -> None:
+    def failing() -> Beacon | None:
+        raise ZeroDivisionError("a bug in the beacon's callable")
+
     clock = task.Clock()
     answers: list[Callable[[], Beacon | None]] = [
         make_beacon,
         lambda: None,
-        lambda: 1 / 0,  # type: ignore[return-value]
+        failing,
         make_beacon,
     ]
     announcer = BeaconAnnouncer(lambda: answers[0](), (LOOPBACK, 40000), clock=clock, interval=1)
@@ -607,8 +631,15 @@ class FakeUDPReactor(task.Clock):
         return None
 
 
+@implementer(IListeningPort)
 class FakeListeningPort:
-    def getHost(self) -> Any:
+    def startListening(self) -> None:
+        return None
+
+    def stopListening(self) -> None:
+        return None
+
+    def getHost(self) -> address.IPv4Address:
         return address.IPv4Address("TCP", LOOPBACK, 47475)
 
 
@@ -710,10 +741,10 @@ def port_of(protocol: DatagramProtocol) -> int:
 @pytest_twisted.ensureDeferred
 async def test_announcer_to_listener_over_loopback() -> None:
     listener = BeaconListener()
-    listening = reactor.listenUDP(0, listener, interface=LOOPBACK)
+    listening = udp_reactor.listenUDP(0, listener, interface=LOOPBACK)
     free = [3]
     announcing = start_announcing(
-        reactor,
+        udp_reactor,
         lambda: make_beacon(free_seats=free[0]),
         target=(LOOPBACK, port_of(listener)),
         interval=0.05,
@@ -737,9 +768,9 @@ async def test_announcer_to_listener_over_loopback() -> None:
 @pytest_twisted.ensureDeferred
 async def test_malformed_datagrams_over_loopback_are_counted_and_ignored() -> None:
     listener = BeaconListener()
-    listening = reactor.listenUDP(0, listener, interface=LOOPBACK)
+    listening = udp_reactor.listenUDP(0, listener, interface=LOOPBACK)
     sender = DatagramProtocol()
-    sending = reactor.listenUDP(0, sender, interface=LOOPBACK)
+    sending = udp_reactor.listenUDP(0, sender, interface=LOOPBACK)
     try:
         target = (LOOPBACK, port_of(listener))
         assert sender.transport is not None
@@ -758,9 +789,9 @@ async def test_malformed_datagrams_over_loopback_are_counted_and_ignored() -> No
 @pytest_twisted.ensureDeferred
 async def test_listen_for_tables_over_loopback() -> None:
     listener = BeaconListener(clock=reactor)
-    scan = listen_for_tables(reactor, 0, 0.4, interface=LOOPBACK, listener=listener)
+    scan = listen_for_tables(udp_reactor, 0, 0.4, interface=LOOPBACK, listener=listener)
     announcing = start_announcing(
-        reactor,
+        udp_reactor,
         make_beacon,
         target=(LOOPBACK, port_of(listener)),
         interval=0.05,
@@ -778,8 +809,8 @@ async def test_listen_for_tables_over_loopback() -> None:
 @pytest_twisted.ensureDeferred
 async def test_listen_for_tables_can_be_cancelled_and_reports_a_busy_port() -> None:
     listener = BeaconListener(clock=reactor)
-    scan = listen_for_tables(reactor, 0, 30, interface=LOOPBACK, listener=listener)
-    busy = listen_for_tables(reactor, port_of(listener), 1, interface=LOOPBACK)
+    scan = listen_for_tables(udp_reactor, 0, 30, interface=LOOPBACK, listener=listener)
+    busy = listen_for_tables(udp_reactor, port_of(listener), 1, interface=LOOPBACK)
     with pytest.raises(CannotListenError):
         await busy
     scan.cancel()

@@ -76,7 +76,9 @@ def _hidden_permuted(state: Any, seat: int, rng: random.Random) -> Any:
         position = position_to_dict(state)
         rebuild = position_from_dict
     position.pop("shown", None)  # the cards a hand took from the pile: a view does not list them
-    places = [("hands", s) for s in range(len(position["hands"])) if s != seat]
+    places: list[tuple[str, int | None]] = [
+        ("hands", s) for s in range(len(position["hands"])) if s != seat
+    ]
     places.append(("stock", None))
     cards = [c for key, s in places for c in (position[key] if s is None else position[key][s])]
     rng.shuffle(cards)

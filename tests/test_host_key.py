@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 import pytest_twisted
 from twisted.internet import reactor
+from twisted.internet.address import IPv4Address
 from twisted.internet.defer import Deferred
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.interfaces import IListeningPort, IReactorSSL
+from twisted.internet.protocol import Protocol, ServerFactory
 
 from canasta_net.identity import Identity
 from canasta_net.net.host_key import HostUnreachable, fetch_host_fingerprint
@@ -17,6 +19,25 @@ from canasta_net.net.tls import server_context_factory
 
 HOST = Identity.generate()
 JOINER = Identity.generate()
+
+
+def serving(protocol: type[Protocol]) -> ServerFactory:
+    """``ServerFactory.forProtocol(protocol)``, whose stub says it makes a plain ``Factory``."""
+    factory: ServerFactory = ServerFactory()
+    factory.protocol = protocol
+    return factory
+
+
+def port_number(port: IListeningPort) -> int:
+    address = port.getHost()
+    assert isinstance(address, IPv4Address)
+    return address.port
+
+
+async def stop(port: IListeningPort) -> None:
+    stopping = port.stopListening()
+    if stopping is not None:
+        await stopping
 
 
 class Listener(Protocol):
@@ -28,13 +49,17 @@ class Listener(Protocol):
 
 @pytest_twisted.ensureDeferred
 async def test_the_probe_reads_the_hosts_key_and_sends_nothing() -> None:
-    port = reactor.listenSSL(
-        0, Factory.forProtocol(Listener), server_context_factory(HOST), interface="127.0.0.1"
+    port = IReactorSSL(reactor).listenSSL(
+        0,
+        serving(Listener),
+        # Twisted takes a connection creator here too; its stubs name only context factories
+        server_context_factory(HOST),  # type: ignore[arg-type]
+        interface="127.0.0.1",
     )
     try:
-        seen = await fetch_host_fingerprint(reactor, "127.0.0.1", port.getHost().port, JOINER)
+        seen = await fetch_host_fingerprint(reactor, "127.0.0.1", port_number(port), JOINER)
     finally:
-        await port.stopListening()
+        await stop(port)
     assert seen == HOST.fingerprint
     assert Listener.received == b""
 
@@ -48,12 +73,12 @@ class Hangup(Protocol):
 
 @pytest_twisted.ensureDeferred
 async def test_something_that_is_not_a_canasta_host_is_one_sentence() -> None:
-    port = reactor.listenTCP(0, Factory.forProtocol(Hangup), interface="127.0.0.1")
+    port = reactor.listenTCP(0, serving(Hangup), interface="127.0.0.1")
     try:
         with pytest.raises(HostUnreachable, match="did not show a canasta-net key"):
-            await fetch_host_fingerprint(reactor, "127.0.0.1", port.getHost().port, JOINER)
+            await fetch_host_fingerprint(reactor, "127.0.0.1", port_number(port), JOINER)
     finally:
-        await port.stopListening()
+        await stop(port)
 
 
 @pytest_twisted.ensureDeferred

@@ -19,7 +19,8 @@ from test_table_protocol import (
     only_error,
     stranger,
 )
-from twisted.logger import LogEvent, globalLogPublisher
+from twisted.logger import ILogObserver, LogEvent, globalLogPublisher
+from zope.interface import provider
 
 from canasta_net.net.limits import (
     HandshakeGate,
@@ -140,7 +141,8 @@ def test_a_peer_that_reads_nothing_is_not_read_and_is_dropped_past_the_cap() -> 
     mallory = stranger(h)
     conn, transport = mallory.conn, mallory.transport
     assert conn is not None and transport is not None
-    assert transport.producer is conn and transport.streaming  # registered for backpressure
+    # registered for backpressure (against mallory.conn: mypy forgets conn is not None after `is`)
+    assert transport.producer is mallory.conn and transport.streaming
     conn.limits = HostLimits(max_unsent=2000)
     conn.pauseProducing()  # what TCP does once its buffer to the peer is full
     assert transport.producerState == "paused"  # the host stops reading from it
@@ -210,6 +212,7 @@ def test_password_guessing_slows_down_then_is_locked_out() -> None:
 def test_connection_events_are_logged_with_why() -> None:
     events: list[LogEvent] = []
 
+    @provider(ILogObserver)
     def keep(event: LogEvent) -> None:
         if event.get("log_namespace") == "canasta_net.net.host.connections":
             events.append(event)

@@ -79,7 +79,9 @@ def new_session() -> tuple[PeerSession, RecordingPlayer]:
 
 def without(message: Message, *keys: Any) -> Message:
     """A copy of ``message`` without the value at the path ``keys``."""
-    return replaced(message, keys, None, delete=True)
+    copy = replaced(message, keys, None, delete=True)
+    assert isinstance(copy, dict)
+    return copy
 
 
 def replaced(message: Any, keys: tuple[Any, ...], value: Any, *, delete: bool = False) -> Any:

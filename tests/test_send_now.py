@@ -9,6 +9,7 @@ import msgpack
 import pytest_twisted
 from twisted.internet import main, reactor
 from twisted.internet.abstract import FileDescriptor
+from twisted.internet.address import IPv4Address
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IHandshakeListener
 from twisted.internet.protocol import Factory
@@ -147,7 +148,8 @@ class Talker(FrameProtocol):
 
     def say(self, message: dict[str, Any]) -> None:
         """Send ``message``; note the bytes the socket took meanwhile, and what is still held."""
-        tcp = self.transport.transport  # type: ignore[union-attr]
+        tls: Any = self.transport  # Twisted's TLS layer, whose own transport is the TCP socket
+        tcp = tls.transport
         taken: list[int] = []
         write_some = tcp.writeSomeData
 
@@ -185,7 +187,9 @@ async def test_over_tls_on_loopback_a_frame_leaves_as_it_is_sent() -> None:
     port = await server.listen(Factory.forProtocol(host_side))
     try:
         creator = client_context_factory(JOINER, HOST.fingerprint)
-        client = TLSClientEndpoint(reactor, "127.0.0.1", port.getHost().port, creator)
+        address = port.getHost()
+        assert isinstance(address, IPv4Address)
+        client = TLSClientEndpoint(reactor, "127.0.0.1", address.port, creator)
         joiner = await client.connect(Factory.forProtocol(Talker))
         assert isinstance(joiner, Talker)  # the application's protocol, as SSL4ClientEndpoint's
         await joiner.ready.addTimeout(5, reactor)
@@ -198,8 +202,11 @@ async def test_over_tls_on_loopback_a_frame_leaves_as_it_is_sent() -> None:
         hosts[0].say({"t": "welcome"})
         assert hosts[0].written_by_send > 10 and hosts[0].queued_after_send == 0
         assert await joiner.got.addTimeout(5, reactor) == {"t": "welcome"}
-        joiner.transport.loseConnection()  # type: ignore[union-attr]
+        assert joiner.transport is not None
+        joiner.transport.loseConnection()
         await joiner.lost.addTimeout(5, reactor)
         await hosts[0].lost.addTimeout(5, reactor)
     finally:
-        await port.stopListening()
+        stopping = port.stopListening()
+        if stopping is not None:
+            await stopping

@@ -40,7 +40,9 @@ class Person:
         kind = (self.terminal.model.snapshot()["prompt"] or {}).get("kind")
         if kind not in (None, "turn"):
             return self.answer
-        return self.bot.choose(self.terminal.legal, self.terminal.view)
+        move = self.bot.choose(self.terminal.legal, self.terminal.view)
+        assert isinstance(move, str), "the greedy bot answers at once"
+        return move
 
 
 def seat_with_terminal(

@@ -19,12 +19,18 @@ from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.x509.oid import NameOID
 from OpenSSL import SSL, crypto
 from twisted.internet import reactor, ssl
+from twisted.internet.address import IPv4Address
 from twisted.internet.defer import Deferred, DeferredList
-from twisted.internet.interfaces import IHandshakeListener, IOpenSSLClientConnectionCreator
-from twisted.internet.protocol import ClientFactory, Protocol
-from twisted.logger import formatEvent, globalLogPublisher
+from twisted.internet.interfaces import (
+    IHandshakeListener,
+    IOpenSSLClientConnectionCreator,
+    IReactorSSL,
+    ITCPTransport,
+)
+from twisted.internet.protocol import ClientFactory, Protocol, ServerFactory
+from twisted.logger import ILogObserver, formatEvent, globalLogPublisher
 from twisted.python.failure import Failure
-from zope.interface import implementer
+from zope.interface import implementer, provider
 
 from canasta_net.identity import Identity, fingerprint
 from canasta_net.net.tls import (
@@ -69,7 +75,7 @@ class Peer(Protocol):
             self.key_before_handshake = e
         if self.early:
             # Written before the handshake: TLS buffers it until the peer is verified.
-            self.transport.write(self.early)
+            self.tcp.write(self.early)
 
     def handshakeCompleted(self) -> None:
         self.handshake_done = True
@@ -77,7 +83,13 @@ class Peer(Protocol):
             self.peer_key = verified_peer_key(self.transport)
         except TLSIdentityError as e:  # a connection made without this module's creators
             self.key_after_handshake = e
-        self.transport.write(self.greeting)
+        self.tcp.write(self.greeting)
+
+    @property
+    def tcp(self) -> ITCPTransport:
+        """The connection this peer speaks over, TLS over TCP."""
+        assert ITCPTransport.providedBy(self.transport), self.transport
+        return self.transport
 
     def dataReceived(self, data: bytes) -> None:
         self.received += data
@@ -89,7 +101,9 @@ class Peer(Protocol):
         self.lost.callback(None)
 
 
-class PeerFactory(ClientFactory):
+class PeerFactory(ClientFactory, ServerFactory):
+    """Builds the peers of either side: the host's and the joiners'."""
+
     def __init__(self, greeting: bytes, early: bytes = b"") -> None:
         self.greeting = greeting
         self.early = early
@@ -125,6 +139,7 @@ def no_logged_errors() -> Generator[None, None, None]:
     """Fail a test if Twisted logged an error (an unhandled exception in a callback, say)."""
     errors: list[dict[str, Any]] = []
 
+    @provider(ILogObserver)
     def observe(event: dict[str, Any]) -> None:
         if event.get("log_failure") is not None or event.get("isError"):
             errors.append(event)
@@ -139,22 +154,33 @@ def no_logged_errors() -> Generator[None, None, None]:
 def server() -> Generator[tuple[PeerFactory, int], None, None]:
     """A listening host on 127.0.0.1 that greets every verified peer; closed after the test."""
     factory = PeerFactory(b"hello from host")
-    port = reactor.listenSSL(0, factory, server_context_factory(HOST), interface="127.0.0.1")
-    yield factory, port.getHost().port
+    port = IReactorSSL(reactor).listenSSL(
+        0,
+        factory,
+        # Twisted takes a connection creator here too; its stubs name only context factories
+        server_context_factory(HOST),  # type: ignore[arg-type]
+        interface="127.0.0.1",
+    )
+    address = port.getHost()
+    assert isinstance(address, IPv4Address)
+    yield factory, address.port
     pytest_twisted.blockon(Deferred.fromCoroutine(_shut_down(factory, port)))
 
 
 async def _shut_down(factory: PeerFactory, port: Any) -> None:
     for peer in factory.peers:
         if not peer.lost.called:
-            peer.transport.abortConnection()
+            peer.tcp.abortConnection()
     await DeferredList([timed(peer.lost) for peer in factory.peers])
     await port.stopListening()
 
 
 def connect(port: int, creator: Any, greeting: bytes, early: bytes = b"") -> PeerFactory:
     factory = PeerFactory(greeting, early)
-    reactor.connectSSL("127.0.0.1", port, factory, creator)
+    # the defaults of Twisted's connectSSL, which its interface leaves without
+    IReactorSSL(reactor).connectSSL(
+        "127.0.0.1", port, factory, creator, timeout=30, bindAddress=None
+    )
     return factory
 
 
@@ -207,6 +233,7 @@ async def test_wrong_host_fingerprint_is_refused_before_any_data(
 
     assert reason.check(HostFingerprintMismatch)
     error = reason.value
+    assert isinstance(error, HostFingerprintMismatch)
     assert str(error) == (
         f"host fingerprint mismatch: expected {STRANGER.fingerprint}, got {HOST.fingerprint}"
     )
@@ -336,7 +363,7 @@ async def test_a_failing_decide_callback_refuses(server: tuple[PeerFactory, int]
     joiner = await timed(joiner_side.first)
     reason = await lost(joiner)
     assert reason.check(TLSIdentityError)
-    assert isinstance(reason.value.__cause__, RuntimeError)
+    assert reason.value is not None and isinstance(reason.value.__cause__, RuntimeError)
     assert joiner.received == b""
 
 

@@ -12,7 +12,7 @@ import os
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import pytest_twisted
@@ -22,7 +22,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.error import ConnectionDone
 from twisted.internet.task import Clock
 from twisted.python.failure import Failure
-from twisted.web.server import NOT_DONE_YET
+from twisted.web.server import NOT_DONE_YET, Request
 from twisted.web.test.requesthelper import DummyChannel, DummyRequest
 
 from canasta_net.games import game_for
@@ -141,6 +141,9 @@ class Actions:
         self.quits += 1
         return None
 
+    def suggest(self) -> Deferred[dict[str, Any] | str] | str:
+        return self.player.suggest()
+
 
 def classic_player() -> WebPlayer:
     game = game_for("classic-2p")
@@ -217,11 +220,22 @@ def test_the_move_sent_snapshot_waits_for_the_tables_answer() -> None:
     assert len(pushed) == count + 1 and pushed[-1]["refusal"]["code"] == "not-your-turn"
 
 
-def move_post(text: str) -> DummyRequest:
-    request = DummyRequest([b"act"])
+class PostRequest(DummyRequest):
+    """Twisted's stand-in for a ``Request``, with the body a POST reads."""
+
+    content: io.BytesIO
+
+
+def move_post(text: str) -> PostRequest:
+    request = PostRequest([b"act"])
     request.method = b"POST"
     request.content = io.BytesIO(json.dumps({"action": text}).encode())
     return request
+
+
+def post_act(resource: PageResource, request: PostRequest) -> int | bytes:
+    """``resource``'s answer to ``request``, a ``DummyRequest`` standing in for its ``Request``."""
+    return resource._post(cast(Request, request), "/act")
 
 
 def test_an_accepted_moves_post_is_answered_with_the_next_push() -> None:
@@ -234,7 +248,7 @@ def test_an_accepted_moves_post_is_answered_with_the_next_push() -> None:
     player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
     clock.advance(0)
     request = move_post("draw")
-    assert resource._post(request, "/act") == NOT_DONE_YET
+    assert post_act(resource, request) == NOT_DONE_YET
     clock.advance(0)
     assert not request.finished  # not while the move is on its way
     player.show({"state": {"turn": 0, "phase": "play", "hand": ["4D", "9S"]}})
@@ -244,14 +258,14 @@ def test_an_accepted_moves_post_is_answered_with_the_next_push() -> None:
     # arrived from the answer to it): 0 before, 1 since
     assert [snap["moves"] for snap in stream.snapshots] == [0, 1]
     # a move refused at once is answered at once, with why (and counted: its refusal answers it)
-    refused = resource._post(move_post("draw"), "/act")
+    refused = post_act(resource, move_post("draw"))
     assert isinstance(refused, bytes) and json.loads(refused)["ok"] is False
     clock.advance(0)
     assert stream.snapshots[-1]["moves"] == 2 and stream.snapshots[-1]["refusal"]
     # a browser that went away before the answer: nothing is written to it
     gone = move_post("draw")
     player.choose(["draw"], {"state": {"turn": 0, "phase": "draw", "hand": ["4D"]}})
-    resource._post(gone, "/act")
+    post_act(resource, gone)
     gone.processingFailed(Failure(ConnectionDone()))
     clock.advance(SENT_PUSH_DELAY)
     assert gone.written == []
@@ -374,7 +388,7 @@ def read_events(port: int, token: str, count: int, on_first: Any = None) -> list
     response = conn.getresponse()
     assert response.status == 200
     assert response.getheader("content-type", "").startswith("text/event-stream")
-    snapshots = []
+    snapshots: list[dict[str, Any]] = []
     event = None
     while len(snapshots) < count:
         line = response.fp.readline().decode().rstrip("\n")
