@@ -58,6 +58,7 @@ from canasta_net.net.host import (
 from canasta_net.net.limits import HostLimits
 from canasta_net.net.peer import PeerSession, SeatClient, describe_record
 from canasta_net.search import SearchBot
+from canasta_net.table.blind_seat import Background
 from canasta_net.table.host import HostTable, TablePhase
 from canasta_net.table.signer import SeatSigner
 from canasta_net.ui.players import BotPlayer
@@ -265,6 +266,7 @@ class Harness:
         log_path: Path | None = None,
         table: HostTable | None = None,
         random_bytes: Callable[[int], bytes] | None = None,
+        background: Background | None = None,
     ) -> None:
         self.clock = Clock()
         self.log = log_file if log_file is not None else io.BytesIO()
@@ -281,6 +283,7 @@ class Harness:
             table_id=TABLE_ID,
             # the clock jumps here while no message moves: only a long silence drops a seat
             limits=HostLimits(silence_limit=3600.0),
+            background=background,
         )
         self.factory = HostFactory(self.service, key_of)
         self.remotes: list[Remote] = []
@@ -1888,12 +1891,13 @@ def test_blind_v2_seat_with_a_bad_stage_proof_forfeits_at_once_named_in_the_log(
         assert replay_log(peer.log.getvalue()).forfeit == result.forfeit
 
 
-def _eager(started: list[int]) -> Any:
-    """A seat's background that works the stage out at once, before the record is checked (a
-    thread would run it beside the check)."""
+def _eager(started: list[str]) -> Any:
+    """A seat's background that does its work at once (a thread would run it beside the reactor:
+    a stage before its input's record is checked, a hand's part before the hand), noting the
+    name of each piece of work: ``stage1``, ``stage2``, ``work_before``."""
 
     def run(work: Callable[[], Any]) -> Callable[[], Any]:
-        started.append(1)
+        started.append(getattr(work, "func", work).__name__)
         result = work()
         return lambda: result
 
@@ -1911,8 +1915,9 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
     """A seat starts its stage as the record holding its input arrives, before checking it, and
     sends it, worked out once, when the table asks: after the record checked. So does a seat the
     host plays, as the host receives its input, before the host's check; seat 0, whose stage 1
-    takes the initial deck, starts it once its announcement is taken. Each other stage's proof
-    was begun while the seat waited, before its input came (its input-independent part)."""
+    takes the initial deck, works it out with the rest of its part of the hand before the hand
+    begins (``work_before``), as alice does her part as she takes her seat. Each other stage's
+    proof was begun before its input came (its input-independent part)."""
     from canasta_net.deal.blind.hand import BlindHand
     from canasta_net.deal.blind.proofs import stages as proof_stages
 
@@ -1934,23 +1939,23 @@ def test_a_blind_v2_seat_works_its_stage_out_while_its_input_is_checked(
         return honest(self, stage, incoming)
 
     monkeypatch.setattr(BlindHand, "stage_work", work)
-    started: list[int] = []
+    started: list[str] = []
     h = Harness(
         config(deal="blind-v2", rules=preset("classic-2p").with_changes(target=1500), players=2)
     )
     alice = h.remote("alice", connect=False)
     alice.session.background = _eager(started)
-    at_host: list[int] = []
+    at_host: list[str] = []
     h.service.background = _eager(at_host)
     alice.connect()
     stopped(h.run(turn_for("act")))
-    assert started == [1, 1] and [c for c in computed if c[0] == 1] == [(1, 1), (1, 2)]
+    assert started == ["work_before", "stage1", "stage2"]
+    assert [c for c in computed if c[0] == 1] == [(1, 1), (1, 2)]
     assert _stages_sent(alice) == [1, 2]
-    # seat 0's stage 1 takes the initial deck: worked out (in the background, once) as soon as
-    # its announcement was taken, while alice announced; its stage 2 took alice's output, worked
-    # out ahead
-    assert at_host == [1, 1] and [c for c in computed if c[0] == 0] == [(0, 1), (0, 2)]
-    # each proof begun while its seat waited, but seat 0's stage 1, worked out whole at once
+    # seat 0's stage 1 takes the initial deck: worked out (in the background, once) with its
+    # part of the hand as the match began; its stage 2 took alice's output, worked out ahead
+    assert at_host == ["work_before", "stage2"] and [c for c in computed if c[0] == 0] == [(0, 2)]
+    # each proof begun before its input came, but seat 0's stage 1, worked out whole before
     assert sorted(begun) == [(0, 2), (1, 1), (1, 2)]
     assert any(r.kind == R.DEAL for r in iter_records(h.log_bytes()))
 
@@ -1982,7 +1987,7 @@ def test_a_blind_v2_seat_sends_no_stage_worked_out_on_an_input_that_fails(
     honest_take = BlindHandProtocol.take
     monkeypatch.setattr(BlindHand, "respond", respond)
     monkeypatch.setattr(BlindHandProtocol, "take", take)
-    started: list[int] = []
+    started: list[str] = []
     h = Harness(
         config(deal="blind-v2", rules=preset("classic-2p").with_changes(target=1500), players=2)
     )
@@ -1990,7 +1995,7 @@ def test_a_blind_v2_seat_sends_no_stage_worked_out_on_an_input_that_fails(
     alice.session.background = _eager(started)
     alice.connect()
     h.run(limit=500)
-    assert started == [1]
+    assert started == ["work_before", "stage1"]
     problem = alice.session.problem
     assert problem is not None and "seat 0's stage-1 output is refused" in problem
     assert _stages_sent(alice) == []
@@ -2017,7 +2022,7 @@ def test_a_blind_v2_seat_acts_on_one_ahead_between_two_records(
     h = Harness(config(deal="blind-v2", rules=preset("classic-3p"), max_hands=1))
     h.remote("alice")
     bob = h.remote("bob", connect=False)
-    started: list[int] = []
+    started: list[str] = []
     bob.session.background = _eager(started)
     handle = bob.session.handle
     sent_ahead: list[bytes] = []
@@ -2040,7 +2045,8 @@ def test_a_blind_v2_seat_acts_on_one_ahead_between_two_records(
     assert bob.session.seat == 2 and bob.session.problem is None
     assert len(sent_ahead) == 4  # two extra decks for each of alice's two stages
     # bob's stage started once a stage, on the first ahead (the honest one): none restarted
-    assert started == [1, 1] and [c for c in computed if c[0] == 2] == [(2, 1), (2, 2)]
+    assert started == ["work_before", "stage1", "stage2"]
+    assert [c for c in computed if c[0] == 2] == [(2, 1), (2, 2)]
     assert _stages_sent(bob) == [1, 2]
     assert any(r.kind == R.DEAL for r in iter_records(h.log_bytes()))
 

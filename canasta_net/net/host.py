@@ -38,6 +38,7 @@ from zope.interface import implementer
 
 from ..bot_pool import bot_pool
 from ..canasta.bots import Bot
+from ..canasta.rules import RuleSet
 from ..hand import HandContext
 from ..identity import Identity
 from ..log import LogWriter, RecordInfo, redact_for_seat, redact_public
@@ -51,7 +52,7 @@ from ..log.durable import (
 )
 from ..search import SearchBot
 from ..selfplay import choose_for
-from ..table.blind_seat import Background
+from ..table.blind_seat import Background, work_before_hand
 from ..table.config import SeatPlan, SlotKind, TableConfig, TablePassword
 from ..table.host import HostTable, SeatEntry, TableError, TablePhase
 from ..table.lobby import SeatLife, SeatState
@@ -302,8 +303,24 @@ class TableService:
             # the host's word that it restarted here from its log (the seats reconnect next)
             self._publish(self._seat_event(0, "resumed"))  # seat 0 is the host's
             self._schedule_pump()
-        elif all(s.key is not None for s in self.slots):
-            reactor.callLater(0, self._start)  # nobody to wait for: bots only
+        else:
+            self._work_before_first_hand()
+            if all(s.key is not None for s in self.slots):
+                reactor.callLater(0, self._start)  # nobody to wait for: bots only
+
+    def _work_before_first_hand(self) -> None:
+        """A new ``blind-v2`` table: the seats the host plays begin their part of the first hand
+        (``BlindSeat.work_before``) while the others take their seats; their agents, made when
+        the match starts, take it up."""
+        rules = self.config.game.rules
+        if self.background is None or self.config.deal != "blind-v2":
+            return
+        if not isinstance(rules, RuleSet):  # the blind deal deals Canasta only
+            return
+        for slot in self.slots:
+            if slot.local is not None:
+                seed = keyed_seeds(slot.local.identity, self.table_id)(0)
+                work_before_hand(self.table_id, 0, slot.seat, seed, rules, self.background)
 
     # ------------------------------------------------------------------ seats
     def _bot(self) -> Any:
@@ -390,7 +407,26 @@ class TableService:
         )
         for info in table.history[table.hand_start :]:
             agent.observe(WrittenRecord(info))
+        if self.background is not None and table.phase is not TablePhase.OVER:
+            # the seat's part of the hand it will be dealt next: the one starting now (a new
+            # table's first, whose work began as the host started listening), or the next one
+            between = table.phase is TablePhase.CHECKPOINTING or table.hand_no < 0
+            agent.work_before(table.hand_no + 1 if between else table.hand_no, self.background)
         return agent
+
+    def _work_before(self, hand: int) -> None:
+        """The next hand is ``hand``: the seats the host plays begin their part of it (a
+        ``blind-v2`` seat's secrets, proof starts, and seat 0's first stage) in the background;
+        not for a hand the table will not deal (the match is over, or its limit of hands
+        reached)."""
+        table = self.table
+        if self.background is None or table is None or table.match.result is not None:
+            return
+        if self.config.max_hands is not None and hand >= self.config.max_hands:
+            return
+        for slot in self.slots:
+            if slot.local is not None and slot.local.agent is not None:
+                slot.local.agent.work_before(hand, self.background)
 
     def seat_summary(self) -> list[dict[str, Any]]:
         now = self.reactor.seconds()
@@ -895,6 +931,8 @@ class TableService:
             for slot in self.slots:
                 if slot.local is not None and slot.local.agent is not None:
                     slot.local.agent.observe(written)
+            if info.kind == R.HAND_END:  # the next hand's own part, for the seats it plays
+                self._work_before(int(written.fields["hand"]) + 1)
         summary = self.seat_summary()
         targets = [
             (slot, slot.conn, self._view_message(slot.seat, summary))

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet.defer import Deferred, maybeDeferred
@@ -37,7 +37,7 @@ from ..log.replay import Replayer
 from ..log.seed_store import SeedStore, SeedStoreError, TableSeeds
 from ..reasons import reason_sentence
 from ..safe_text import safe_text
-from ..table.blind_seat import Background, StageWork
+from ..table.blind_seat import Background
 from ..table.seat import Decision, SeatAgent, SeatProblem
 from ..table.signer import SeatSigner
 from ..timing import NO_TIMING, Timing
@@ -55,6 +55,8 @@ log = Logger()
 FINAL_REFUSALS = frozenset(
     {"version-mismatch", "bad-password", "table-full", "seat-is-local", "locked-out"}
 )
+
+T = TypeVar("T")
 
 
 class Player(Protocol):
@@ -583,6 +585,10 @@ class PeerSession:
                 return
         else:
             self.agent.aseq = message["aseq"]  # a stand-in may have acted for this seat
+        if self.background is not None and self.copy.replayer is None:
+            # a table this seat holds nothing of yet: its first hand is next, and the seat's own
+            # part of it may be worked out while the others take their seats
+            self.agent.work_before(0, self.background)
         self.player.event(
             reader_translator(self.player)
             .gettext("seated at {table!r} as seat {seat} ({variant})")
@@ -590,6 +596,18 @@ class PeerSession:
         )
         if self.observer is not None:
             self.observer.welcome(self.game, seat, list(self.names))
+
+    def _another_hand(self) -> bool:
+        """Whether the table deals another hand, as far as this seat's log says: the match is
+        not over, and the table's limit of hands (its header's ``max_hands``) not reached."""
+        replayer = self.replayer
+        if replayer is None:
+            return True
+        if replayer.match.result is not None:
+            return False
+        config = replayer.header.fields.get("table_config")
+        limit = config.get("max_hands") if isinstance(config, dict) else None
+        return not (type(limit) is int and replayer.match.hands_played >= limit)
 
     def _hand_context(self) -> HandContext:
         """The hand about to start, as this seat's verified log says: the dealer, the minimums,
@@ -761,6 +779,12 @@ class PeerSession:
             return  # the seat's view waits for a record still on its way; the host asks again
         if not isinstance(reply, Decision):
             send(self._signed_here(reply))
+            if (
+                message["need"] == "checkpoint"
+                and self.background is not None
+                and self._another_hand()
+            ):  # the hand is over: the next one's own part, while the seats sign and read
+                agent.work_before(message["hand"] + 1, self.background)
             return
         view = self.view if reply.view is None else {**self.view, "state": reply.view}
         d = maybeDeferred(self.player.choose, reply.legal, view)
@@ -1020,11 +1044,11 @@ class SeatClient(ClientService):
         return self.stopService()
 
 
-def in_a_thread(work: Callable[[], StageWork]) -> Callable[[], StageWork]:
+def in_a_thread(work: Callable[[], T]) -> Callable[[], T]:
     """A :data:`Background` that runs ``work`` in a thread of its own (a seat's next stage,
     worked out while the reactor's thread checks its input: both spend most of their time in
-    libsecp256k1, outside the GIL); the getter waits for it."""
-    future: Future[StageWork] = Future()
+    libsecp256k1, outside the GIL; or its part of the next hand); the getter waits for it."""
+    future: Future[T] = Future()
 
     def run() -> None:
         try:

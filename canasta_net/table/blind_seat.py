@@ -9,9 +9,10 @@ alike, so a seat played inside the host process holds its own cards and nothing 
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ..canasta.actions import Action
 from ..canasta.rules import RuleSet
@@ -19,6 +20,7 @@ from ..deal.blind.hand import BlindHand, WrongSealedKey
 from ..deal.blind.keys import SEED_SIZE, SeatSecrets
 from ..deal.blind.points import card_points
 from ..deal.blind.proofs import shuffle
+from ..deal.blind.proofs.stages import WorkBefore, work_before
 from ..deal.blind.proofs.stages import card_points as proved_card_points
 from ..deal.blind.protocol import KeyMessage
 from ..deal.blind.schedule import labels_for_rules
@@ -37,9 +39,47 @@ def act_of_body(body: bytes) -> dict[str, Any] | None:
 
 
 StageWork = tuple[list[bytes], bytes]
-# runs a piece of work (a call that pickles), possibly in another thread or process; returns how
-# to get its result (waiting for it if need be)
-Background = Callable[[Callable[[], StageWork]], Callable[[], StageWork]]
+T = TypeVar("T")
+
+
+class Background(Protocol):
+    """Runs a piece of work (a call that pickles), possibly in another thread or process, and
+    returns how to get its result (waiting for it if need be)."""
+
+    def __call__(self, work: Callable[[], T], /) -> Callable[[], T]: ...
+
+
+# work begun before a hand, by (table, hand, seat, seed): a seat's agent takes up what its host
+# began before the agent existed (its seats' first hand, as the host starts listening)
+_begun: dict[tuple[bytes, int, int, bytes], Callable[[], WorkBefore]] = {}
+_BEGUN_MAX = 64
+
+
+def begin_work_before(
+    table_id: bytes, hand_no: int, seat: int, seed: bytes, rules: RuleSet, run: Background
+) -> Callable[[], WorkBefore]:
+    """Begin, with ``run``, seat ``seat``'s part of hand ``hand_no`` with ``seed``
+    (``stages.work_before``), or take up the same work begun already: once per hand, seat and
+    seed; how to get its result."""
+    key = (bytes(table_id), hand_no, seat, bytes(seed))
+    begun = _begun.pop(key, None)
+    if begun is not None:
+        return begun
+    labels = tuple(labels_for_rules(rules))
+    return run(functools.partial(work_before, table_id, hand_no, seat, seed, labels))
+
+
+def work_before_hand(
+    table_id: bytes, hand_no: int, seat: int, seed: bytes, rules: RuleSet, run: Background
+) -> None:
+    """Begin, with ``run``, seat ``seat``'s part of hand ``hand_no`` before any agent of the seat
+    exists (a host, for the seats it plays, whose seeds it derives, as it starts listening): the
+    seat's :class:`BlindSeat` takes it up when it begins that hand with that seed."""
+    if len(_begun) >= _BEGUN_MAX:
+        _begun.pop(next(iter(_begun)))
+    key = (bytes(table_id), hand_no, seat, bytes(seed))
+    labels = tuple(labels_for_rules(rules))
+    _begun[key] = run(functools.partial(work_before, table_id, hand_no, seat, seed, labels))
 
 
 class BlindSeat:
@@ -78,6 +118,8 @@ class BlindSeat:
         # the hand (docs/blind-proofs.md section 10, "A wrong sealed key")
         self.accusation: tuple[int, KeyMessage] | None = None
         self._exposed = False
+        # version 2: the next hand's work begun before it (its number, seed and result)
+        self._before: tuple[int, bytes, Callable[[], WorkBefore]] | None = None
         if version == 1:  # computed once per process, before any hand
             card_points(labels_for_rules(self.rules))
         else:  # version 2's own (version 1's, on another curve, it never needs)
@@ -99,8 +141,52 @@ class BlindSeat:
             self._seed_read_back = kept is not None
             self._seed_kept = False
             self._seen = []
-            self.hand = self._new_hand(hand_no, kept or self.random_bytes(SEED_SIZE))
+            self.hand = self._new_hand(hand_no, kept or self._fresh_seed(hand_no))
         return self.hand
+
+    def _fresh_seed(self, hand_no: int) -> bytes:
+        """A seed nobody has seen for ``hand_no``: the one drawn for the work begun before the
+        hand, if any (never announced: that work was for this hand only), else a new one."""
+        if self._before is not None and self._before[0] == hand_no:
+            return self._before[1]
+        return self.random_bytes(SEED_SIZE)
+
+    def work_before(self, hand_no: int, run: Background) -> None:
+        """Begin, with ``run`` (in another thread), the part of hand ``hand_no`` this seat can
+        work out before the hand begins (version 2: ``stages.work_before``), with the seed it
+        will announce in that hand; once per hand, and only for a hand still to come. The hand
+        takes it up when it begins (waiting for it if it is not done), if it is that hand and
+        that seed; nothing of it is sent before the table asks."""
+        if self.version != 2 or hand_no in self.not_ours:
+            return
+        if self.hand is not None and self.hand.hand_no >= hand_no:
+            return  # under way already, or over
+        if self._before is not None and self._before[0] == hand_no:
+            return
+        seed = (
+            self.seed_source(hand_no)
+            if self.seed_source is not None
+            else self.random_bytes(SEED_SIZE)
+        )
+        self._before = (
+            hand_no,
+            seed,
+            begin_work_before(self.table_id, hand_no, self.seat, seed, self.rules, run),
+        )
+
+    def _take_before(self, hand_no: int, seed: bytes) -> WorkBefore | None:
+        """The work begun before hand ``hand_no``, once, if it was begun with ``seed`` (work for
+        a later hand is kept for it; for this or an earlier one it is dropped)."""
+        before = self._before
+        if before is None or before[0] > hand_no:
+            return None
+        self._before = None
+        if before[0] != hand_no or before[1] != seed:
+            return None
+        try:
+            return before[2]()
+        except Exception:  # the hand works it out itself, as without it
+            return None
 
     def _new_hand(self, hand_no: int, seed: bytes) -> BlindHand:
         ctx = self.context()
@@ -117,6 +203,7 @@ class BlindSeat:
             identity=self.identity,
             trusted=True,  # its owner verified the log (or wrote it) before showing it
             version=self.version,
+            before=self._take_before(hand_no, seed),
         )
 
     def _announcing(self, hand_no: int) -> BlindHand:
@@ -263,4 +350,11 @@ class BlindSeat:
         return view
 
 
-__all__ = ["Background", "BlindSeat", "StageWork", "act_of_body"]
+__all__ = [
+    "Background",
+    "BlindSeat",
+    "StageWork",
+    "act_of_body",
+    "begin_work_before",
+    "work_before_hand",
+]

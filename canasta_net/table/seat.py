@@ -117,6 +117,12 @@ class SeatPart(Protocol):
         stage)."""
         ...
 
+    def work_before(self, hand: int, run: Background) -> None:
+        """The next hand the seat will be dealt is ``hand``: start, with ``run``, the part of it
+        that needs nobody's message (a ``blind-v2`` seat's secrets and proof starts, and seat
+        0's first stage)."""
+        ...
+
 
 class CommitRevealPart:
     """A seat at a commit-reveal table: its seed per hand, committed to, revealed to the host once
@@ -177,6 +183,9 @@ class CommitRevealPart:
         return None
 
     def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
+        pass
+
+    def work_before(self, hand: int, run: Background) -> None:
         pass
 
 
@@ -253,6 +262,9 @@ class BlindPart:
     def work_ahead(self, kind: str, action: dict[str, Any] | None, run: Background) -> None:
         if kind in ("stage", "announce"):
             self.seat.work_ahead(kind, action, run)
+
+    def work_before(self, hand: int, run: Background) -> None:
+        self.seat.work_before(hand, run)
 
     def exposure(self) -> tuple[str, int, dict[str, Any]] | None:
         found = self.seat.exposure()
@@ -398,6 +410,14 @@ class SeatAgent:
         stage, when the message is its input. Nothing is sent before the record has checked
         and the table asks for it."""
         self.part.work_ahead(kind, action, run)
+
+    def work_before(self, hand: int, run: Background) -> None:
+        """The next hand this seat will be dealt is ``hand`` (its previous one is over, or the
+        seat has just taken its place before the first): start, with ``run``, the part of that
+        hand the seat can work out before it begins (a ``blind-v2`` seat's secrets, its proofs'
+        starts, and seat 0's whole first stage, on the initial deck). Nothing is sent before the
+        table asks for it."""
+        self.part.work_before(hand, run)
 
     def exposure(self) -> Message | None:
         """Once, the signed message the seat must send now, unprompted (a ``blind-v2`` seat's

@@ -37,7 +37,7 @@ from .keys import SEED_SIZE, SeatSecrets, derive_x25519, x25519_private_bytes
 from .proofs import group as group2
 from .proofs import shuffle as shuffle2
 from .proofs import stages as stages2
-from .proofs.stages import ProvenStages, PublicKeys, StageSecrets
+from .proofs.stages import ProvenStages, PublicKeys, StageSecrets, WorkBefore
 from .protocol import (
     KEYS_SIGNED_HERE,
     CardIndex,
@@ -196,7 +196,10 @@ class BlindHand:
         trusted: bool = False,
         version: int = 1,
         proven: ProvenStages | None = None,
+        before: WorkBefore | None = None,
     ) -> None:
+        """``before``: version 2, a seat's view: its part of the hand worked out before the hand
+        began (``stages.work_before``), used if it was made for this hand, seat and seed."""
         if version not in (1, 2):
             raise ValueError(f"no blind deal version {version}")
         # version 2: secp256k1, every stage output proved (docs/blind-proofs.md)
@@ -260,7 +263,9 @@ class BlindHand:
             # check or proof (on the deal's critical path)
             shuffle2.prepare(self.size)
             self._ids2 = {x: i for i, x in enumerate(self.initial)}
-            if secrets is not None:
+            if secrets is not None and before is not None:
+                self._take_before(before, secrets)
+            if secrets is not None and self.secrets2 is None:
                 self.secrets2 = StageSecrets.derive(
                     self.table_id, hand_no, secrets.seat, secrets.seed, self.size
                 )
@@ -269,6 +274,22 @@ class BlindHand:
                 self.holder[p] = s
         if (viewer is None) != (secrets is None) or (secrets is not None and identity is None):
             raise ValueError("a seat's view needs its seat, secrets and identity together")
+
+    def _take_before(self, before: WorkBefore, secrets: SeatSecrets) -> None:
+        """Take up the seat's work done before the hand (version 2) if it is this hand's, this
+        seat's and this seed's: its stage secrets, its proofs' starts and, for seat 0, its stage
+        1 on the initial deck (as :meth:`stage_ahead` keeps a stage worked out ahead)."""
+        fits = before.fits(self.table_id, self.hand_no, secrets.seat, secrets.seed, self.size)
+        if not fits or before.initial != tuple(self.initial):
+            return
+        self.secrets2 = before.secrets
+        for start in before.starts:
+            self._prepared[f"start{start.stage}"] = start
+            self._prepared[f"started{start.stage}"] = True
+        if before.first_stage is not None:
+            self._prepared["started1"] = True
+            first = before.first_stage
+            self.stage_ahead(1, list(self.initial), lambda: first)
 
     # ------------------------------------------------------------------ helpers
     @functools.cached_property

@@ -247,6 +247,50 @@ def start_stage(stage: int, secrets: StageSecrets) -> ProverStart:
     return ProverStart(2, secrets, nonces)
 
 
+@dataclass(frozen=True)
+class WorkBefore:
+    """A seat's part of a hand that needs nobody's message, worked out before the hand begins
+    (while the previous one is played, or as the seat takes its place): the seat's secrets for
+    the hand from its fresh seed, with its public keys; the input-independent starts of its stage
+    proofs; and, for seat 0, whose stage 1 takes the initial deck that every seat computes
+    itself, that whole stage with its proof (``docs/blind-proofs.md`` section 9). Made for one
+    hand and one seed (:meth:`fits`), used once: nothing of it leaves the seat before the table
+    asks for it, in the hand's order."""
+
+    seed: bytes = field(repr=False)
+    secrets: StageSecrets = field(repr=False)
+    starts: tuple[ProverStart, ...] = field(repr=False)
+    initial: tuple[bytes, ...] = field(repr=False)
+    first_stage: tuple[list[bytes], bytes] | None = field(repr=False)
+
+    def fits(self, table_id: bytes, hand_no: int, seat: int, seed: bytes, size: int) -> bool:
+        """Whether this was worked out for exactly that hand, seat and seed."""
+        s = self.secrets
+        return (s.table_id, s.hand_no, s.seat, len(s.permutation), self.seed) == (
+            bytes(table_id),
+            hand_no,
+            seat,
+            size,
+            bytes(seed),
+        )
+
+
+def work_before(
+    table_id: bytes, hand_no: int, seat: int, seed: bytes, labels: tuple[str, ...]
+) -> WorkBefore:
+    """Seat ``seat``'s :class:`WorkBefore` for hand ``hand_no`` with ``seed`` (a call that
+    pickles: it may run in another thread or process). About 20 ms of multiplications at 108
+    cards, and seat 0's stage 1 (about 50 ms) besides."""
+    secrets = StageSecrets.derive(table_id, hand_no, seat, seed, len(labels))
+    secrets.public_keys()  # computed once, kept by the secrets
+    initial = card_points(labels)
+    first_stage = stage1(secrets, initial) if seat == 0 else None
+    firsts = () if first_stage is not None else (start_stage(1, secrets),)
+    return WorkBefore(
+        bytes(seed), secrets, (*firsts, start_stage(2, secrets)), initial, first_stage
+    )
+
+
 def stage1(
     secrets: StageSecrets,
     incoming: Sequence[bytes],
