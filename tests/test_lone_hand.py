@@ -7,10 +7,17 @@ threes and their own initial-meld minimums. Draw two; game to 7500.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from canasta_net.canasta.actions import parse_action
-from canasta_net.canasta.position import position_from_dict, position_to_dict
+from canasta_net.canasta.position import (
+    position_from_dict,
+    position_from_view,
+    position_to_dict,
+    seat_view,
+)
 from canasta_net.canasta.rules import RuleSetError, preset
 from canasta_net.canasta.scoring import score_hand
 from canasta_net.canasta.state import EndReason, HandState
@@ -139,3 +146,35 @@ def test_refusals_do_not_form_a_partnership() -> None:
     with pytest.raises(IllegalAction):
         state.apply(parse_action("take-pile QS QD"))
     assert state.lone is None and state.team_map == [0, 1, 2]
+
+
+def test_a_seats_view_keeps_the_lone_hand_and_its_positions_play_on() -> None:
+    """Once the sides have formed, a position built from a seat's view (what a searching bot and
+    a hint sample from) is still the lone hand's: a partner taking the pile onto the side's meld
+    adds to it, as at the table, instead of forming the sides a second time (with itself alone,
+    or a listed move naming a meld of the wrong side, which failed)."""
+    state = _position(
+        turn=1,
+        lone=0,
+        team_map=[0, 1, 1],
+        hands=[["9C", "9D", "4H"], ["KH", "KS", "5C"], ["KD", "KC", "6C"]],
+        pile=["4C", "AS"],
+        melds=[
+            [{"cards": ["QS", "QD", "QH"], "turn": -1, "seat": 0}],
+            [{"cards": ["AC", "AD", "AH"], "turn": -1, "seat": 1}],
+            [],
+        ],
+        opened=[True, True, True],
+    )
+    assert state.lone == 0 and "take-pile" in [str(a) for a in state.legal_actions()]
+    view = seat_view(state, 1)
+    for seed in range(5):
+        sampled = position_from_dict(position_from_view(view, LONE, random.Random(seed)))
+        assert sampled.lone == 0 and sampled.team_map == state.team_map
+        listed = sampled.legal_actions()
+        assert "take-pile" in [str(a) for a in listed]
+        for action in listed:
+            trial = sampled.copy()
+            trial.apply(action)  # every listed move plays (none forms the sides again)
+            assert trial.lone == 0 and trial.team_map == state.team_map
+    assert view["lone"] == 0 and view["teams"] == [0, 1, 1]

@@ -286,6 +286,9 @@ def _view(state: HandState, seat: int | None) -> dict[str, Any]:
         **own,
         "hand_sizes": [len(h) for h in state.hands],
         "teams": list(state.team_map),
+        # three-handed lone-hand play: the seat playing alone, once someone took the pile (the
+        # sides it made are in ``teams``; everyone saw the take)
+        "lone": state.lone,
         "stock_size": len(state.stock),
         "pile_top": None if top is None else face_text(top),
         "pile_size": len(state.pile),
@@ -389,6 +392,8 @@ def position_from_view(view: Mapping[str, Any], rules: RuleSet, rng: Any) -> dic
         "red_threes": [list(r) for r in view["red_threes"]],
         "opened": list(view["opened"]),
         "team_map": list(view["teams"]),
+        # without it, a position whose sides have formed would form them again on the next take
+        "lone": view.get("lone"),
         "turn_state": {
             "drew": ts.get("drew", ""),
             "initial_points": ts.get("initial_points", 0),
