@@ -19,7 +19,12 @@ from rulecases import act, faces, phase_of, rejects, short_position, texts
 from canasta_net.canasta.actions import AddToMeld, AskGoOut, Draw, Meld, TakePile
 from canasta_net.canasta.match import Match, MatchOver
 from canasta_net.canasta.melds import MeldKind, TableMeld, is_wild
-from canasta_net.canasta.position import position_from_dict, position_to_dict
+from canasta_net.canasta.position import (
+    position_from_dict,
+    position_from_view,
+    position_to_dict,
+    seat_view,
+)
 from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.canasta.scoring import TeamScore, score_hand
 from canasta_net.canasta.state import EndReason, HandState, Phase
@@ -880,6 +885,23 @@ def test_a_position_knows_who_melded_before_from_its_melds() -> None:
     state = pos(phase="draw", hands={0: hand}, melds={0: [partners]}, stock=["KH"], pile=["9D"])
     act(state, "draw", "meld KC KD KH KS KC KD KH", "discard 5C")
     assert state.end is not None and state.end.going_out_bonus == 200
+
+
+def test_a_position_from_a_seats_view_knows_who_melded_before() -> None:
+    """The seat to move laid the queens itself, in an earlier turn (its partner, seat 2, is the
+    team's other seat): a position built from its view (a searching bot's, a hint's) knows it,
+    so its going out is not concealed there either (100, not 200)."""
+    hand = ["KC", "KD", "KH", "KS", "KC", "KD", "5C"]
+    queens = {"cards": ["QC", "QD", "QH"], "turn": -1, "seat": 2}
+    hand = [*hand, "KH"]  # drawn already
+    state = pos(turn=2, hands={2: hand}, melds={0: [queens]}, stock=["4D", "4S"])
+    view = seat_view(state, 2)
+    assert view["has_melded"] == [False, False, True, False]
+    for seed in range(3):
+        sampled = position_from_dict(position_from_view(view, CLASSIC, random.Random(seed)))
+        assert sampled.has_melded == state.has_melded
+        act(sampled, "meld KC KD KH KS KC KD KH", "discard 5C")
+        assert sampled.end is not None and sampled.end.going_out_bonus == 100
 
 
 def test_cannot_add_to_black_three_meld() -> None:

@@ -22,7 +22,7 @@ from canasta_net.canasta.actions import AskGoOut, Draw, TakePile, TakeTop, parse
 from canasta_net.canasta.bots import make_bot
 from canasta_net.canasta.match import Match, MatchOver
 from canasta_net.canasta.melds import MeldKind, TableMeld, canasta_bonus
-from canasta_net.canasta.position import position_from_dict
+from canasta_net.canasta.position import position_from_dict, position_from_view, seat_view
 from canasta_net.canasta.rules import RuleSet, RuleSetError, preset
 from canasta_net.canasta.scoring import TeamScore, score_hand
 from canasta_net.canasta.state import EndReason, HandState, Phase
@@ -1041,6 +1041,25 @@ def test_bolivia_pile_onto_which_group_is_asked_when_several_fit() -> None:
         "take-pile onto 0",
         "meld-closed",
     )
+
+
+def test_bolivia_a_position_from_a_seats_view_gives_the_first_canasta_bonus_once() -> None:
+    """The bonus given (a canasta on the table): a position built from a seat's view (what a
+    searching bot and a hint sample from) knows it, so the side's next lay brings no eleven cards
+    a second time; nor does one from a view that does not say it (an older host's)."""
+    state = bol(
+        hands={0: ["QH", "QD", "QS", "9C", "8D"]},
+        melds={0: [K7]},
+        stock=cards("4C 5C 6C 7C 8C 9C 10C JC QC KC AC 4D 5D"),
+    )
+    view = seat_view(state, 0)
+    assert view["canasta_bonus_given"] is True
+    older = {k: v for k, v in view.items() if k != "canasta_bonus_given"}
+    for shown in (view, older):
+        sampled = position_from_dict(position_from_view(shown, BOLIVIA, random.Random(1)))
+        stock = len(sampled.stock)
+        act(sampled, "meld QH QD QS")
+        assert len(sampled.hands[0]) == 2 and len(sampled.stock) == stock
 
 
 def test_bolivia_first_canasta_bonus_refills_a_hand_the_lay_empties() -> None:

@@ -289,6 +289,11 @@ def _view(state: HandState, seat: int | None) -> dict[str, Any]:
         # three-handed lone-hand play: the seat playing alone, once someone took the pile (the
         # sides it made are in ``teams``; everyone saw the take)
         "lone": state.lone,
+        # Bolivia: the hand's first canasta has brought its bonus cards (everyone saw it)
+        "canasta_bonus_given": state.canasta_bonus_given,
+        # whether each seat has melded this hand (everyone saw it): a seat that has may no
+        # longer go out concealed
+        "has_melded": list(state.has_melded),
         "stock_size": len(state.stock),
         "pile_top": None if top is None else face_text(top),
         "pile_size": len(state.pile),
@@ -394,6 +399,16 @@ def position_from_view(view: Mapping[str, Any], rules: RuleSet, rng: Any) -> dic
         "team_map": list(view["teams"]),
         # without it, a position whose sides have formed would form them again on the next take
         "lone": view.get("lone"),
+        # each seat's own melding (else taken from the melds, laid by each team's first seat)
+        **({"has_melded": list(view["has_melded"])} if "has_melded" in view else {}),
+        # without it, the next lay of a side with a canasta would bring the bonus cards again;
+        # a view without the field (an older host's) tells it by a canasta on the table
+        "canasta_bonus_given": bool(
+            view.get(
+                "canasta_bonus_given",
+                any(m.get("canasta") for team in view["melds"] for m in team),
+            )
+        ),
         "turn_state": {
             "drew": ts.get("drew", ""),
             "initial_points": ts.get("initial_points", 0),
