@@ -887,6 +887,28 @@ def test_a_position_knows_who_melded_before_from_its_melds() -> None:
     assert state.end is not None and state.end.going_out_bonus == 200
 
 
+def test_a_position_from_a_seats_view_leaves_the_cards_taken_with_the_pile_in_that_hand() -> None:
+    """Seat 1 took the pile (everyone saw the nines and the king go into its hand): every
+    position built from seat 2's view deals those cards to seat 1 again, and knows they are
+    there, as the host's own search does (``shown``)."""
+    state = pos(
+        phase="draw",
+        turn=1,
+        hands={1: ["9C", "9D", "4H"], 2: ["5C", "6D", "7H"]},
+        melds={1: [["QC", "QD", "QH"]]},
+        pile=["KS", "9H", "9S"],
+        stock=["4D", "4S", "8C", "8D"],
+    )
+    act(state, "take-pile 9C 9D", "discard 4H")
+    assert state.shown[1] and not any(state.shown[s] for s in (0, 2, 3))
+    view = seat_view(state, 2)
+    for seed in range(5):
+        sampled = position_from_dict(position_from_view(view, CLASSIC, random.Random(seed)))
+        assert [sorted(s) for s in sampled.shown] == [sorted(s) for s in state.shown]
+        for known in state.shown[1]:
+            assert known in sampled.hand_faces(1)
+
+
 def test_a_position_from_a_seats_view_knows_who_melded_before() -> None:
     """The seat to move laid the queens itself, in an earlier turn (its partner, seat 2, is the
     team's other seat): a position built from its view (a searching bot's, a hint's) knows it,

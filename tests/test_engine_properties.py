@@ -100,6 +100,8 @@ def _check_views(state: HandState) -> None:
         public.update(state.faces_text(reds))
     if state.pile_top is not None:
         public[face_text(state.pile_top)] += 1
+    for known in state.shown:  # taken with the pile, in everyone's sight
+        public.update(face_text(f) for f in known)
     for seat in range(state.players):
         view = seat_view(state, seat)
         assert Counter(view["hand"]) == Counter(state.faces_text(state.hands[seat]))

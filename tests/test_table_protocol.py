@@ -539,6 +539,8 @@ class SeatAuditor:
         public += state.pile[-1:]
         expected = Counter(face_text(f) for f in state.faces(public))
         expected.update(face_text(f) for f in state.hand_faces(seat))
+        # the cards each hand took with the pile, in everyone's sight (``shown``)
+        expected.update(face_text(f) for known in state.shown for f in known)
         # every face a view shows is the seat's own or public: none from a hidden hand
         assert Counter(view_faces(view)) == expected
 

@@ -152,6 +152,8 @@ class PublicAuditor:
         public += [c for reds in state.red_threes for c in reds]
         public += state.pile[-1:]
         expected = Counter(face_text(f) for f in state.faces(public))
+        # the cards each hand took with the pile, in everyone's sight (``shown``)
+        expected.update(face_text(f) for known in state.shown for f in known)
         # every face the view shows is public: none from any hand
         assert Counter(view_faces(view["state"])) == expected
         self.live_views += 1

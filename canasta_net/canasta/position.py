@@ -294,6 +294,9 @@ def _view(state: HandState, seat: int | None) -> dict[str, Any]:
         # whether each seat has melded this hand (everyone saw it): a seat that has may no
         # longer go out concealed
         "has_melded": list(state.has_melded),
+        # the cards each hand is known to hold: taken with the pile, which everyone saw (one
+        # fewer each time that seat plays a card of the face)
+        "shown": [[face_text(f) for f in sorted_faces(s)] for s in state.shown],
         "stock_size": len(state.stock),
         "pile_top": None if top is None else face_text(top),
         "pile_size": len(state.pile),
@@ -353,7 +356,11 @@ def position_from_view(view: Mapping[str, Any], rules: RuleSet, rng: Any) -> dic
     positions' defaults (melds laid in earlier turns by each team's first seat, turn 0)."""
     deck = Deck(rules.decks, rules.jokers_per_deck)
     unseen = Counter(deck.face)
+    seat = view["seat"]
+    # the cards another hand is known to hold (taken with the pile) stay in it
+    shown = [list(s) for s in view.get("shown") or []]
     seen = [parse_face(c) for c in view["hand"]]
+    seen += [parse_face(c) for s, known in enumerate(shown) if s != seat for c in known]
     seen += [parse_face(c) for team in view["melds"] for m in team for c in m["cards"]]
     seen += [parse_face(c) for reds in view["red_threes"] for c in reds]
     top = view.get("pile_top")
@@ -380,10 +387,18 @@ def position_from_view(view: Mapping[str, Any], rules: RuleSet, rng: Any) -> dic
         part, cards = cards[:count], cards[count:]
         return [face_text(f) for f in part]
 
-    seat = view["seat"]
     ts = view.get("turn_state") or {}
     pending = take(ts.get("pending_pile_size", 0))
-    hands = [list(view["hand"]) if s == seat else take(n) for s, n in enumerate(view["hand_sizes"])]
+
+    def hand(s: int, size: int) -> list[str]:
+        if s == seat:
+            return list(view["hand"])
+        known = shown[s] if s < len(shown) else []
+        if len(known) > size:
+            raise PositionError(f"the view shows seat {s} holding more known cards than cards")
+        return [*known, *take(size - len(known))]
+
+    hands = [hand(s, n) for s, n in enumerate(view["hand_sizes"])]
     position: dict[str, Any] = {
         "rules": rules.to_dict(),
         "dealer": view["dealer"],
@@ -420,4 +435,6 @@ def position_from_view(view: Mapping[str, Any], rules: RuleSet, rng: Any) -> dic
     }
     if view.get("pile_frozen") and top is not None:
         position["pile_frozen"] = True
+    if any(shown):
+        position["shown"] = shown
     return position
