@@ -407,22 +407,28 @@ class TableService:
         )
         for info in table.history[table.hand_start :]:
             agent.observe(WrittenRecord(info))
-        if self.background is not None and table.phase is not TablePhase.OVER:
-            # the seat's part of the hand it will be dealt next: the one starting now (a new
-            # table's first, whose work began as the host started listening), or the next one
-            between = table.phase is TablePhase.CHECKPOINTING or table.hand_no < 0
-            agent.work_before(table.hand_no + 1 if between else table.hand_no, self.background)
+        # the seat's part of the hand it will be dealt next: the one starting now (a new table's
+        # first, whose work began as the host started listening), or the next one
+        between = table.phase is TablePhase.CHECKPOINTING or table.hand_no < 0
+        next_hand = table.hand_no + 1 if between else table.hand_no
+        if self.background is not None and self._deals(next_hand):
+            agent.work_before(next_hand, self.background)
         return agent
+
+    def _deals(self, hand: int) -> bool:
+        """Whether the table may still deal hand ``hand``: the match is not over, and the table's
+        limit of hands (``max_hands``) not reached."""
+        table = self.table
+        if table is None or table.phase is TablePhase.OVER or table.match.result is not None:
+            return False
+        return self.config.max_hands is None or hand < self.config.max_hands
 
     def _work_before(self, hand: int) -> None:
         """The next hand is ``hand``: the seats the host plays begin their part of it (a
         ``blind-v2`` seat's secrets, proof starts, and seat 0's first stage) in the background;
         not for a hand the table will not deal (the match is over, or its limit of hands
         reached)."""
-        table = self.table
-        if self.background is None or table is None or table.match.result is not None:
-            return
-        if self.config.max_hands is not None and hand >= self.config.max_hands:
+        if self.background is None or not self._deals(hand):
             return
         for slot in self.slots:
             if slot.local is not None and slot.local.agent is not None:

@@ -61,12 +61,8 @@ def begin_work_before(
     """Begin, with ``run``, seat ``seat``'s part of hand ``hand_no`` with ``seed``
     (``stages.work_before``), or take up the same work begun already: once per hand, seat and
     seed; how to get its result."""
-    key = (bytes(table_id), hand_no, seat, bytes(seed))
-    begun = _begun.pop(key, None)
-    if begun is not None:
-        return begun
-    labels = tuple(labels_for_rules(rules))
-    return run(functools.partial(work_before, table_id, hand_no, seat, seed, labels))
+    begun = _begun.pop((bytes(table_id), hand_no, seat, bytes(seed)), None)
+    return begun if begun is not None else _run(table_id, hand_no, seat, seed, rules, run)
 
 
 def work_before_hand(
@@ -78,8 +74,14 @@ def work_before_hand(
     if len(_begun) >= _BEGUN_MAX:
         _begun.pop(next(iter(_begun)))
     key = (bytes(table_id), hand_no, seat, bytes(seed))
+    _begun[key] = _run(table_id, hand_no, seat, seed, rules, run)
+
+
+def _run(
+    table_id: bytes, hand_no: int, seat: int, seed: bytes, rules: RuleSet, run: Background
+) -> Callable[[], WorkBefore]:
     labels = tuple(labels_for_rules(rules))
-    _begun[key] = run(functools.partial(work_before, table_id, hand_no, seat, seed, labels))
+    return run(functools.partial(work_before, table_id, hand_no, seat, seed, labels))
 
 
 class BlindSeat:
