@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, NoReturn, TypeVar
+from typing import Any, ClassVar, Final, NoReturn, TypeVar
 
 import click
 
@@ -71,8 +71,25 @@ HELP_VALUES["simulations"] = str(DEFAULT_SIMULATIONS)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class ReplayGroup(LocalizedGroup):
+    """``canasta-replay``'s commands, with the other spelling of one of them understood:
+    ``analyse`` runs ``analyze`` (the docs say "analyse"; the help lists the command once)."""
+
+    ALIASES: ClassVar[dict[str, str]] = {"analyse": "analyze"}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, self.ALIASES.get(cmd_name, cmd_name))
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        # the command's own name in its usage lines and errors, whichever spelling was typed
+        return (command.name if command is not None else name), command, rest
+
+
 @click.group(
-    cls=LocalizedGroup,
+    cls=ReplayGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
     help=N_("Audit, step through, annotate and export canasta-net game logs."),
 )

@@ -349,3 +349,17 @@ def test_a_malformed_eval_in_the_sidecar_is_refused(log_path: Path) -> None:
     path.write_text(json.dumps(data))
     result = run("show", str(log_path), "--at", "end")
     assert result.exit_code == 1 and "'eval.loss' must be a number" in result.output
+
+
+def test_analyse_is_understood_as_analyze(log_path: Path) -> None:
+    """The docs spell it "analyse": typed that way, the command runs and its help names it."""
+    typed = run("analyse", str(log_path), "--seat", str(SEAT), "--simulations", "1", "--json")
+    assert typed.exit_code == 0, typed.output
+    decisions = json.loads(typed.output)["decisions"]
+    again = analysed(log_path, "--again")["decisions"]
+    assert decisions and [(d["record"], d["played"]) for d in decisions] == [
+        (d["record"], d["played"]) for d in again
+    ]
+    helped = run("analyse", "--help")
+    assert helped.exit_code == 0 and "analyze [OPTIONS] FILE" in helped.output
+    assert "analyse" not in run("--help").output.split("Commands:")[1]
