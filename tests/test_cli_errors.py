@@ -346,3 +346,16 @@ def test_a_game_the_blind_deal_cannot_deal_is_one_sentence(tmp_path: Path, comma
     assert result.exit_code == 2
     assert "--deal blind: may-i cannot be dealt blind (the Canasta games only)" in result.output
     assert "Traceback" not in result.output and not log.exists()
+
+
+@pytest.mark.parametrize(("variant", "players", "seats"), [("classic", 7, 4), ("classic-2p", 3, 2)])
+def test_more_players_than_seats_is_one_sentence(
+    tmp_path: Path, variant: str, players: int, seats: int
+) -> None:
+    """Before, the host took --players 7 at a four-seat table as four people, silently."""
+    log = tmp_path / "game.cnlog"
+    args = ["host", "--variant", variant, "--players", str(players), "--log", str(log)]
+    result = CliRunner().invoke(cli.main, [*args, "--bind", "127.0.0.1", "--no-announce"])
+    assert result.exit_code == 2
+    said = f"--players {players}: a {variant} table has {seats} seats"
+    assert said in result.output and "Traceback" not in result.output and not log.exists()

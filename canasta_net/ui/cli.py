@@ -1012,6 +1012,12 @@ def _config_from_flags(
     else:
         _check_deal(deal, rules)
     players = flags["players"]
+    if players is not None and players > rules.players:
+        raise click.UsageError(
+            _("--players {players}: a {variant} table has {seats} seats").format(
+                players=players, variant=rules.name, seats=rules.players
+            )
+        )
     if flags["bot_seats"] is not None:
         players = max(1, rules.players - flags["bot_seats"])
     people = rules.players if players is None else min(players, rules.players)
