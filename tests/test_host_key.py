@@ -91,3 +91,13 @@ async def test_a_closed_port_cannot_be_reached() -> None:
     )
     with pytest.raises(HostUnreachable, match=f"cannot reach 127.0.0.1:{free}"):
         await probing
+
+
+def test_a_reason_keeps_an_acronym_and_lowers_a_word() -> None:
+    from twisted.internet.error import ConnectionRefusedError, DNSLookupError
+
+    from canasta_net.net.host_key import _reason
+
+    # before: "dNS lookup failed: nonsense" after "cannot reach nonsense:47475: "
+    assert _reason(DNSLookupError("nonsense")) == "DNS lookup failed: nonsense"
+    assert _reason(ConnectionRefusedError()).startswith("connection was refused")

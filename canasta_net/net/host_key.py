@@ -99,4 +99,6 @@ async def fetch_host_fingerprint(
 
 def _reason(error: BaseException) -> str:
     text = str(error).strip().rstrip(".") or type(error).__name__
+    if text[1:2].isupper():  # an acronym ("DNS lookup failed") keeps its capitals
+        return text
     return text[:1].lower() + text[1:]
