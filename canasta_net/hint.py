@@ -41,6 +41,7 @@ USUAL_PLAY = N_(
 BEST_OF = N_(
     "best of {n} candidates over {deals} sampled deals: {gain} points a deal over '{runner}'"
 )
+TIED = N_("as good as any of {n} candidates over {deals} sampled deals; '{runner}' did as well")
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,8 @@ def suggestion_of(action: Any, tried: Sequence[tuple[Any, float]], deals: int) -
     if value < runner_value:
         return Suggestion(action, USUAL_PLAY, {"deals": deals, "runner": runner})
     gain = f"{value - runner_value:+.0f}"
+    if gain in ("+0", "-0"):  # "+0 points a deal over" reads as a gain that is not there
+        return Suggestion(action, TIED, {"n": len(tried), "deals": deals, "runner": runner})
     return Suggestion(
         action, BEST_OF, {"n": len(tried), "deals": deals, "gain": gain, "runner": runner}
     )

@@ -11,7 +11,7 @@ import pytest
 from canasta_net import mayi, selfplay
 from canasta_net import search as search_module
 from canasta_net.canasta import bots as canasta_bots
-from canasta_net.canasta.actions import Discard
+from canasta_net.canasta.actions import Discard, parse_action
 from canasta_net.canasta.heuristic import HeuristicBot, SeatReader, knowledge_of
 from canasta_net.canasta.rules import PRESETS, preset
 from canasta_net.canasta.state import HandState, Phase
@@ -270,3 +270,17 @@ def test_a_cpu_time_budget_counts_the_threads_cpu_not_the_wall_clock(
     bot.horizon = 8
     bot.evaluate(state, state.legal_actions()[:2])
     assert bot.deals_tried == 1
+
+
+def test_a_hint_whose_runner_did_as_well_says_so_and_no_gain() -> None:
+    from canasta_net.hint import BEST_OF, TIED, USUAL_PLAY, suggestion_of
+
+    best, runner = parse_action("meld 8C 8D 8S"), parse_action("add 0 7D 7H")
+    tied = suggestion_of(best, [(best, 12.4), (runner, 12.2)], 15)
+    assert tied.message == TIED  # before: "+0 points a deal over 'add 0 7D 7H'"
+    assert tied.reason == (
+        "as good as any of 2 candidates over 15 sampled deals; 'add 0 7D 7H' did as well"
+    )
+    assert "'add 0 7D 7H'" not in tied.reason_in("ru") and tied.reason_in("ru") != tied.reason
+    assert suggestion_of(best, [(best, 40.0), (runner, 12.0)], 15).message == BEST_OF
+    assert suggestion_of(best, [(best, 11.0), (runner, 12.0)], 15).message == USUAL_PLAY
