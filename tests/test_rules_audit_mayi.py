@@ -208,6 +208,16 @@ def test_the_deal_is_one_card_at_a_time_from_the_dealers_left() -> None:
     assert state.hands[2][-1] == 31
 
 
+def test_a_deal_from_another_dealer_is_not_recorded() -> None:
+    match = MayIMatch(preset("may-i", 3), first_dealer=0)
+    order = list(range(104))
+    state = DealState(match.rules, order, dealer=2, deal=0)  # the game's first dealer is 0
+    play_deal(state, [GreedyMayIBot(random.Random(s)) for s in range(3)])
+    with pytest.raises(ValueError):
+        match.record_deal(state)
+    assert match.deals_played == 0
+
+
 # ------------------------------------------------------------------------------------------
 # "A turn: take the top card of the stock or the top discard (it need not be melded at once),
 # then optionally meld, then discard one card. All discards stay visible."
