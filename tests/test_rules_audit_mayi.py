@@ -479,6 +479,22 @@ def test_deal_five_goes_out_only_by_melding_the_last_card() -> None:
     assert state.turn == 1 and hand(state, 0) == ["9H"]
     state = position(["9H 5C", "2C", "3C"], deal=4, melds=melds, down=[True, False, False])
     assert refuse(state, "add 0.0 5C") == "must-meld-last-card"  # would strand the 9H
+    state = position(["5C", "2C", "3C"], deal=4, melds=melds, down=[True, False, False])
+    assert listed(state) == {"add 0.0 5C"}
+    assert refuse(state, "discard 5C") == "must-meld-last-card"
+
+
+def test_deal_five_last_two_cards_laid_off_one_after_the_other() -> None:
+    # the 10H fits only once the 9H is on the sequence: laying the 9H first is fine, since the
+    # card it leaves can then be laid off; the 10H first does not fit at all
+    melds = [["5H 5S 5D", "5C 6C 7C 8C"], [], []]
+    state = position(["9C 10C", "2C", "3C"], deal=4, melds=melds, down=[True, False, False])
+    assert listed(state) == {"add 0.1 9C", "discard 9C", "discard 10C"}
+    assert refuse(state, "add 0.1 10C") == "does-not-fit"
+    accept(state, "add 0.1 9C")
+    assert listed(state) == {"add 0.1 10C"}
+    accept(state, "add 0.1 10C")
+    assert out_by(state, 0)
 
 
 @pytest.mark.parametrize("deal", range(5))
@@ -766,3 +782,50 @@ def test_the_listing_holds_every_legal_lay_off_and_discard() -> None:
                         assert state.is_legal(parse_action(text)) == (text in texts), text
             state.apply(choose_for(bots[state.to_move], state), state.to_move)
     assert tried > 100
+
+
+def test_deal_five_lay_downs_agree_with_brute_force() -> None:
+    """Deal 5: every lay-down of the contract, less those that leave one card which fits no meld
+    on the table afterwards (it could then be neither melded nor discarded)."""
+    rng = random.Random(10)
+    checked = with_lays = 0
+    while checked < 80:
+        r1, r2 = rng.sample(range(13), 2)
+        suit, start = rng.randrange(4), rng.randrange(10)
+        cards = [rng.randrange(4) * 13 + r for r in (r1, r1, r1, r2, r2, r2)]
+        cards += [suit * 13 + start + k for k in range(rng.randint(4, 5))]
+        cards += [rng.randrange(52) for _ in range(rng.randint(0, 2))]
+        if max(Counter(cards).values()) > 2:
+            continue
+        checked += 1
+        left_over = Counter(f for f in range(52) for _ in range(2)) - Counter(cards)
+        table = [f for f in left_over.elements() if f % 13 == rng.randrange(13)][:3]
+        table = table if is_set(table) else []
+        text = " ".join
+        state = position(
+            [text(face_text(f) for f in cards), "", ""],
+            deal=4,
+            stock="",
+            pile="",
+            melds=[[], [text(face_text(f) for f in table)] if table else [], []],
+            down=[False, bool(table), False],
+        )
+        expected = set()
+        for lay in plain_lay_downs(4, cards):
+            left = Counter(cards) - Counter(f for g in lay for f in g)
+            if left.total() == 1:
+                card = next(iter(left))
+                after = [list(g) for g in lay] + ([table] if table else [])
+                if not any(is_set(m) and is_set([*m, card]) for m in after) and not any(
+                    is_sequence(m) and is_sequence([*m, card]) for m in after
+                ):
+                    continue
+            expected.add(lay)
+        engine = {
+            tuple(sorted(tuple(sorted(g)) for g in a.groups))
+            for a in state.legal_actions()
+            if isinstance(a, Meld)
+        }
+        assert engine == expected, [face_text(f) for f in cards]
+        with_lays += bool(expected)
+    assert with_lays > 40
