@@ -69,6 +69,8 @@ class MayIMatch:
             raise ValueError("the deal is not over yet")
         if state.deal != self.deals_played or state.rules != self.rules:
             raise ValueError(f"that is not deal {self.deals_played} of this game")
+        if state.dealer != self.dealer:  # "the deal rotates": each deal has its one dealer
+            raise ValueError(f"deal {state.deal} is dealt by seat {self.dealer}")
         points = score_deal(state)
         for seat, p in enumerate(points):
             self.scores[seat] += p
