@@ -1119,14 +1119,23 @@ class HandState:
 
     def _pile_targets(self, team: int, top: int) -> list[int]:
         """The team's melds the top card could go on, by kind and rank or suit (not yet checked
-        for room): groups of its rank, and with ``pile_onto_sequence`` its suit's sequences."""
+        for room): groups of its rank, and with ``pile_onto_sequence`` its suit's sequences that
+        it continues at either end (a card of the suit that continues neither end fits none:
+        RULES.md section 5, "adding the top card to one of the team's melds")."""
         rank = rank_of(top)
         onto_runs = self.rules.pile_onto_sequence
+        position = run_position(rank)
         return [
             i
             for i, m in enumerate(self.melds[team])
             if (m.kind is GROUP_KIND and m.rank == rank)
-            or (onto_runs and m.kind is SEQUENCE_KIND and m.suit == suit_of(top))
+            or (
+                onto_runs
+                and m.kind is SEQUENCE_KIND
+                and m.suit == suit_of(top)
+                and position >= 0
+                and (position == m.low - 1 or position == m.high + 1)
+            )
         ]
 
     def _only_meld_for_top(self, team: int, top: int) -> int | None:
