@@ -808,3 +808,20 @@ def test_bolivia_initial_minimum_enforced_at_its_boundaries(
         60 if score <= 3495 else 100 if score <= 6995 else 140 if score <= 10495 else 180
     )
     opens_exactly("bolivia", minimum, melds, short)
+
+
+def test_bolivia_initial_meld_has_no_concealed_way_out() -> None:
+    """RULES.md section 5: "Going out earns nothing; nobody may discard his last card": the
+    classic escape of an initial meld, going out concealed, does not exist. 8C 8C 8H was
+    accepted toward a minimum of 140 that the whole hand (125) cannot reach, because the guard
+    saw the hand laid out around a canasta of eights, concealed, as in Samba; the player was
+    then left with additions only, none of which could end the turn."""
+    hand = cards("JK 2D 5H 8H 8H 8H 8C 8C")
+    state = bol(hands={0: hand}, minimums=[140, 140])
+    rejects(state, "meld 8C 8C 8H", "initial-meld-unreachable")
+    rejects(state, "meld 8C 8C 8H 8H 8H JK 2D", "no-going-out")  # one card kept
+    assert not [a for a in listed(state) if a.startswith(("meld", "add"))]
+    # the same hand opens where the minimum is within its reach (120 of 125)
+    ok = bol(hands={0: [*hand, "9D"]}, minimums=[100, 100])
+    act(ok, "meld 8C 8C 8H 8H 8H JK 2D", "discard 5H")
+    assert ok.opened[0]

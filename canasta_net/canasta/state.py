@@ -821,8 +821,11 @@ class HandState:
         return sum(1 for c in self.t.pending_pile if face[c] not in RED_THREE_FACES)
 
     def _could_go_concealed(self, seat: int) -> bool:
+        """Whether the player to move may still go out concealed this turn (never where nobody
+        goes out: Bolivia, RULES.md section 5)."""
         return (
-            not self.has_melded[seat]
+            self.rules.going_out_allowed
+            and not self.has_melded[seat]
             and not self.t.added_to_old
             and (self.t.drew == "stock" or self.rules.concealed_after_pile_take)
         )
