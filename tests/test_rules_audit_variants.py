@@ -825,3 +825,32 @@ def test_bolivia_initial_meld_has_no_concealed_way_out() -> None:
     ok = bol(hands={0: [*hand, "9D"]}, minimums=[100, 100])
     act(ok, "meld 8C 8C 8H 8H 8H JK 2D", "discard 5H")
     assert ok.opened[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "minimum", "hand", "plan"),
+    [
+        # four fives and three wild cards: one group of fives holds two wild cards, two groups
+        # hold all three (5C 5C JK 60 + 5C 5H JK 2D 80 = 140)
+        ("samba", 140, "5C 2D 5H 8C 5C AH 5C JK JK", ["meld 5C 5C JK", "meld 5C 5H JK 2D"]),
+        # two pairs of eights with a wild card each beside a group with two (60 + 70 = 130)
+        ("samba", 100, "8S 2C 8D 2D 7S 8S JK QS 8D", ["meld 8D 8D 2C 2D", "meld 8S 8S JK"]),
+        ("bolivia", 140, "10S 3C 8D 8D 8D JK 2D 8S JK", ["meld 8D 8D 2D JK", "meld 8D 8S JK"]),
+        # a meld of wild cards and a pair with the fourth wild card (150 + 50 = 200; 120 + 60)
+        ("bolivia", 180, "JK 3S 2C AD 5H JK 5D JK 9D", ["meld JK JK JK", "meld 5D 5H 2C"]),
+        ("bolivia", 180, "JK 3S 2C AD 5H JK 5D JK 9D", ["meld 2C JK JK", "meld 5D 5H JK"]),
+    ],
+)
+def test_initial_meld_with_two_groups_of_a_rank_or_wild_cards_apart(
+    name: str, minimum: int, hand: str, plan: list[str]
+) -> None:
+    """RULES.md section 4: "a team may hold several groups of the same rank"; section 5: "Wild
+    cards alone may form a meld". The initial meld's dead-end guard looked for a way to the
+    minimum with one group a rank, and (Bolivia) with the wild cards either all spread or all
+    alone: the first lay of these legal plans was refused (initial-meld-unreachable)."""
+    state = short_position(name, hands={0: hand.split()}, minimums=[minimum, minimum])
+    state.canasta_bonus_given = True
+    act(state, *plan)
+    assert state.opened[0] and state.t.initial_points >= minimum
+    discard = next(a for a in listed(state) if a.startswith("discard"))
+    act(state, discard)
