@@ -854,3 +854,55 @@ def test_initial_meld_with_two_groups_of_a_rank_or_wild_cards_apart(
     assert state.opened[0] and state.t.initial_points >= minimum
     discard = next(a for a in listed(state) if a.startswith("discard"))
     act(state, discard)
+
+
+def _two_king_groups(hand: list[str], phase: str = "play", **kw: Any) -> HandState:
+    """Samba: a samba, and kings in two groups (4 and 3) that make a canasta merged."""
+    return short_position(
+        "samba",
+        phase=phase,
+        hands={0: hand, 2: ["4D", "5D"]},
+        melds={0: [RUN_S, cards("KH KD KS KC"), cards("KH KD KS")]},
+        has_melded=[True, False, True, False],
+        **kw,
+    )
+
+
+def test_samba_going_out_through_a_merge_is_seen() -> None:
+    """RULES.md section 4: "a team may hold several groups of the same rank and merge them";
+    "Going out needs two canastas". Two groups of kings that merge into the second canasta make
+    going out possible: the engine said it was not (it counted the groups apart), refused to
+    let the player ask his partner, and refused a lay that leaves the last card to discard
+    after the merge."""
+    state = _two_king_groups(["QH", "QD", "QS", "9C"])
+    assert state.can_go_out()
+    act(state, "meld QH QD QS")  # one card left: merge, then discard it
+    rejects(state, "discard 9C", "no-canasta-to-go-out")
+    act(state, "merge 1 2", "discard 9C")
+    assert state.end is not None and state.end.going_out_bonus == 200
+    assert score_hand(state)[0].canasta_bonus == 1500 + 500
+    # asking the partner: allowed (and listed), and after yes the merge is part of the way out
+    asking = _two_king_groups(["QH", "QD"], phase="draw", stock=["QS", "9C"])
+    act(asking, "draw", "ask-go-out")
+    act(asking, "answer yes", seat=2)
+    act(asking, "meld QH QD QS", "merge 1 2", "discard 9C")
+    assert asking.end is not None and asking.end.went_out == 0
+
+
+def test_samba_merge_counted_only_where_it_makes_a_canasta() -> None:
+    # four and two kings with one wild card each: merged, 6 naturals and 2 wilds (8): a canasta;
+    # three and three kings with two wild cards each: merged, four wild cards: never
+    ok = short_position(
+        "samba",
+        hands={0: cards("QH QD QS 9C")},
+        melds={0: [RUN_S, cards("KH KD KS KC 2C"), cards("KH KD JK")]},
+    )
+    assert ok.can_go_out()
+    too_wild = short_position(
+        "samba",
+        hands={0: cards("QH QD QS 9C")},
+        melds={0: [RUN_S, cards("KH KD KS 2C 2D"), cards("KH KD KS JK JK")]},
+    )
+    assert not too_wild.can_go_out()
+    rejects(too_wild, "meld QH QD QS", "must-keep-a-card")
+    rejects(too_wild, "merge 1 2", "too-many-wilds")
