@@ -906,3 +906,24 @@ def test_samba_merge_counted_only_where_it_makes_a_canasta() -> None:
     assert not too_wild.can_go_out()
     rejects(too_wild, "meld QH QD QS", "must-keep-a-card")
     rejects(too_wild, "merge 1 2", "too-many-wilds")
+
+
+def test_samba_going_out_with_two_groups_of_a_rank_holding_the_wild_cards() -> None:
+    """RULES.md section 4: several groups of one rank, at most two wild cards each. Four sixes
+    and three wild cards go out as 6C 6C 2D 2D and 6C 6S JK; the going-out planner put every
+    six in one group (two wild cards), found a wild card to spare and said going out was
+    impossible, so "may I go out?" was refused."""
+    state = short_position(
+        "samba",
+        phase="draw",
+        hands={0: cards("6C 2D 2D JK 6C 6C"), 2: ["4D", "5D"]},
+        melds={0: [RUN_S, cards("KC KD KH KS KC KD KH")]},
+        stock=["4C", "10S", "6S"],
+        has_melded=[True, False, True, False],
+    )
+    act(state, "draw")
+    assert state.can_go_out()
+    act(state, "ask-go-out")
+    act(state, "answer yes", seat=2)
+    act(state, "meld 6C 6C 2D 2D", "meld 6C 6S JK", "discard 10S")
+    assert state.end is not None and state.end.going_out_bonus == 200

@@ -537,6 +537,12 @@ def _lays_out(
     extra = wilds - pairs
     spare = extra - sum(cap for _, cap, _ in size_caps)
     wild_meld_canastas = 0
+    split_room = _split_groups(rules, hand, melds) * _new_group_capacity(rules, 2)
+    if spare > 0 and canastas >= canastas_needed and spare <= split_room:
+        # several groups of a rank (Samba): the wild cards no group takes go on new groups of
+        # two naturals split from the groups above (each takes one or two), which changes no
+        # canasta the team needs (it holds them all)
+        return True
     if spare > 0:
         if not rules.wild_melds or spare < 3:
             return False
