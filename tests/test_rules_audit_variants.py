@@ -645,41 +645,24 @@ def test_bolivia_pile_never_with_a_wild_card_pair() -> None:
 def test_bolivia_last_card_drawn_then_the_next_player_takes_the_pile_onto_a_meld() -> None:
     state = bol(
         phase="draw",
-        hands={0: cards("9C 8D"), 1: cards("4D 5S 6C")},
+        hands={0: cards("9C 8D QD"), 1: cards("4D 5S 6C"), 2: ["10H"]},
         melds={1: [cards("QC QD QS")]},
         stock=["7C"],
         pile=["4S"],
     )
     act(state, "draw")  # the last card: a complete draw of one
-    assert state.stock == [] and state.phase is Phase.PLAY
-    rejects(state, "meld 7C 8D 9C", "mixed-ranks")
-    act(state, "discard 8D")  # he must discard, and may not go out
-    assert state.turn == 1
-    rejects(state, "take-pile onto 0", "wrong-rank")
-    state2 = bol(
-        phase="draw",
-        hands={0: cards("9C 8D"), 1: cards("4D 5S 6C")},
-        melds={1: [cards("QC QD QS")]},
-        stock=["7C"],
-        pile=["4S"],
-    )
-    act(state2, "draw", "discard 9C")
-    # a queen on top would fit; a nine does not: only the draw that ends the hand remains
-    assert state2.legal_actions() == [Draw()]
-    act(state2, "draw")
-    assert state2.end is not None and state2.end.reason is EndReason.STOCK_EXHAUSTED
-    assert state2.end.went_out is None
-    queen = bol(
-        turn=1,
-        phase="draw",
-        hands={0: cards("9C 8D"), 1: cards("4D 5S 6C")},
-        melds={1: [cards("QC QD QS")]},
-        pile=["4S", "QH"],
-    )
-    act(queen, "take-pile onto 0")
-    assert faces(queen, 1) == ["4D", "4S", "5S", "6C"] and queen.end is None
-    act(queen, "discard 4D")
-    assert queen.turn == 2 and queen.end is None
+    assert state.stock == [] and state.phase is Phase.PLAY and state.end is None
+    act(state, "discard QD")  # he must discard (and keeps three cards)
+    # the next player may still take the pile: QD goes on his side's queens, 4S to his hand
+    act(state, "take-pile onto 0")
+    assert faces(state, 1) == ["4D", "4S", "5S", "6C"] and state.end is None
+    act(state, "discard 4D")
+    # the player after him cannot take it: drawing from the empty stock ends the hand
+    assert state.legal_actions() == [Draw()]
+    act(state, "draw")
+    assert state.end is not None and state.end.reason is EndReason.STOCK_EXHAUSTED
+    assert state.end.went_out is None
+    assert [x.going_out for x in score_hand(state)] == [0, 0]
 
 
 def test_bolivia_nobody_discards_the_last_card_even_at_the_end_of_the_stock() -> None:
@@ -927,3 +910,64 @@ def test_samba_going_out_with_two_groups_of_a_rank_holding_the_wild_cards() -> N
     act(state, "answer yes", seat=2)
     act(state, "meld 6C 6C 2D 2D", "meld 6C 6S JK", "discard 10S")
     assert state.end is not None and state.end.going_out_bonus == 200
+
+
+def test_samba_3p_take_top_onto_the_players_own_sequence_only() -> None:
+    state = short_position(
+        "samba-3p",
+        turn=1,
+        phase="draw",
+        hands={1: cards("QS QD 4C")},
+        melds={0: [cards("5H 6H 7H")], 1: [cards("9C 10C JC")]},
+        pile=["9S", "8H"],
+        stock=["4S", "9D"],
+    )
+    rejects(state, "take-top 0", "not-a-sequence")  # his meld 0 is 9-JC; 5-7H is seat 0's
+    assert not any(a.startswith("take-top") for a in listed(state))
+    own = short_position(
+        "samba-3p",
+        turn=1,
+        phase="draw",
+        hands={1: cards("QS QD 4C")},
+        melds={0: [cards("5H 6H 7H")], 1: [cards("9C 10C JC")]},
+        pile=["9S", "QC"],
+        stock=["4S", "9D"],
+    )
+    act(own, "take-top 0")
+    assert own.melds[1][0].label() == "9-QC run" and own.melds[0][0].size == 3
+
+
+def test_bolivia_pile_onto_a_six_card_run_makes_an_escalera_and_brings_the_bonus() -> None:
+    eleven = cards("4C 5C 6C 7C 8C 9C 10C JC QC KC AC")
+    state = short_position(
+        "bolivia",
+        phase="draw",
+        hands={0: cards("9D 8D QS")},
+        melds={0: [cards("5H 6H 7H 8H 9H 10H")]},
+        pile=["9S", "JH"],
+        stock=["4D", *eleven],
+    )
+    act(state, "take-pile")
+    run = state.melds[0][0]
+    assert run.size == 7 and run.is_closed(BOLIVIA) and canasta_bonus(BOLIVIA, run) == 1500
+    assert state.canasta_bonus_given
+    assert faces(state, 0) == sorted([*cards("8D 9D 9S QS"), *eleven])
+    assert texts(state, state.stock) == ["4D"]
+
+
+def test_samba_2p_draw_from_a_one_card_stock_then_the_end() -> None:
+    state = short_position(
+        "samba-2p",
+        phase="draw",
+        hands={0: cards("KH KD"), 1: cards("QH QD 5S")},
+        melds={1: [cards("QC QS QH")]},
+        stock=["7C"],
+        pile=["4S"],
+    )
+    act(state, "draw")
+    assert faces(state, 0) == ["7C", "KD", "KH"] and state.stock == []
+    act(state, "discard 7C")
+    assert set(state.legal_actions()) == {Draw()}  # pile frozen: no natural pair of sevens
+    act(state, "draw")
+    assert state.end is not None and state.end.reason is EndReason.STOCK_EXHAUSTED
+    assert [s.going_out for s in score_hand(state)] == [0, 0]
