@@ -10,17 +10,23 @@ choice (docs/variants.md, "Choices").
 
 from __future__ import annotations
 
+import functools
+import itertools
+import random
+from collections import Counter
 from typing import Any
 
 import pytest
 from rulecases import act, faces, rejects, short_position, texts
 
-from canasta_net.canasta.actions import Draw, TakeTop
+from canasta_net.canasta.actions import Draw, Meld, TakeTop
 from canasta_net.canasta.match import Match
-from canasta_net.canasta.melds import MeldKind, canasta_bonus
+from canasta_net.canasta.melds import MeldKind, canasta_bonus, group_shape
 from canasta_net.canasta.rules import preset
 from canasta_net.canasta.scoring import score_hand
 from canasta_net.canasta.state import EndReason, HandState, Phase
+from canasta_net.cards import parse_face
+from canasta_net.errors import IllegalAction
 
 SAMBA = preset("samba")
 SAMBA_2P = preset("samba-2p")
@@ -971,3 +977,86 @@ def test_samba_2p_draw_from_a_one_card_stock_then_the_end() -> None:
     act(state, "draw")
     assert state.end is not None and state.end.reason is EndReason.STOCK_EXHAUSTED
     assert [s.going_out for s in score_hand(state)] == [0, 0]
+
+
+# ================================================================= the look-ahead against all plans
+def _meld_shapes(rules: Any, hand: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """Every distinct set of the hand's cards that is a legal new meld."""
+    out: set[tuple[int, ...]] = set()
+    for size in range(3, len(hand) + 1):
+        for idx in itertools.combinations(range(len(hand)), size):
+            faces_ = tuple(sorted(hand[i] for i in idx))
+            if faces_ not in out:
+                try:
+                    group_shape(rules, list(faces_))
+                except IllegalAction:
+                    continue
+                out.add(faces_)
+    return out
+
+
+def _minus(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    left = Counter(a)
+    left.subtract(b)
+    return None if min(left.values(), default=0) < 0 else tuple(sorted(left.elements()))
+
+
+def _opens_with(rules: Any, hand: tuple[int, ...], first: tuple[int, ...], minimum: int) -> bool:
+    """Whether some plan of disjoint legal melds, one of them ``first`` or grown from it (not
+    black threes: nothing is added to them), reaches ``minimum`` and keeps two cards."""
+    melds = _meld_shapes(rules, hand)
+    shape = group_shape(rules, list(first))
+
+    @functools.cache
+    def best(rest: tuple[int, ...]) -> int:
+        found = 0
+        for m in melds:
+            after = _minus(rest, m)
+            if after is not None and len(after) >= 2:
+                found = max(found, sum(map(rules.card_value, m)) + best(after))
+        return found
+
+    for m in melds:
+        grown = group_shape(rules, list(m))
+        if _minus(m, first) is None or (grown.kind, grown.rank, grown.suit) != (
+            shape.kind,
+            shape.rank,
+            shape.suit,
+        ):
+            continue
+        if shape.kind is MeldKind.BLACK_THREES and m != first:
+            continue
+        rest = _minus(hand, m)
+        if (
+            rest is not None
+            and len(rest) >= 2
+            and sum(map(rules.card_value, m)) + best(rest) >= minimum
+        ):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("name", ["samba", "bolivia"])
+def test_first_lays_of_an_initial_meld_agree_with_every_plan(name: str) -> None:
+    """For random hands rich in wild cards and pairs, every legal first lay toward an initial
+    meld is accepted exactly when some plan of legal melds grown from it reaches the minimum
+    (the look-ahead neither refuses a way that exists nor accepts a dead end)."""
+    rules = preset(name)
+    rng = random.Random(f"audit-{name}")
+    for _ in range(25):
+        ranks = rng.sample(["4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"], 3)
+        pool = [r + s for r in ranks for s in rng.sample("CDHS", 2)] + ["JK", "JK", "2C", "2D"]
+        if name == "bolivia":
+            pool += ["3C", "3S"]
+        hand: list[str] = []
+        while len(hand) < 8:
+            card = rng.choice(pool)
+            if hand.count(card) < 3:
+                hand.append(card)
+        minimum = rng.choice([50, 60, 90, 100, 120, 140, 150, 180])
+        state = short_position(name, hands={0: hand}, minimums=[minimum, minimum])
+        state.canasta_bonus_given = True
+        held = tuple(sorted(parse_face(c) for c in hand))
+        for first in sorted(_meld_shapes(rules, held)):
+            expected = _opens_with(rules, held, first, minimum)
+            assert state.is_legal(Meld(first)) is expected, (hand, minimum, first)

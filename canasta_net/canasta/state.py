@@ -1594,7 +1594,9 @@ class HandState:
         if rules.max_meld_size and first.size + second.size > rules.max_meld_size:
             raise refuse("meld-too-large.merge")
         check_wild_balance(rules, first.naturals + second.naturals, first.wilds + second.wilds)
-        if self._must_go_out:  # bound to go out: the merge must leave a way out
+        if self._must_go_out and self.turn not in self.hidden_hands:
+            # bound to go out: the merge must leave a way out (for a hand held as stand-ins,
+            # whether it does is the hand-end audit's to check, as for the other guards)
             trial = self.copy()
             trial._merge(action)
             if not trial.can_go_out():
