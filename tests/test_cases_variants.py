@@ -951,7 +951,11 @@ def bolivia_pile(pile: list[str], hand: list[str] | None = None, **kw: Any) -> H
 def test_bolivia_pile_onto_a_group() -> None:
     state = bolivia_pile(["9S", "KH"])
     assert not state.frozen_for(0)
-    rejects(state, "take-pile", "pile-take-cards")  # groups are always named: "onto N"
+    # a plain take-pile means the one meld KH fits: the 4-6H run is not one (KH does not
+    # continue it), so the K group is meant
+    plain = state.copy()
+    act(plain, "take-pile")
+    assert groups_of(plain, 0, "K")[0].size == 4
     act(state, "take-pile onto 0")
     assert groups_of(state, 0, "K")[0].size == 4
     assert faces(state, 0) == ["8D", "9C", "9S", "JK", "KC", "KD", "QS"]

@@ -155,6 +155,23 @@ def _new_group_capacity(rules: RuleSet, n: int) -> int:
     return max(0, min(rules.max_wilds(n), room))
 
 
+def _split_groups(rules: RuleSet, hand: HandCounts, melds: dict[int, MeldCounts]) -> int:
+    """Where a team may hold several groups of a rank: how many more groups of two natural
+    cards the hand's naturals could start than the one group a rank the greedy lay makes (each
+    needs a wild card, and takes one more): from four naturals of a rank two groups, and
+    naturals of a rank the team has a group of may start new groups instead of going on it."""
+    if rules.one_group_per_rank or rules.max_wilds(2) < 1:
+        return 0
+    groups = 0
+    for r in MELDABLE_RANKS:
+        n = hand.naturals[r]
+        if r in melds:  # the naturals the greedy lay puts on the group (its room allowing)
+            groups += min(n, melds[r].room) // 2
+        elif n >= 4:
+            groups += _new_group_size(rules, n) // 2 - 1
+    return groups
+
+
 def _greedy_value(
     rules: RuleSet, hand: HandCounts, melds: dict[int, MeldCounts]
 ) -> tuple[int, int]:
@@ -184,21 +201,26 @@ def _greedy_value(
             pairs.append(2 * hand.natural_value[r])
     wilds = _wild_values(rules, hand)
     pairs.sort(reverse=True)
-    taken = 0
-    for pair_value in pairs:
-        if taken == len(wilds):
-            break
-        value += pair_value + wilds[taken]
-        used += 3
-        taken += 1
-        capacity += _new_group_capacity(rules, 2) - 1
-    extra = min(capacity, len(wilds) - taken)
-    value += sum(wilds[taken : taken + extra])
-    used += extra
-    left = len(wilds) - taken - extra
-    if rules.wild_melds and left >= 3:  # Bolivia: the rest as melds of wild cards
-        value += sum(wilds[taken + extra :])
-        used += left
+    # several groups of one rank (Samba, Bolivia): the hand's naturals may start more groups of
+    # two, each holding wild cards, where one group of the rank could hold no more
+    capacity += _split_groups(rules, hand, melds) * _new_group_capacity(rules, 2)
+    most = min(len(pairs), len(wilds))
+    # how many pairs take a wild card: all of them, or (Bolivia) fewer, to leave three or more
+    # wild cards for a meld of their own, which takes any number of them
+    best_value = best_used = -1
+    for taken in range(most + 1) if rules.wild_melds else (most,):
+        v = value + sum(pairs[:taken]) + sum(wilds[:taken])
+        u = used + 3 * taken
+        left = len(wilds) - taken
+        if rules.wild_melds and left >= 3:  # Bolivia: every other wild card laid
+            v, u = v + sum(wilds[taken:]), u + left
+        else:
+            room = capacity + taken * (_new_group_capacity(rules, 2) - 1)
+            extra = min(room, left)
+            v, u = v + sum(wilds[taken : taken + extra]), u + extra
+        if v > best_value:
+            best_value, best_used = v, u
+    value, used = best_value, best_used
     if not rules.black_threes_only_going_out and hand.black_threes >= 3:
         # Bolivia: black threes are laid at any time, in sets of three or four
         laid = 4 if hand.black_threes == 5 else hand.black_threes
@@ -515,6 +537,12 @@ def _lays_out(
     extra = wilds - pairs
     spare = extra - sum(cap for _, cap, _ in size_caps)
     wild_meld_canastas = 0
+    split_room = _split_groups(rules, hand, melds) * _new_group_capacity(rules, 2)
+    if spare > 0 and canastas >= canastas_needed and spare <= split_room:
+        # several groups of a rank (Samba): the wild cards no group takes go on new groups of
+        # two naturals split from the groups above (each takes one or two), which changes no
+        # canasta the team needs (it holds them all)
+        return True
     if spare > 0:
         if not rules.wild_melds or spare < 3:
             return False

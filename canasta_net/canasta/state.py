@@ -302,6 +302,31 @@ def _frozen_pile_error(rank: int) -> IllegalAction:
     return refuse("pile-frozen", rank=RANK_NAMES[rank])
 
 
+def _canastas_by_merging(rules: RuleSet, groups: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Samba: the most canastas that merging groups of one rank (each short of a canasta, as
+    (naturals, wild cards)) can make, each merged group within the wild-card limit: the merged
+    groups as (naturals, wild cards). The groups of a rank are few: every subset is tried."""
+    count = len(groups)
+    fits: dict[int, tuple[int, int]] = {}
+    for mask in range(1, 1 << count):
+        naturals = sum(groups[i][0] for i in range(count) if mask >> i & 1)
+        wilds = sum(groups[i][1] for i in range(count) if mask >> i & 1)
+        if naturals + wilds >= rules.canasta_size and wilds <= rules.max_wilds(naturals):
+            fits[mask] = (naturals, wilds)
+
+    @functools.cache
+    def best(left: int) -> tuple[tuple[int, int], ...]:
+        found: tuple[tuple[int, int], ...] = ()
+        for mask, merged in fits.items():
+            if mask & left == mask:
+                rest = best(left & ~mask)
+                if len(rest) + 1 > len(found):
+                    found = (merged, *rest)
+        return found
+
+    return list(best((1 << count) - 1))
+
+
 def upcard_turns_again(rules: RuleSet, face: int) -> bool:
     """Whether an upcard showing ``face`` is covered by the next stock card at the deal."""
     return (
@@ -562,6 +587,38 @@ class HandState:
             out[key] = self._counts_of(key, m.naturals, m.wilds)
         return out
 
+    def _merged_groups(
+        self, team: int, change: tuple[int | None, int, int, int] | None = None
+    ) -> tuple[int, dict[int, MeldCounts]]:
+        """Samba (``merge_groups``; RULES.md section 4: "a team may hold several groups of the
+        same rank and merge them"): how many canastas the team could make by merging its groups
+        of one rank that are short of a canasta, and the planner's view of each rank so merged
+        (its first merged group). ``change``: a lay not yet made, as (meld index, or None for a
+        new group; rank; naturals; wild cards). (0, {}) when no merge makes a canasta."""
+        rules = self.rules
+        if not rules.merge_groups:
+            return 0, {}
+        by_rank: dict[int, list[tuple[int, int]]] = {}
+        for i, m in enumerate(self.melds[team]):
+            if m.kind is GROUP_KIND:
+                naturals, wilds = m.naturals, m.wilds
+                if change is not None and change[0] == i:
+                    naturals, wilds = naturals + change[2], wilds + change[3]
+                by_rank.setdefault(m.rank, []).append((naturals, wilds))
+        if change is not None and change[0] is None:
+            by_rank.setdefault(change[1], []).append((change[2], change[3]))
+        made = 0
+        view: dict[int, MeldCounts] = {}
+        for rank, groups in by_rank.items():
+            short = [g for g in groups if g[0] + g[1] < rules.canasta_size]
+            if len(short) < 2:
+                continue
+            merged = _canastas_by_merging(rules, short)
+            if merged:
+                made += len(merged)
+                view[rank] = self._counts_of(rank, *merged[0])
+        return made, view
+
     def _open_sequences(self, team: int, skip: int = -1) -> list[tuple[int, int, int]]:
         """The team's sequences laid this turn that may still grow, as (suit, low, high) run
         positions (the planner extends them toward an initial meld); ``skip``: a meld index."""
@@ -821,8 +878,11 @@ class HandState:
         return sum(1 for c in self.t.pending_pile if face[c] not in RED_THREE_FACES)
 
     def _could_go_concealed(self, seat: int) -> bool:
+        """Whether the player to move may still go out concealed this turn (never where nobody
+        goes out: Bolivia, RULES.md section 5)."""
         return (
-            not self.has_melded[seat]
+            self.rules.going_out_allowed
+            and not self.has_melded[seat]
             and not self.t.added_to_old
             and (self.t.drew == "stock" or self.rules.concealed_after_pile_take)
         )
@@ -837,6 +897,7 @@ class HandState:
         own_canasta_after: Callable[[], bool],
         extra_cards: int = 0,
         adds_to_old: bool = False,
+        merges: Callable[[], tuple[int, dict[int, MeldCounts]]] | None = None,
     ) -> None:
         """The guards that keep a lay from leading into a dead end (see docs/rules.md).
 
@@ -845,7 +906,8 @@ class HandState:
         still grow; ``canastas_after`` how many canastas the team then holds, and
         ``own_canasta_after`` whether the player then holds one made this turn (all only when a
         guard needs them). ``adds_to_old`` says the lay adds to a meld of an earlier turn (which
-        rules out going out concealed)."""
+        rules out going out concealed). ``merges`` gives the canastas merging the team's groups
+        would make after the lay, and the planner's view of them (``_merged_groups``)."""
         rules, seat = self.rules, self.turn
         team = self.team_map[seat]
         cards_after = cards_left + extra_cards
@@ -872,6 +934,9 @@ class HandState:
                 team_melds = melds_after()[0]
                 if can_lay_out(rules, last, team_melds, 0, canastas, rules.canastas_to_go_out):
                     canastas = max(canastas, rules.canastas_to_go_out)
+                elif merges is not None and opened:
+                    # Samba: merging groups of a rank first, then discarding the last card
+                    canastas += merges()[0]
             self._check_cards_left(cards_after, canastas)
             if not opened and not (
                 self._concealed_after(adds_to_old, own_canasta_after) and self.t.drew == "stock"
@@ -880,8 +945,8 @@ class HandState:
             return
         team_melds, sequences = melds_after()
         counts = counts_after()
-        if self._must_go_out and not can_lay_out(
-            rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out
+        if self._must_go_out and not self._lays_out_merging(
+            counts, team_melds, canastas, merges() if merges is not None else (0, {})
         ):
             raise self._must_go_out_refusal()
         if not opened:
@@ -1119,14 +1184,23 @@ class HandState:
 
     def _pile_targets(self, team: int, top: int) -> list[int]:
         """The team's melds the top card could go on, by kind and rank or suit (not yet checked
-        for room): groups of its rank, and with ``pile_onto_sequence`` its suit's sequences."""
+        for room): groups of its rank, and with ``pile_onto_sequence`` its suit's sequences that
+        it continues at either end (a card of the suit that continues neither end fits none:
+        RULES.md section 5, "adding the top card to one of the team's melds")."""
         rank = rank_of(top)
         onto_runs = self.rules.pile_onto_sequence
+        position = run_position(rank)
         return [
             i
             for i, m in enumerate(self.melds[team])
             if (m.kind is GROUP_KIND and m.rank == rank)
-            or (onto_runs and m.kind is SEQUENCE_KIND and m.suit == suit_of(top))
+            or (
+                onto_runs
+                and m.kind is SEQUENCE_KIND
+                and m.suit == suit_of(top)
+                and position >= 0
+                and (position == m.low - 1 or position == m.high + 1)
+            )
         ]
 
     def _only_meld_for_top(self, team: int, top: int) -> int | None:
@@ -1367,6 +1441,12 @@ class HandState:
             points,
             lambda: is_canasta or self._own_canasta_this_turn(team),
             extra,
+            merges=lambda: self._merged_groups(
+                team,
+                (None, shape.rank, shape.naturals, shape.wilds)
+                if shape.kind is GROUP_KIND
+                else None,
+            ),
         )
 
     def _black_threes_go_out(
@@ -1481,6 +1561,9 @@ class HandState:
             own,
             extra,
             adds_to_old=meld.laid_turn != self.turn_no,
+            merges=lambda: self._merged_groups(
+                team, (index, meld.rank, naturals, wilds) if meld.kind is GROUP_KIND else None
+            ),
         )
 
     # ------------------------------------------------------------------ merging two groups
@@ -1492,8 +1575,6 @@ class HandState:
             raise refuse("not-in-this-game.merge")
         if not self.opened[team]:
             raise refuse("initial-meld-too-low.merge")
-        if self._must_go_out:  # the way out was planned without merges
-            raise self._must_go_out_refusal()
         first = self.melds[team][self._team_meld(team, action.first)]
         second = self.melds[team][self._team_meld(team, action.second)]
         if action.first == action.second:
@@ -1513,9 +1594,20 @@ class HandState:
         if rules.max_meld_size and first.size + second.size > rules.max_meld_size:
             raise refuse("meld-too-large.merge")
         check_wild_balance(rules, first.naturals + second.naturals, first.wilds + second.wilds)
+        if self._must_go_out and self.turn not in self.hidden_hands:
+            # bound to go out: the merge must leave a way out (for a hand held as stand-ins,
+            # whether it does is the hand-end audit's to check, as for the other guards)
+            trial = self.copy()
+            trial._merge(action)
+            if not trial.can_go_out():
+                raise self._must_go_out_refusal()
 
     def _do_merge(self, action: MergeMelds) -> None:
         self._plan_merge(action)
+        self._merge(action)
+
+    def _merge(self, action: MergeMelds) -> None:
+        """Make a checked merge (``_plan_merge``)."""
         team = self.team_map[self.turn]
         first, second = self._changing_meld(team, action.first), self.melds[team][action.second]
         first.cards.extend(second.cards)
@@ -1638,14 +1730,13 @@ class HandState:
         opened = self.opened[team]
         if not opened and not self._could_go_concealed(seat):
             return False
-        if self._surely_stuck(groups, team, opened):
+        merges = self._merged_groups(team) if opened else (0, {})
+        if not merges[0] and self._surely_stuck(groups, team, opened):
             return False  # what the planner (can_lay_out) would answer, without counting
         if not counted:
             counted.append(HandCounts.of(rules, hand))
         melds = self._meld_counts(team) if opened else {}
-        return can_lay_out(
-            rules, counted[0], melds, 1, self.canastas(team), rules.canastas_to_go_out
-        )
+        return self._lays_out_merging(counted[0], melds, self.canastas(team), merges)
 
     def _black_threes_stuck(
         self, faces: tuple[int, ...], hand: list[int], groups: _HandGroups
@@ -1756,10 +1847,30 @@ class HandState:
         if not rules.going_out_allowed:
             return False
         counts = HandCounts.of(rules, self.hand_faces(seat))
-        melds = self._meld_counts(team) if self.opened[team] else {}
-        if not self.opened[team] and not self._could_go_concealed(seat):
+        opened = self.opened[team]
+        melds = self._meld_counts(team) if opened else {}
+        if not opened and not self._could_go_concealed(seat):
             return False
-        return can_lay_out(rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out)
+        merges = self._merged_groups(team) if opened else (0, {})
+        return self._lays_out_merging(counts, melds, self.canastas(team), merges)
+
+    def _lays_out_merging(
+        self,
+        counts: HandCounts,
+        melds: dict[int, MeldCounts],
+        canastas: int,
+        merges: tuple[int, dict[int, MeldCounts]],
+    ) -> bool:
+        """``can_lay_out`` (discarding at most one card) with the team's melds as they are, or
+        (Samba) with its groups of a rank merged first where that makes canastas (``merges``:
+        as ``_merged_groups`` gives them)."""
+        needed = self.rules.canastas_to_go_out
+        if can_lay_out(self.rules, counts, melds, 1, canastas, needed):
+            return True
+        made, view = merges
+        return bool(made) and can_lay_out(
+            self.rules, counts, {**melds, **view}, 1, canastas + made, needed
+        )
 
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self) -> list[Action]:
@@ -2268,7 +2379,7 @@ class HandState:
             b3 = [f for f in threes if is_black_three(f)]
             for n in range(3, min(len(b3), 4) + 1):
                 out.append((NEW_MELD, tuple(b3[:n]), CHECK_THREES))
-        if rules.merge_groups and self.phase is PLAY_PHASE and opened and not self._must_go_out:
+        if rules.merge_groups and self.phase is PLAY_PHASE and opened:
             open_groups = [
                 (i, m.rank)
                 for i, m in enumerate(self.melds[team])
