@@ -86,10 +86,16 @@ def test_dealing(players: int) -> None:
     assert [len(h) for h in state.hands] == [10] * players
     assert state.hands[0][:2] == [0, players], "one card at a time from the dealer's left"
     assert state.turn == 0 and state.to_move == 0 and state.phase is Phase.DRAW
-    assert state.pile == [10 * players], "the next card is the upcard"
-    assert state.stock[-1] == 10 * players + 1, "then the stock, its top drawn next"
-    assert len(state.stock) == 104 - 10 * players - 1
+    # seed 003: no upcard; the first player draws from the stock and his discard starts the pile
+    assert state.pile == [] and state.pile_top is None
+    assert state.stock[-1] == 10 * players, "the next card is the stock's top, drawn next"
+    assert len(state.stock) == 104 - 10 * players
     assert state.cards_in_play() == 104
+    assert [str(a) for a in state.legal_actions()] == ["draw"]
+    upcard = DealState(rules.with_changes(upcard=True), order, dealer=players - 1, deal=2)
+    assert upcard.pile == [10 * players], "with the knob: the next card is the upcard"
+    assert upcard.stock[-1] == 10 * players + 1, "then the stock, its top drawn next"
+    assert len(upcard.stock) == 104 - 10 * players - 1 and upcard.cards_in_play() == 104
     assert str(state.contract) == "2 sequences"
     with pytest.raises(ValueError):
         DealState(rules, order[:-1])

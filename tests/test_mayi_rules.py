@@ -290,3 +290,17 @@ actions_strategy: st.SearchStrategy[MayIAction] = st.one_of(
 def test_action_text_round_trips(action: MayIAction) -> None:
     assert parse_action(str(action)) == action
     assert parse_action(str(action).lower()) == action
+
+
+def test_the_upcard_knob_reads_from_a_log_and_is_checked() -> None:
+    """The preset deals no upcard (seed 003); a rule set written before the knob existed (no
+    ``upcard``) dealt one, and a malformed value is refused."""
+    from canasta_net.mayi.rules import MayIRules, MayIRulesError
+
+    preset_rules = MayIRules().to_dict()
+    assert preset_rules["upcard"] is False
+    assert MayIRules.from_dict(preset_rules) == MayIRules()
+    older = {k: v for k, v in preset_rules.items() if k != "upcard"}
+    assert MayIRules.from_dict(older).upcard is True
+    with pytest.raises(MayIRulesError):
+        MayIRules.from_dict({**preset_rules, "upcard": "yes"})

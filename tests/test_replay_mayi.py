@@ -299,11 +299,24 @@ def test_a_seats_copy_of_a_mayi_log_is_shown_through_its_eyes(tmp_path: Path) ->
 # --------------------------------------------------------------------------- annotate
 
 
+def first_discard_to_take(tl: Timeline) -> int:
+    """The first record of the first deal after which the player to move may take a discard
+    (the preset deals no upcard: the first discard starts the pile)."""
+    deal, end = tl.hands[0].deal_record, tl.hands[0].end_record
+    assert deal is not None and end is not None
+    return next(
+        index
+        for index in range(deal, end)
+        if (state := tl.steps[index].state) is not None
+        and state.phase.value == "draw"
+        and state.pile_top is not None
+    )
+
+
 def test_a_mayi_what_if_line_is_played_by_the_mayi_engine(tmp_path: Path) -> None:
     tl = timeline()
     path = write(tmp_path, "game.cnlog", mayi_log())
-    deal = tl.hands[0].deal_record
-    assert deal is not None
+    deal = first_discard_to_take(tl)
     top = tl.steps[deal].state.pile_top
     result = run(
         "annotate",
@@ -328,7 +341,7 @@ def test_a_mayi_what_if_line_is_played_by_the_mayi_engine(tmp_path: Path) -> Non
     assert position["game"] == MAY_I and position["phase"] == "play"
     assert "hand" not in position and "hands" not in position and "stock" not in position
     listed = run("annotations", str(path)).stdout
-    assert f"record {deal}, deal 1 turn 1" in listed and "Take it" in listed
+    assert f"record {deal}, deal 1 turn 2" in listed and "Take it" in listed
     shown = run("show", str(path), "--at", str(deal)).stdout
     assert "what-if: take-discard" in shown
 
@@ -360,6 +373,11 @@ def test_illegal_mayi_what_if_lines_are_refused_with_the_engines_reason(tmp_path
     refused = run("annotate", str(path), "--at", str(deal), "--line", "draw; draw")
     assert refused.exit_code == 1 and "[wrong-phase]" in refused.stderr
     assert not (tmp_path / "game.cnlog.annotations.json").exists()
+    nothing = f"take-discard {face_text(0)}"  # no upcard: nothing to take on the first turn
+    with pytest.raises(WhatIfError) as error:
+        play_line(tl, deal, [nothing])
+    assert (error.value.index, error.value.code) == (0, "pile-empty")
+    deal = first_discard_to_take(tl)
     state = tl.steps[deal].state
     assert state is not None
     take = f"take-discard {face_text(state.pile_top)}"
@@ -501,3 +519,18 @@ def test_the_mayi_html_page_renders_the_table_in_headless_chromium(tmp_path: Pat
     assert "Stock, next card last" not in table
     assert "Penalty points (the lowest total wins):" in dom
     assert "Score sheet" in dom and "<th>deal</th>" in dom
+
+
+def test_a_mayi_log_from_before_the_upcard_knob_still_replays_with_its_upcard() -> None:
+    """tests/data/mayi-with-upcard.cnlog: one deal for three recorded by 5158114, when the
+    preset turned an upcard (its rules say nothing of ``upcard``). The preset now deals none
+    (seed 003), and such a log still audits and replays as it was played."""
+    data = (Path(__file__).parent / "data" / "mayi-with-upcard.cnlog").read_bytes()
+    report = audit_source(data)
+    assert report.verdict == "incomplete" and report.failure is None, report.summary
+    tl = load_timeline(data)
+    deal = tl.hands[0].deal_record
+    assert deal is not None
+    state = tl.steps[deal].state
+    assert state.rules.upcard and len(state.pile) == 1 and len(state.stock) == 104 - 31
+    assert not mayi.preset("may-i", 3).upcard

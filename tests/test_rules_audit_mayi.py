@@ -201,11 +201,13 @@ def test_the_deal_is_one_card_at_a_time_from_the_dealers_left() -> None:
     assert state.hands[2][:3] == [0, 3, 6]
     assert state.hands[0][:3] == [1, 4, 7]
     assert state.hands[1][:3] == [2, 5, 8]
-    # RULES.md is silent on an upcard; the engine turns the next card up to start the pile (as
-    # published contract rummy does); the stock is the rest, drawn in order
-    assert state.pile == [30] and len(state.stock) == 104 - 31
+    # RULES.md is silent on an upcard; seed 003 says the first player takes the top card of the
+    # stock and his discard starts the open pile: no upcard; the stock is the rest, in order
+    assert state.pile == [] and len(state.stock) == 104 - 30
+    assert [str(a) for a in state.legal_actions()] == ["draw"]
+    assert refuse(state, "take-discard AC") == "pile-empty"
     accept(state, "draw")
-    assert state.hands[2][-1] == 31
+    assert state.hands[2][-1] == 30
 
 
 def test_a_deal_from_another_dealer_is_not_recorded() -> None:

@@ -78,6 +78,10 @@ class MayIRules:
     # a safety net against endless swapping of discards: after this many turns the deal ends as
     # if the stock had run out (0: no limit)
     turn_limit: int = 300
+    # whether the card after the deal is turned face up to start the discard pile (the upcard).
+    # Seed 003: no; the player left of the dealer draws from the stock and his discard starts
+    # the pile. Logs written before this knob existed dealt an upcard (``from_dict``).
+    upcard: bool = False
     _values: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -97,6 +101,8 @@ class MayIRules:
             raise MayIRulesError("meld sizes: sets of 2 or more, sequences of 3 to 13")
         if not self.min_sequence <= self.max_sequence <= 13:
             raise MayIRulesError("a sequence holds at most 13 cards")
+        if not isinstance(self.upcard, bool):
+            raise MayIRulesError("upcard is true or false")
         if min(self.buy_limit, self.buy_penalty_cards, self.stock_turnovers, self.turn_limit) < 0:
             raise MayIRulesError(
                 "buy_limit, buy_penalty_cards, stock_turnovers and turn_limit must be >= 0"
@@ -156,6 +162,8 @@ class MayIRules:
         if unknown:
             raise MayIRulesError(f"unknown rule knobs: {', '.join(sorted(unknown))}")
         kwargs = dict(data)
+        # a rule set written before the ``upcard`` knob existed dealt an upcard
+        kwargs.setdefault("upcard", True)
         try:
             if "contracts" in kwargs:
                 kwargs["contracts"] = tuple(

@@ -125,7 +125,7 @@ class DealState:
         self.turn = (self.dealer + 1) % n
         self.turn_no = 0
         self.phase = Phase.DRAW
-        self.discarder: int | None = None  # who discarded the top card (None: the upcard)
+        self.discarder: int | None = None  # who discarded the top card (None: an upcard)
         self.offer: list[int] = []  # seats still to be offered the discard, next first
         self.asker: int | None = None
         self.permission: list[int] = []  # seats still to allow or deny, next first
@@ -145,7 +145,8 @@ class DealState:
                 self.hands[(self.dealer + 1 + k) % n].append(order[position])
                 position += 1
         self.stock = order[position:][::-1]
-        self.pile.append(self.stock.pop())
+        if self.rules.upcard:
+            self.pile.append(self.stock.pop())
 
     # ------------------------------------------------------------------ queries
     @property
@@ -187,7 +188,7 @@ class DealState:
 
     def priority_order(self) -> list[int]:
         """Seats that could buy the top discard, highest priority first: those after the player
-        to move up to (not including) the discarder; all others for the upcard."""
+        to move up to (not including) the discarder; all others for an upcard (``upcard``)."""
         n, seats = self.players, []
         for k in range(1, n):
             seat = (self.turn + k) % n
