@@ -1,0 +1,405 @@
+"""An adversarial audit of docs/spec/RULES.md sections 1-3 (classic, two and three players with
+the lone hand, Vienna): the edges the rule-case tests (``test_cases_classic``,
+``test_lone_hand``) leave open, one test per edge.
+
+Every accepted action is also listed by ``legal_actions`` (``act``), every refused one is refused
+with its reason code, leaves the state unchanged and is not listed (``rejects``).  Where
+RULES.md is silent, the test says which choice a Canasta player expects and pins it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rulecases import act, faces, rejects, short_position, texts
+
+from canasta_net.canasta.match import Match
+from canasta_net.canasta.melds import MeldKind, TableMeld
+from canasta_net.canasta.rules import RuleSet, preset
+from canasta_net.canasta.scoring import score_hand
+from canasta_net.canasta.state import EndReason, HandState
+
+CLASSIC = preset("classic")
+LONE = preset("classic-3p-lone")
+KINGS7 = ["KC", "KD", "KH", "KS", "KC", "KD", "KH"]
+NINES7 = ["9C", "9D", "9H", "9S", "9C", "9D", "9H"]
+
+
+def pos(rules: str | RuleSet = "classic", **kw: Any) -> HandState:
+    return short_position(rules, **kw)
+
+
+def canasta(seat: int = 0, cards: list[str] | None = None) -> dict[str, Any]:
+    return {"cards": cards or KINGS7, "turn": -1, "seat": seat}
+
+
+def group(state: HandState, team: int, rank: str) -> TableMeld:
+    found = [m for m in state.melds[team] if m.kind is MeldKind.GROUP and m.label() == f"{rank}s"]
+    assert len(found) == 1, [m.label() for m in state.melds[team]]
+    return found[0]
+
+
+def listed(state: HandState) -> list[str]:
+    return [str(a) for a in state.legal_actions()]
+
+
+# ============================================================== §1 Cards and melds
+def test_red_threes_are_never_melded_nor_added() -> None:
+    # (a red three never stays in a hand in play; a position may still hold one)
+    state = pos(hands={0: ["3H", "3D", "3H", "8C", "9C"]}, melds={0: [["QC", "QD", "QS"]]})
+    rejects(state, "meld 3H 3D 3H", "not-meldable")
+    rejects(state, "add 0 3H", "wrong-rank")
+    assert not any(a.startswith(("meld", "add")) for a in listed(state))
+
+
+def test_two_naturals_two_wild_cards_is_a_meld_in_classic() -> None:
+    state = pos(hands={0: ["KC", "KD", "2C", "2D", "8C", "9C"]}, melds={0: [["QC", "QD", "QS"]]})
+    act(state, "meld KC KD 2C 2D")
+    m = group(state, 0, "K")
+    assert (m.naturals, m.wilds) == (2, 2)
+
+
+def test_black_threes_meld_of_two_or_five_is_refused() -> None:
+    state = pos(hands={0: ["3C", "3S", "8C"]}, melds={0: [canasta()]})
+    rejects(state, "meld 3C 3S", "too-few-cards")
+
+
+def test_four_black_threes_go_out() -> None:
+    state = pos(
+        hands={0: ["3C", "3S", "3C", "3S"]},
+        melds={0: [canasta()]},
+        has_melded=[True, False, False, False],
+    )
+    act(state, "meld 3C 3S 3C 3S")
+    assert state.end is not None and state.end.went_out == 0
+    assert scores_of(state)[0].melds == 70 + 20
+
+
+def test_no_wild_card_on_a_canasta_holding_three() -> None:
+    cards = ["KC", "KD", "KH", "KS", "2C", "2D", "JK"]
+    state = pos(hands={0: ["2H", "KC", "8C"]}, melds={0: [canasta(0, cards)]})
+    rejects(state, "add 0 2H", "too-many-wilds")
+    act(state, "add 0 KC")
+    rejects(state, "add 0 2H", "too-many-wilds")
+
+
+def scores_of(state: HandState) -> list[Any]:
+    return score_hand(state)
+
+
+# ============================================================== §1 The initial meld
+JUNK = ["8C", "9D", "JC", "QH"]  # singletons that never form a meld
+
+
+@pytest.mark.parametrize(
+    ("minimum", "lays"),
+    [
+        (15, ["4H 4D 4S"]),
+        (50, ["KH KS KD 2C"]),
+        (90, ["AH AC 2D", "KH KS KD"]),
+        (120, ["AH AC JK", "KH KS KD"]),
+    ],
+    ids=["15", "50", "90", "120"],
+)
+def test_initial_meld_of_exactly_the_minimum_opens(minimum: int, lays: list[str]) -> None:
+    hand = [c for lay in lays for c in lay.split()]
+    state = pos(hands={0: [*hand, *JUNK]}, minimums=[minimum, 50])
+    for lay in lays[:-1]:
+        act(state, f"meld {lay}")
+        assert not state.opened[0]
+        rejects(state, "discard 8C", "initial-meld-too-low")
+    act(state, f"meld {lays[-1]}")
+    assert state.opened[0] and state.t.initial_points == minimum
+    act(state, "discard 8C")
+
+
+@pytest.mark.parametrize(
+    ("minimum", "hand", "lay"),
+    [
+        (50, ["KH", "KS", "KD", "5C", "5D", "5S"], "KH KS KD"),  # 45 at most
+        (90, ["AH", "AC", "AD", "4C", "4D", "4S", "4H", "4C"], "AH AC AD"),  # 85 at most
+        (120, ["AH", "AC", "JK", "4C", "4D", "4S", "4H", "4C"], "AH AC JK"),  # 115 at most
+    ],
+    ids=["45-of-50", "85-of-90", "115-of-120"],
+)
+def test_initial_meld_five_short_of_the_minimum_is_refused(
+    minimum: int, hand: list[str], lay: str
+) -> None:
+    state = pos(hands={0: [*hand, *JUNK]}, minimums=[minimum, 50])
+    rejects(state, f"meld {lay}", "initial-meld-unreachable")
+    assert not any(a.startswith("meld") for a in listed(state))
+
+
+def test_match_minimums_at_each_boundary_per_team_and_per_seat() -> None:
+    match = Match(CLASSIC, scores=[-5, 1500])
+    assert match.minimums() == [15, 90]
+    assert Match(CLASSIC, scores=[2995, 3000]).minimums() == [90, 120]
+    assert Match(CLASSIC, scores=[1495, 0]).minimums() == [50, 50]
+    lone = Match(LONE, scores=[-10, 2995, 3000])
+    assert lone.minimums() == [15, 90, 120]
+    state = lone.new_hand(list(range(108)))
+    assert state.minimums == [15, 90, 120]
+    three = Match(preset("classic-3p"), scores=[0, -1, 1500])
+    assert three.minimums() == [50, 15, 90]
+
+
+# ============================================================== §1 Taking the discard pile
+def test_pile_take_with_a_wild_card_onto_a_group_holding_three_is_refused() -> None:
+    # the top card and the two cards merge into the team's K group: four wild cards
+    state = pos(
+        phase="draw",
+        hands={0: ["KS", "2C", "KD", "8C", "9C"]},
+        melds={0: [["KC", "KD", "2D", "2H", "JK"]]},
+        pile=["7C", "KH"],
+        stock=["4H"],
+    )
+    rejects(state, "take-pile KS 2C", "too-many-wilds")
+    act(state, "take-pile KS KD")
+    assert group(state, 0, "K").size == 8
+
+
+def test_pile_take_that_leaves_one_card_to_discard_needs_a_canasta() -> None:
+    # the pair melds the top card; the one card below comes to the hand and would be discarded
+    state = pos(
+        phase="draw",
+        hands={0: ["QS", "QD"]},
+        melds={0: [["KC", "KD", "KS"]]},
+        pile=["7C", "QH"],
+        stock=["4H"],
+    )
+    rejects(state, "take-pile QS QD", "must-keep-a-card")
+    assert listed(state) == ["draw"]
+    # a red three below is laid, not taken into the hand: the same
+    state = pos(
+        phase="draw",
+        hands={0: ["QS", "QD"]},
+        melds={0: [["KC", "KD", "KS"]]},
+        pile=["3H", "7C", "QH"],
+        stock=["4H"],
+    )
+    rejects(state, "take-pile QS QD", "must-keep-a-card")
+    # with a canasta the player takes it and goes out by discarding that card
+    state = pos(
+        phase="draw",
+        hands={0: ["QS", "QD"]},
+        melds={0: [canasta()]},
+        has_melded=[True, False, False, False],
+        pile=["3H", "7C", "QH"],
+        stock=["4H"],
+    )
+    act(state, "take-pile QS QD")
+    assert faces(state, 0) == ["7C"] and texts(state, state.red_threes[0]) == ["3H"]
+    act(state, "discard 7C")
+    assert state.end is not None and state.end.going_out_bonus == 100
+
+
+def test_one_card_rule_holds_with_a_natural_pair_impossible_and_a_wild_on_top() -> None:
+    # one card against a one-card pile: refused even where the team's meld takes the card;
+    # the player draws instead, and the listing says so
+    state = pos(
+        phase="draw",
+        hands={0: ["9H"]},
+        melds={0: [["9C", "9S", "9D"], canasta()]},
+        pile=["9D"],
+        stock=["4H"],
+    )
+    rejects(state, "take-pile", "one-card-pile")
+    assert listed(state) == ["draw"]
+
+
+# ============================================================== §1 End of the stock
+@pytest.mark.parametrize(
+    ("pile", "melds"),
+    [
+        (["QD", "2H"], [["QS", "QD", "QC"]]),  # a wild card on top: blocked
+        (["QD", "3S"], [["QS", "QD", "QC"], ["3C", "3C", "3S"]]),  # a black three on top
+        (["QD", "JK"], [["QS", "QD", "QC"]]),
+    ],
+    ids=["two", "black-three", "joker"],
+)
+def test_stock_end_blocked_pile_ends_the_hand(pile: list[str], melds: list[list[str]]) -> None:
+    state = pos(phase="draw", hands={0: ["8C", "9D"]}, melds={0: melds[:1]}, pile=pile)
+    assert listed(state) == ["draw"]
+    act(state, "draw")
+    assert state.end is not None and state.end.reason is EndReason.STOCK_EXHAUSTED
+
+
+def test_stock_end_unopened_team_is_not_forced() -> None:
+    # the top card fits no meld of the player's team (it has none): the draw ends the hand
+    state = pos(
+        phase="draw",
+        hands={0: ["QS", "QD", "8C"]},
+        melds={1: [["QC", "QD", "QH"]]},
+        pile=["7C", "QH"],
+    )
+    assert "draw" in listed(state)
+    act(state, "draw")
+    assert state.end is not None and state.end.reason is EndReason.STOCK_EXHAUSTED
+    s = scores_of(state)
+    assert s[0].going_out == s[1].going_out == 0
+
+
+def test_stock_end_forced_take_also_in_two_player_game() -> None:
+    state = pos(
+        "classic-2p",
+        phase="draw",
+        turn=1,
+        hands={1: ["8C", "9D"]},
+        melds={1: [["QS", "QD", "QC"]]},
+        pile=["6C", "QH"],
+    )
+    rejects(state, "draw", "must-take-pile")
+    assert listed(state) == ["take-pile"]
+    act(state, "take-pile")
+    assert group(state, 1, "Q").size == 4
+
+
+def test_the_player_who_draws_the_last_card_may_still_go_out() -> None:
+    state = pos(
+        phase="draw",
+        hands={0: ["QS", "QD", "8C"]},
+        melds={0: [canasta()]},
+        has_melded=[True, False, False, False],
+        stock=["QC"],
+        pile=["5D"],
+    )
+    act(state, "draw", "meld QS QD QC", "discard 8C")
+    assert state.stock == [] and state.end is not None
+    assert (state.end.reason, state.end.going_out_bonus) == (EndReason.WENT_OUT, 100)
+
+
+def test_the_last_card_drawn_then_a_discard_the_next_player_cannot_use_ends_the_hand() -> None:
+    state = pos(
+        phase="draw",
+        hands={0: ["8C", "9D", "5S"], 1: ["4D", "4S"]},
+        melds={0: [canasta()], 1: [["QS", "QD", "QC"]]},
+        stock=["6H"],
+        pile=["5D"],
+    )
+    act(state, "draw", "discard 9D")
+    assert state.turn == 1 and state.stock == []
+    assert listed(state) == ["draw"]
+    act(state, "draw")
+    assert state.end is not None and state.end.reason is EndReason.STOCK_EXHAUSTED
+    assert state.end.went_out is None and state.end.going_out_bonus == 0
+
+
+# ============================================================== §1 Going out
+def test_concealed_going_out_after_a_red_three_drawn_and_replaced() -> None:
+    # seed 000: laying a red three does not spoil a concealed going out
+    state = pos(
+        phase="draw",
+        hands={0: ["KC", "KD", "KH", "KS", "KC", "KD", "5C"]},
+        stock=["KH", "3D"],
+        minimums=[120, 50],
+    )
+    act(state, "draw")
+    assert texts(state, state.red_threes[0]) == ["3D"]
+    act(state, "meld KC KD KH KS KC KD KH", "discard 5C")
+    assert state.end is not None and state.end.going_out_bonus == 200
+    s = scores_of(state)[0]
+    assert (s.red_threes, s.going_out, s.total) == (100, 200, 70 + 500 + 100 + 200)
+
+
+def test_concealed_going_out_with_black_threes_laid_first() -> None:
+    # the team has not melded; the player melds the whole hand in one turn after a stock draw:
+    # black threes first, then the canasta (the order of lays in the going-out turn is free)
+    hand = ["3C", "3S", "3C", "KC", "KD", "KH", "KS", "KC", "KD", "5C"]
+    state = pos(phase="draw", hands={0: hand}, stock=["KH"])
+    act(state, "draw", "meld 3C 3S 3C")
+    rejects(state, "discard 5C", "must-go-out")
+    act(state, "meld KC KD KH KS KC KD KH", "discard 5C")
+    assert state.end is not None and state.end.going_out_bonus == 200
+
+
+def test_concealed_going_out_with_black_threes_laid_last() -> None:
+    hand = ["3C", "3S", "3C", "KC", "KD", "KH", "KS", "KC", "KD", "5C"]
+    state = pos(phase="draw", hands={0: hand}, stock=["KH"], minimums=[120, 50])
+    act(state, "draw", "meld KC KD KH KS KC KD KH", "meld 3C 3S 3C", "discard 5C")
+    assert state.end is not None and state.end.going_out_bonus == 200
+    assert scores_of(state)[0].melds == 70 + 15
+
+
+def test_going_out_by_melding_every_card_without_a_discard() -> None:
+    state = pos(
+        hands={0: ["QS", "QD", "QC"]},
+        melds={0: [canasta(2)]},
+        has_melded=[False, False, True, False],
+        turn_state={"drew": "stock"},
+    )
+    act(state, "meld QS QD QC")
+    assert state.end is not None and state.end.went_out == 0
+    # the partner's canasta, the player's first meld, nothing added: not concealed (no canasta
+    # of the player's own), so 100
+    assert state.end.going_out_bonus == 100
+
+
+def test_going_out_needs_the_canasta_even_through_a_pile_take() -> None:
+    # taking the pile onto the team's meld with the last card left: 0 cards, no canasta
+    state = pos(
+        phase="draw",
+        hands={0: ["QS", "QD"]},
+        melds={0: [["KC", "KD", "KS"]]},
+        pile=["QH"],
+        stock=["4H"],
+    )
+    rejects(state, "take-pile QS QD", "must-keep-a-card")
+    # ... and a take that completes the canasta goes out at once
+    state = pos(
+        phase="draw",
+        hands={0: ["QS", "QD"]},
+        melds={0: [["QC", "QD", "QS", "QH"]]},
+        pile=["QH"],
+        stock=["4H"],
+    )
+    act(state, "take-pile QS QD")
+    assert state.end is not None and state.end.went_out == 0
+    assert group(state, 0, "Q").size == 7
+
+
+# ============================================================== §1 "Partner, may I go out?"
+def test_ask_when_the_team_has_not_melded_but_a_concealed_going_out_is_possible() -> None:
+    hand = ["KC", "KD", "KH", "KS", "KC", "KD", "5C"]
+    state = pos(phase="draw", hands={0: hand, 2: ["4D"]}, stock=["KH"])
+    act(state, "draw")
+    assert "ask-go-out" in listed(state)
+    act(state, "ask-go-out")
+    act(state, "answer yes", seat=2)
+    rejects(state, "discard 5C", "must-go-out")
+    act(state, "meld KC KD KH KS KC KD KH", "discard 5C")
+    assert state.end is not None and state.end.going_out_bonus == 200
+
+
+def test_ask_before_drawing_and_after_a_no_is_refused() -> None:
+    hand = ["QH", "QD", "8C"]
+    state = pos(
+        phase="draw",
+        hands={0: hand, 2: ["4D"]},
+        melds={0: [canasta(2)]},
+        has_melded=[False, False, True, False],
+        stock=["5S", "QC"],
+    )
+    rejects(state, "ask-go-out", "wrong-phase")
+    act(state, "draw", "ask-go-out")
+    rejects(state, "draw", "wrong-phase", seat=2)
+    rejects(state, "meld QH QD QC", "wrong-phase")
+    act(state, "answer no", seat=2)
+    rejects(state, "ask-go-out", "ask-not-allowed")
+    # the player may still meld, keeping two cards... here that would leave one: refused
+    rejects(state, "meld QH QD QC", "may-not-go-out")
+    act(state, "discard 8C")
+    assert state.end is None and state.turn == 1
+
+
+def test_ask_is_not_offered_without_a_partner() -> None:
+    hand = ["QH", "QD", "QC", "8C"]
+    for name in ("classic-3p", "classic-3p-lone"):
+        state = pos(
+            name,
+            hands={0: hand},
+            melds={0: [canasta(0)]},
+            turn_state={"drew": "stock"},
+        )
+        assert "ask-go-out" not in listed(state)
+        rejects(state, "ask-go-out", "ask-not-allowed")
