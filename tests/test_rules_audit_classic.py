@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rulecases import act, faces, rejects, short_position, texts
+from rulecases import act, faces, phase_of, rejects, short_position, texts
 
 from canasta_net.canasta.match import Match
 from canasta_net.canasta.melds import MeldKind, TableMeld
 from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.canasta.scoring import score_hand
-from canasta_net.canasta.state import EndReason, HandState
+from canasta_net.canasta.state import EndReason, HandState, Phase
 
 CLASSIC = preset("classic")
 LONE = preset("classic-3p-lone")
@@ -403,3 +403,363 @@ def test_ask_is_not_offered_without_a_partner() -> None:
         )
         assert "ask-go-out" not in listed(state)
         rejects(state, "ask-go-out", "ask-not-allowed")
+
+
+# ============================================================== §1 Scoring a hand
+def test_both_partners_cards_left_in_hand_count_against_the_team() -> None:
+    state = pos(
+        hands={0: ["KC", "5D"], 1: ["JK"], 2: ["AS", "2H", "3S"], 3: ["4C"]},
+        melds={0: [["QC", "QD", "QH"]], 1: [["7C", "7D", "7H"]]},
+        red_threes={2: ["3H"], 3: ["3D"]},
+    )
+    s = scores_of(state)
+    assert (s[0].melds, s[0].cards_in_hand, s[0].red_threes) == (30, 15 + 45, 100)
+    assert (s[1].melds, s[1].cards_in_hand, s[1].red_threes) == (15, 55, 100)
+    assert (s[0].total, s[1].total) == (30 - 60 + 100, 15 - 55 + 100)
+
+
+def test_all_four_red_threes_of_one_player_are_800_and_minus_800_unmelded() -> None:
+    reds = {1: ["3H", "3D", "3H", "3D"]}
+    melded = pos(melds={1: [["QC", "QD", "QH"]]}, red_threes=reds)
+    assert scores_of(melded)[1].red_threes == 800
+    unmelded = pos(melds={0: [canasta()]}, red_threes=reds)
+    assert scores_of(unmelded)[1].red_threes == -800
+    # in the two-player game, a player's four red threes
+    two = pos("classic-2p", melds={0: [["QC", "QD", "QH"]]}, red_threes={0: reds[1]})
+    assert scores_of(two)[0].red_threes == 800
+
+
+def test_red_threes_of_a_hand_that_ended_on_a_red_three() -> None:
+    # the last stock card is a red three: laid, the hand ends, it counts with the others
+    state = pos(
+        phase="draw",
+        turn=1,
+        hands={1: ["8C"]},
+        melds={1: [["QC", "QD", "QH"]]},
+        red_threes={3: ["3H", "3D", "3H"]},
+        stock=["3D"],
+    )
+    act(state, "draw")
+    assert state.end is not None and state.end.reason is EndReason.LAST_RED_THREE
+    s = scores_of(state)[1]
+    assert (s.red_threes, s.going_out, s.total) == (800, 0, 30 + 800 - 10)
+
+
+def test_only_the_side_that_went_out_gets_the_bonus() -> None:
+    state = pos(
+        hands={0: ["QS", "QD", "QC", "8C"], 1: ["5C"]},
+        melds={0: [canasta(2)], 1: [canasta(1, NINES7)]},
+        has_melded=[False, False, True, False],
+        turn_state={"drew": "stock"},
+    )
+    act(state, "meld QS QD QC", "discard 8C")
+    s = scores_of(state)
+    assert (s[0].going_out, s[1].going_out) == (100, 0)
+    assert (s[0].total, s[1].total) == (70 + 30 + 500 + 100, 70 + 500 - 5)
+
+
+# ============================================================== §1 The match
+@pytest.mark.parametrize(
+    ("rules", "start", "over"),
+    [
+        (CLASSIC, [4330, 0], True),  # 4330 + 670 = 5000 exactly
+        (CLASSIC, [4329, 0], False),  # 4999
+        (CLASSIC, [-2000, -3000], False),
+    ],
+    ids=["5000", "4999", "negative"],
+)
+def test_the_match_ends_at_exactly_the_target(rules: RuleSet, start: list[int], over: bool) -> None:
+    match = Match(rules, scores=list(start))
+    state = pos(
+        melds={0: [canasta()]},
+        phase="over",
+        end={"reason": "went-out", "went_out": 0, "going_out_bonus": 100},
+    )
+    match.record_hand(state)
+    assert match.scores[0] == start[0] + 670
+    result = match.result
+    assert (result is not None) is over
+    if result is not None:
+        assert result.winner == 0
+
+
+def lone_finished(went_out: int = 0) -> HandState:
+    """A lone-hand hand over: seat 0 (lone) went out with a K canasta (670); the partnership
+    of seats 1 and 2 holds a Q meld (30)."""
+    return pos(
+        "classic-3p-lone",
+        melds={0: [canasta(0)], 1: [["QC", "QD", "QH"]]},
+        lone=0,
+        team_map=[0, 1, 1],
+        phase="over",
+        end={"reason": "went-out", "went_out": went_out, "going_out_bonus": 100},
+    )
+
+
+def test_lone_hand_match_is_to_7500_per_seat() -> None:
+    match = Match(LONE, scores=[6829, 7000, 7000])
+    assert [s.total for s in match.record_hand(lone_finished())] == [670, 30, 30]
+    assert match.scores == [7499, 7030, 7030]
+    assert match.result is None  # nobody at 7500
+    match.record_hand(lone_finished())
+    result = match.result
+    assert result is not None and result.winner == 0 and result.scores == (8169, 7060, 7060)
+
+
+def test_three_player_ties() -> None:
+    hand = pos(
+        "classic-3p",
+        melds={0: [canasta(0)]},
+        phase="over",
+        end={"reason": "went-out", "went_out": 0, "going_out_bonus": 100},
+    )
+    top_tie = Match(preset("classic-3p"), scores=[4430, 5100, 2000])
+    top_tie.record_hand(hand)
+    result = top_tie.result
+    assert top_tie.scores == [5100, 5100, 2000]
+    assert result is not None and result.winner is None  # equal totals: a draw
+    low_tie = Match(preset("classic-3p"), scores=[4430, 3000, 3000])
+    low_tie.record_hand(hand)
+    result = low_tie.result
+    assert result is not None and result.winner == 0
+
+
+def test_the_deal_rotates_in_two_and_three_player_games() -> None:
+    for name in ("classic-2p", "classic-3p", "classic-3p-lone"):
+        rules = preset(name)
+        match = Match(rules, first_dealer=rules.players - 1)
+        state = match.new_hand(list(range(108)))
+        assert (state.dealer, state.turn) == (rules.players - 1, 0)
+
+
+# ============================================================== §2 Two players
+def test_two_player_deal_replaces_each_red_three_with_one_card() -> None:
+    state = pos("classic-2p", phase="draw", hands={0: ["4H", "5H"]}, stock=["9C", "3D", "3H"])
+    act(state, "draw")
+    # 3H laid and replaced by one card (3D: laid, replaced by 9C), then the stock is empty
+    assert texts(state, state.red_threes[0]) == ["3D", "3H"]
+    assert faces(state, 0) == ["4H", "5H", "9C"]
+    assert state.end is None and phase_of(state) is Phase.PLAY
+
+
+def test_two_player_going_out_concealed_with_two_canastas_from_the_hand() -> None:
+    hand = [*KINGS7[:-1], *NINES7[:-1], "5C"]
+    state = pos("classic-2p", phase="draw", hands={0: hand, 1: ["4D"]}, stock=["4C", "9H", "KH"])
+    act(state, "draw")
+    assert len(state.hands[0]) == 15
+    act(state, "meld " + " ".join(KINGS7))
+    act(state, "meld " + " ".join(NINES7), "discard 5C")
+    assert state.end is not None and state.end.going_out_bonus == 200
+
+
+def test_two_player_one_canasta_never_goes_out() -> None:
+    state = pos(
+        "classic-2p",
+        hands={0: ["QS", "QD", "QC", "QH", "QS", "QD", "QC"]},
+        turn_state={"drew": "stock"},
+    )
+    rejects(state, "meld QS QD QC QH QS QD QC", "must-keep-a-card")
+    assert not any(a.startswith("meld") and a.count("Q") == 7 for a in listed(state))
+
+
+# ============================================================== §2 Three players, lone hand
+def lone_position(**over: Any) -> HandState:
+    data: dict[str, Any] = {
+        "hands": {0: ["QS", "QD", "QC", "8C"], 1: ["5C", "6D"], 2: ["7C", "7D"]},
+        "melds": {
+            0: [canasta(0)],
+            1: [{"cards": ["AC", "AD", "AH"], "turn": -1, "seat": 1}],
+            2: [{"cards": ["AS", "AC", "2C"], "turn": -1, "seat": 2}],
+        },
+        "has_melded": [True, True, True],
+        "turn_state": {"drew": "stock"},
+        "opened": [True, True, True],
+    }
+    data.update(over)
+    return pos("classic-3p-lone", **data)
+
+
+def test_lone_hand_going_out_before_any_pile_take_makes_the_lone_hand() -> None:
+    # the commonly published rule: a player who goes out before the pile was ever taken is the
+    # lone hand, and the other two score as partners (their melds pooled)
+    state = lone_position(red_threes={1: ["3H"], 2: ["3D", "3H"]})
+    act(state, "meld QS QD QC", "discard 8C")
+    assert state.end is not None and state.lone == 0
+    lone, first, second = scores_of(state)
+    assert (lone.going_out, lone.total) == (100, 70 + 30 + 500 + 100)
+    assert first.melds == second.melds == 60 + 60
+    assert first.cards_in_hand == second.cards_in_hand == 10 + 10
+    assert (first.red_threes, second.red_threes) == (100, 200)
+    assert first.total == 120 - 20 + 100 and second.total == 120 - 20 + 200
+
+
+def test_lone_hand_red_threes_count_for_their_owner_by_the_sides_melds() -> None:
+    # seat 2 never melded itself, but its side (with seat 1) did: its red threes count plus;
+    # all four red threes of one seat are 800
+    state = lone_position(
+        melds={0: [canasta(0)], 1: [{"cards": ["AC", "AD", "AH"], "turn": -1, "seat": 1}]},
+        opened=[True, True, False],
+        has_melded=[True, True, False],
+        red_threes={2: ["3H", "3D", "3H", "3D"]},
+    )
+    act(state, "meld QS QD QC", "discard 8C")
+    assert scores_of(state)[2].red_threes == 800
+    # with no meld on the partnership's side they count minus
+    state = lone_position(
+        melds={0: [canasta(0)]},
+        opened=[True, False, False],
+        has_melded=[True, False, False],
+        red_threes={2: ["3H", "3D", "3H", "3D"]},
+        hands={0: ["QS", "QD", "QC", "8C"], 1: ["5C"], 2: []},
+    )
+    act(state, "meld QS QD QC", "discard 8C")
+    s = scores_of(state)
+    assert (s[1].red_threes, s[2].red_threes) == (0, -800)
+
+
+def test_lone_hand_draws_two_and_the_pile_taker_plays_alone_for_the_hand() -> None:
+    state = pos(
+        "classic-3p-lone",
+        phase="draw",
+        turn=1,
+        hands={0: ["5C", "5D"], 1: ["KS", "KD", "8C", "9D"], 2: ["6C", "6D"]},
+        melds={1: [{"cards": ["AC", "AD", "AH"], "turn": -1, "seat": 1}]},
+        opened=[False, True, False],
+        pile=["4C", "KH"],
+        stock=["7C", "7D", "7H", "7S", "8D", "8S"],
+    )
+    act(state, "take-pile KS KD")
+    assert state.lone == 1 and [state.team_of(s) for s in range(3)] == [0, 1, 0]
+    act(state, "discard 8C")
+    act(state, "draw")  # seat 2, a partner now: draws two
+    assert len(state.hands[2]) == 4
+    act(state, "discard 6C")
+    act(state, "draw", "discard 5C")  # seat 0
+    assert state.lone == 1 and [state.team_of(s) for s in range(3)] == [0, 1, 0]
+
+
+# ============================================================== §3 Vienna
+QUEENS7 = ["QC", "QD", "QH", "QS", "QC", "2C", "JK"]  # a mixed canasta of queens
+
+
+def vienna_pile(**over: Any) -> HandState:
+    data: dict[str, Any] = {
+        "phase": "draw",
+        "hands": {0: ["QD", "QH", "8C", "9D", "5S"]},
+        "melds": {0: [canasta(0, QUEENS7)]},
+        "pile": ["7C", "QS"],
+        "stock": ["4H"],
+    }
+    data.update(over)
+    return pos("vienna", **data)
+
+
+def test_vienna_completed_canasta_blocks_every_take_of_its_rank() -> None:
+    state = vienna_pile()
+    rejects(state, "take-pile", "pile-blocked")
+    rejects(state, "take-pile QD QH", "pile-blocked")
+    assert listed(state) == ["draw"]
+    classic = pos("classic", **vienna_pile_data())
+    act(classic, "take-pile QD QH")
+    assert group(classic, 0, "Q").size == 10
+
+
+def vienna_pile_data() -> dict[str, Any]:
+    return {
+        "phase": "draw",
+        "hands": {0: ["QD", "QH", "8C", "9D", "5S"]},
+        "melds": {0: [canasta(0, QUEENS7)]},
+        "pile": ["7C", "QS"],
+        "stock": ["4H"],
+    }
+
+
+def test_vienna_block_is_only_by_the_takers_own_completed_canasta_of_that_rank() -> None:
+    # the opponents' Q canasta does not block; an incomplete Q meld of one's own does not
+    state = vienna_pile(melds={0: [["KC", "KD", "KS"]], 1: [canasta(1, QUEENS7)]})
+    act(state, "take-pile QD QH")
+    state = vienna_pile(melds={0: [QUEENS7[:6]]})
+    act(state, "take-pile")
+    assert group(state, 0, "Q").size == 7
+    # a canasta of another rank does not block either
+    state = vienna_pile(melds={0: [canasta(0, KINGS7)]})
+    act(state, "take-pile QD QH")
+
+
+def test_vienna_blocked_pile_at_the_end_of_the_stock_ends_the_hand() -> None:
+    state = vienna_pile(stock=[])
+    assert listed(state) == ["draw"]
+    act(state, "draw")
+    assert state.end is not None and state.end.reason is EndReason.STOCK_EXHAUSTED
+
+
+def test_vienna_one_card_takes_a_one_card_pile_even_at_the_end_of_the_stock() -> None:
+    # the one-card/one-card rule does not apply in Vienna, so neither does its exception to the
+    # forced take at the end of the stock (the top card fits the team's 9 meld)
+    state = vienna_pile(
+        hands={0: ["8H"]}, melds={0: [["9C", "9S", "9H"], canasta()]}, pile=["9D"], stock=[]
+    )
+    rejects(state, "draw", "must-take-pile")
+    act(state, "take-pile")
+    assert faces(state, 0) == ["8H"]
+
+
+def test_vienna_wild_cards_never_outnumber_naturals_when_adding() -> None:
+    state = pos(
+        "vienna", hands={0: ["JK", "KH", "2S", "8C", "9C"]}, melds={0: [["KC", "KD", "2C", "2D"]]}
+    )
+    rejects(state, "add 0 JK", "too-many-wilds")
+    rejects(state, "add 0 2S JK KH", "too-many-wilds")  # 3 naturals, 4 wild cards
+    act(state, "add 0 KH JK")
+    m = group(state, 0, "K")
+    assert (m.naturals, m.wilds) == (3, 3)
+    rejects(state, "add 0 2S", "too-many-wilds")
+
+
+def test_vienna_red_threes_plus_only_with_a_canasta_all_four_800() -> None:
+    reds = {0: ["3H", "3D"], 2: ["3H", "3D"]}
+    assert scores_of(pos("vienna", melds={0: [canasta()]}, red_threes=reds))[0].red_threes == 800
+    no_canasta = pos("vienna", melds={0: [["QC", "QD", "QH"]]}, red_threes=reds)
+    assert scores_of(no_canasta)[0].red_threes == -800
+
+
+def test_vienna_hand_canasta_is_1000_in_place_of_200_not_added() -> None:
+    hand = ["KC", "KD", "KH", "KS", "KC", "KD", "QC", "QD", "QH", "5C"]
+    state = pos("vienna", phase="draw", hands={0: hand}, stock=["KH"])
+    act(state, "draw", "meld KC KD KH KS KC KD KH", "meld QC QD QH", "discard 5C")
+    s = scores_of(state)[0]
+    assert (s.going_out, s.canasta_bonus, s.total) == (1000, 500, 70 + 30 + 500 + 1000)
+
+
+def test_vienna_hand_canasta_beside_the_partners_melds() -> None:
+    # the partner has melded; the player lays a canasta and more from the hand, adding nothing
+    # to the partner's melds: a hand canasta, 1000
+    hand = ["KC", "KD", "KH", "KS", "KC", "KD", "5C"]
+    state = pos(
+        "vienna",
+        phase="draw",
+        hands={0: hand},
+        melds={0: [{"cards": ["QC", "QD", "QH"], "turn": -1, "seat": 2}]},
+        has_melded=[False, False, True, False],
+        stock=["KH"],
+    )
+    act(state, "draw", "meld KC KD KH KS KC KD KH", "discard 5C")
+    assert state.end is not None and state.end.going_out_bonus == 1000
+    # adding to the partner's meld in the same turn spoils it: 100
+    state = pos(
+        "vienna",
+        phase="draw",
+        hands={0: [*hand, "QS"]},
+        melds={0: [{"cards": ["QC", "QD", "QH"], "turn": -1, "seat": 2}]},
+        has_melded=[False, False, True, False],
+        stock=["KH"],
+    )
+    act(state, "draw", "meld KC KD KH KS KC KD KH", "add 0 QS", "discard 5C")
+    assert state.end is not None and state.end.going_out_bonus == 100
+
+
+def test_vienna_hand_canasta_from_the_stock_needs_no_minimum() -> None:
+    hand = ["4C", "4D", "4H", "4S", "4C", "4D", "9S"]
+    state = pos("vienna", phase="draw", hands={0: hand}, stock=["4H"], minimums=[120, 50])
+    act(state, "draw", "meld 4C 4D 4H 4S 4C 4D 4H", "discard 9S")
+    assert state.end is not None and state.end.going_out_bonus == 1000
