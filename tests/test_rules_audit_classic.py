@@ -9,16 +9,21 @@ RULES.md is silent, the test says which choice a Canasta player expects and pins
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 from rulecases import act, faces, phase_of, rejects, short_position, texts
 
+from canasta_net.canasta.actions import Answer, Draw, Meld, TakePile
+from canasta_net.canasta.bots import GreedyBot
+from canasta_net.canasta.heuristic import HeuristicBot
 from canasta_net.canasta.match import Match
 from canasta_net.canasta.melds import MeldKind, TableMeld
 from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.canasta.scoring import score_hand
 from canasta_net.canasta.state import EndReason, HandState, Phase
+from canasta_net.cards import is_black_three, is_red_three, is_wild, rank_of
 
 CLASSIC = preset("classic")
 LONE = preset("classic-3p-lone")
@@ -392,6 +397,26 @@ def test_ask_before_drawing_and_after_a_no_is_refused() -> None:
     assert state.end is None and state.turn == 1
 
 
+def test_after_a_no_a_team_that_has_not_melded_may_not_lay_what_only_going_out_completes() -> None:
+    # minimum 90: the hand can go out concealed (a canasta of sixes), so asking is allowed; after
+    # "no" the sixes and fives (55) can never make 90, so laying them would leave the player
+    # unable to discard (found by the referee below: the engine listed the lays, then no move)
+    hand = ["6C", "6C", "6D", "6D", "6H", "6H", "6S", "5C", "5D", "5H", "7H", "5S"]
+    state = pos(phase="draw", hands={0: hand[:-1], 2: ["4D"]}, stock=["5S"], minimums=[90, 90])
+    act(state, "draw", "ask-go-out")
+    act(state, "answer no", seat=2)
+    rejects(state, "meld 6C 6C 6D 6D 6H 6H 6S", "initial-meld-unreachable")
+    rejects(state, "meld 5C 5D 5H", "initial-meld-unreachable")
+    assert not any(a.startswith(("meld", "add")) for a in listed(state))
+    act(state, "discard 7H")
+    # after a "yes" the same lays are the way out
+    state = pos(phase="draw", hands={0: hand[:-1], 2: ["4D"]}, stock=["5S"], minimums=[90, 90])
+    act(state, "draw", "ask-go-out")
+    act(state, "answer yes", seat=2)
+    act(state, "meld 6C 6C 6D 6D 6H 6H 6S", "meld 5C 5D 5H 5S", "discard 7H")
+    assert state.end is not None and state.end.going_out_bonus == 200
+
+
 def test_ask_is_not_offered_without_a_partner() -> None:
     hand = ["QH", "QD", "QC", "8C"]
     for name in ("classic-3p", "classic-3p-lone"):
@@ -763,3 +788,244 @@ def test_vienna_hand_canasta_from_the_stock_needs_no_minimum() -> None:
     state = pos("vienna", phase="draw", hands={0: hand}, stock=["4H"], minimums=[120, 50])
     act(state, "draw", "meld 4C 4D 4H 4S 4C 4D 4H", "discard 9S")
     assert state.end is not None and state.end.going_out_bonus == 1000
+
+
+# ============================================================== an independent referee
+# Bots play whole hands; after every move a referee that knows only the rules' text (and the
+# public fields of a position) checks what the engine allowed.  It judges the rules of sections
+# 1-3 that a single position cannot show: the initial meld over a turn, the going-out bonus from
+# the turn's history, black threes only in a going-out turn, the binding answer, the forced take.
+
+
+def _value(rules: RuleSet, faces_: list[int]) -> int:
+    return sum(rules.card_value(f) for f in faces_)
+
+
+def _frozen(state: HandState) -> bool:
+    r = state.rules
+    return state.pile_frozen_below or any(
+        is_wild(f) or is_red_three(f) or (r.black_three_freezes_pile and is_black_three(f))
+        for f in state.faces(state.pile)
+    )
+
+
+def _groups_ok(state: HandState) -> None:
+    r = state.rules
+    for team, melds in enumerate(state.melds):
+        ranks: list[int] = []
+        for m in melds:
+            fs = state.faces(m.cards)
+            assert not any(is_red_three(f) for f in fs), "a red three melded"
+            if m.kind is MeldKind.BLACK_THREES:
+                assert 3 <= len(fs) <= 4 and all(is_black_three(f) for f in fs)
+                continue
+            naturals = [f for f in fs if not is_wild(f)]
+            wilds = len(fs) - len(naturals)
+            assert len({rank_of(f) for f in naturals}) == 1, "mixed ranks"
+            assert not any(is_black_three(f) for f in naturals)
+            assert len(naturals) >= 2 and wilds <= 3, f"wild limit: {texts(state, m.cards)}"
+            if r.wild_rule == "naturals_at_least":
+                assert wilds <= len(naturals)
+            ranks.append(rank_of(naturals[0]))
+        if state.lone is None:
+            assert len(ranks) == len(set(ranks)), f"team {team}: two groups of a rank"
+
+
+def _forced_take(state: HandState) -> bool:
+    """RULES.md §1 End of the stock: the player to draw must take the pile."""
+    r, seat = state.rules, state.turn
+    team = state.team_of(seat)
+    if state.stock or not state.pile or not r.forced_pile_take_at_stock_end:
+        return False
+    top = state.faces(state.pile[-1:])[0]
+    if is_wild(top) or rank_of(top) == 2 or not state.opened[team] or _frozen(state):
+        return False
+    fitting = [m for m in state.melds[team] if m.kind is MeldKind.GROUP and m.rank == rank_of(top)]
+    if not fitting:
+        return False
+    if r.completed_canasta_blocks_pile and any(m.is_canasta(r) for m in fitting):
+        return False
+    return not (r.one_card_pile_rule and len(state.hands[seat]) == 1 and len(state.pile) == 1)
+
+
+class _Turn:
+    def __init__(self, state: HandState) -> None:
+        self.seat = state.turn
+        self.team = state.team_of(self.seat)
+        self.opened_at_start = state.opened[self.team]
+        self.old_cards = {c for m in state.melds[self.team] for c in m.cards}
+        self.old_melds = [set(m.cards) for m in state.melds[self.team]]
+        self.drew = ""
+        self.laid_value = 0
+        self.added_old = False
+        self.laid = False
+        self.black_threes = False
+        self.answer: bool | None = None
+        per_seat = state.rules.three_player_mode == "lone_hand"
+        self.minimum = state.minimums[self.seat if per_seat else self.team]
+
+
+def _clustered_order(rules: RuleSet, rng: random.Random) -> list[int]:
+    """A deal whose hands hold long runs of one rank (canastas in the hand, so that concealed
+    going out, black threes and high initial melds come up), and a stock sorted alike."""
+    from canasta_net.cards import Deck
+
+    deck = Deck(rules.decks, rules.jokers_per_deck)
+    spread = rng.uniform(0.3, 3.0)
+    cards = sorted(range(deck.size), key=lambda c: deck.face[c] % 13 + rng.gauss(0, spread))
+    start = rng.randrange(deck.size)
+    cards = cards[start:] + cards[:start]
+    n, size = rules.players, rules.hand_size
+    hands = [cards[s * size : (s + 1) * size] for s in range(n)]
+    rest = cards[n * size :]
+    return [hands[k][r] for r in range(size) for k in range(n)] + rest[::-1]
+
+
+def _referee_hand(rules: RuleSet, seed: int) -> tuple[int, int]:
+    rng = random.Random(seed)
+    order = _clustered_order(rules, rng) if seed % 2 else list(range(rules.deck_size))
+    if not seed % 2:
+        rng.shuffle(order)
+    scores = [rng.choice([-300, 0, 1495, 1500, 2995, 3000]) for _ in range(rules.teams)]
+    state = HandState(
+        rules, order, rng.randrange(rules.players), [rules.initial_minimum(s) for s in scores]
+    )
+    bots = [
+        HeuristicBot(random.Random(seed * 7 + s)) if rng.random() < 0.8 else GreedyBot(rng)
+        for s in range(rules.players)
+    ]
+    melded_before = [False] * rules.players
+    turn = _Turn(state)
+    moves = concealed = 0
+    while not state.is_over:
+        moves += 1
+        assert moves < 2000
+        _groups_ok(state)
+        assert not any(is_red_three(f) for s in range(rules.players) for f in state.hand_faces(s))
+        legal = state.legal_actions()
+        if state.phase is Phase.DRAW and not state.stock:
+            assert (Draw() not in legal) == _forced_take(state), "the forced take at the end"
+        mover = state.to_move
+        action = bots[mover].choose(legal, state.hand_faces(mover), rules)
+        if rng.random() < 0.15:
+            action = rng.choice(legal)
+        before = state.copy()
+        state.apply(action)
+        team = turn.team
+        if isinstance(action, Draw):
+            turn.drew = "stock"
+        elif isinstance(action, TakePile):
+            turn.drew = "pile"
+            top = before.faces(before.pile[-1:])[0]
+            assert not is_wild(top) and rank_of(top) != 2, "pile taken under a wild or a three"
+            if _frozen(before) or not before.opened[team]:
+                assert len(action.cards) == 2 and all(
+                    not is_wild(f) and rank_of(f) == rank_of(top) for f in action.cards
+                ), "a frozen pile taken without a natural pair"
+            if rules.one_card_pile_rule:
+                assert not (len(before.hands[turn.seat]) == 1 and len(before.pile) == 1)
+        elif isinstance(action, Answer):
+            turn.answer = action.yes
+        elif isinstance(action, Meld) and all(is_black_three(f) for f in action.cards):
+            turn.black_threes = True
+        # what the move laid: cards that are in the team's melds now and were not before
+        now = {c for m in state.melds[state.team_of(turn.seat)] for c in m.cards}
+        was = {c for m in before.melds[team] for c in m.cards}
+        laid = now - was
+        if laid:
+            turn.laid = True
+            if not turn.opened_at_start:
+                turn.laid_value += _value(rules, state.faces(sorted(laid)))
+            grown = [
+                old
+                for old in turn.old_melds
+                if old and any(old < set(m.cards) for m in state.melds[state.team_of(turn.seat)])
+            ]
+            if grown:
+                turn.added_old = True
+        if not turn.opened_at_start and state.opened[state.team_of(turn.seat)]:
+            assert turn.laid_value >= turn.minimum, "opened below the minimum"
+        ended = state.is_over or state.turn != turn.seat or state.turn_no != before.turn_no
+        if not ended:
+            continue
+        end = state.end
+        went_out = end is not None and end.went_out == turn.seat
+        if turn.black_threes:
+            assert went_out, "black threes laid by a player who did not go out"
+        if turn.answer is True:
+            assert went_out, "went on after a yes"
+        if turn.answer is False:
+            assert not went_out, "went out after a no"
+        if went_out:
+            assert end is not None
+            assert not state.hands[turn.seat]
+            assert state.canastas(state.team_of(turn.seat)) >= rules.canastas_to_go_out
+            own = any(
+                m.is_canasta(rules) and not (set(m.cards) & turn.old_cards)
+                for m in state.melds[state.team_of(turn.seat)]
+            )
+            hidden = (
+                not melded_before[turn.seat]
+                and not turn.added_old
+                and (turn.drew == "stock" or rules.concealed_after_pile_take)
+                and (own or not rules.concealed_requires_own_canasta)
+            )
+            if hidden and rules.hand_canasta_bonus and own:
+                bonus = rules.hand_canasta_bonus
+            elif hidden:
+                bonus = rules.concealed_bonus
+            else:
+                bonus = rules.going_out_bonus
+            concealed += hidden
+            assert end.going_out_bonus == bonus, (end.going_out_bonus, bonus)
+            if not state.opened[state.team_of(turn.seat)] or not turn.opened_at_start:
+                assert turn.laid_value >= turn.minimum or (hidden and turn.drew == "stock")
+        elif end is None:
+            assert state.turn == (turn.seat + 1) % rules.players
+            assert state.hands[turn.seat], "a discard to no card without going out"
+            if not turn.opened_at_start:
+                assert turn.laid_value == 0 or state.opened[turn.team]
+        if turn.laid:
+            melded_before[turn.seat] = True
+        if end is None:
+            turn = _Turn(state)
+    _recount(state)
+    return moves, concealed
+
+
+def _recount(state: HandState) -> None:
+    """RULES.md §1 Scoring a hand, by every seat (the lone hand's partners: the side's score
+    with their own red threes)."""
+    rules = state.rules
+    scores = score_hand(state)
+    for seat in range(rules.players):
+        team = state.team_of(seat)
+        seats = [s for s in range(rules.players) if state.team_of(s) == team]
+        melds = state.melds[team]
+        owners = [seat] if rules.three_player_mode == "lone_hand" else seats
+        reds = sum(len(state.red_threes[s]) for s in owners)
+        red_value = 800 if reds == 4 else 100 * reds
+        if rules.red_three_positive_if == "canasta":
+            positive = state.canastas(team) > 0
+        else:
+            positive = bool(melds)
+        end = state.end
+        expected = (
+            sum(_value(rules, state.faces(m.cards)) for m in melds)
+            + sum((500 if m.is_natural() else 300) for m in melds if m.is_canasta(rules))
+            + (red_value if positive else -red_value)
+            + (end.going_out_bonus if end and end.went_out in seats else 0)
+            - sum(_value(rules, state.hand_faces(s)) for s in seats)
+        )
+        row = seat if rules.three_player_mode == "lone_hand" else team
+        assert scores[row].total == expected, (seat, scores[row], expected)
+
+
+REFEREED = ["classic", "classic-2p", "classic-3p", "classic-3p-lone", "vienna"]
+
+
+@pytest.mark.parametrize("name", REFEREED)
+def test_an_independent_referee_watches_whole_hands(name: str) -> None:
+    rules = preset(name)
+    for seed in range(6):
+        _referee_hand(rules, seed)

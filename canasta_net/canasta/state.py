@@ -821,10 +821,14 @@ class HandState:
         return sum(1 for c in self.t.pending_pile if face[c] not in RED_THREE_FACES)
 
     def _could_go_concealed(self, seat: int) -> bool:
+        """Whether going out concealed is still open to ``seat`` this turn: never after the
+        partner's "no" (RULES.md §1: the player must not go out), which the guards on an initial
+        meld that only a concealed going out would excuse rely on."""
         return (
             not self.has_melded[seat]
             and not self.t.added_to_old
             and (self.t.drew == "stock" or self.rules.concealed_after_pile_take)
+            and self.t.permission is not False
         )
 
     def _check_after_lay(
