@@ -23,7 +23,7 @@ from canasta_net.canasta.melds import MeldKind, TableMeld
 from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.canasta.scoring import score_hand
 from canasta_net.canasta.state import EndReason, HandState, Phase
-from canasta_net.cards import is_black_three, is_red_three, is_wild, rank_of
+from canasta_net.cards import face_text, is_black_three, is_red_three, is_wild, rank_of
 
 CLASSIC = preset("classic")
 LONE = preset("classic-3p-lone")
@@ -134,6 +134,17 @@ def test_initial_meld_five_short_of_the_minimum_is_refused(
     state = pos(hands={0: [*hand, *JUNK]}, minimums=[minimum, 50])
     rejects(state, f"meld {lay}", "initial-meld-unreachable")
     assert not any(a.startswith("meld") for a in listed(state))
+
+
+def test_a_canastas_bonus_never_counts_toward_the_minimum() -> None:
+    # seven fours are a canasta worth 35 (its 500 bonus does not count): below 50, and the
+    # singletons left keep the player from going out concealed
+    fours = ["4C", "4D", "4H", "4S", "4C", "4D", "4H"]
+    state = pos(hands={0: [*fours, *JUNK]})
+    rejects(state, "meld " + " ".join(fours), "initial-meld-unreachable")
+    state = pos(hands={0: [*fours, "KC", "KD", "KS", *JUNK]})
+    act(state, "meld " + " ".join(fours), "meld KC KD KS")  # 35 + 30
+    assert state.opened[0] and state.t.initial_points == 65
 
 
 def test_match_minimums_at_each_boundary_per_team_and_per_seat() -> None:
@@ -848,6 +859,69 @@ def _forced_take(state: HandState) -> bool:
     return not (r.one_card_pile_rule and len(state.hands[seat]) == 1 and len(state.pile) == 1)
 
 
+def _pile_takeable(state: HandState) -> bool | None:
+    """RULES.md §1 Taking the discard pile, for a team that has melded: whether some take is
+    legal (None where the referee does not judge: the team has not melded)."""
+    r, seat = state.rules, state.turn
+    team = state.team_of(seat)
+    if not state.opened[team]:
+        return None
+    if not state.pile:
+        return False
+    top = state.faces(state.pile[-1:])[0]
+    if is_wild(top) or rank_of(top) == 2:
+        return False
+    hand = state.hand_faces(seat)
+    rank = rank_of(top)
+    naturals = sum(1 for f in hand if not is_wild(f) and rank_of(f) == rank)
+    wilds = sum(1 for f in hand if is_wild(f))
+    group = [m for m in state.melds[team] if m.kind is MeldKind.GROUP and m.rank == rank]
+    if r.completed_canasta_blocks_pile and group and group[0].is_canasta(r):
+        return False
+    if r.one_card_pile_rule and len(hand) == 1 and len(state.pile) == 1:
+        return False
+    rest = sum(1 for f in state.faces(state.pile[:-1]) if not is_red_three(f))
+
+    def fits(used: int, with_wild: bool) -> bool:
+        canastas = state.canastas(team)
+        if group:
+            m = group[0]
+            limit = r.max_wilds(m.naturals + 1 + used - with_wild)
+            if m.wilds + with_wild > limit:
+                return False
+            canastas += m.size < r.canasta_size <= m.size + 1 + used
+        else:
+            canastas += 1 + used >= r.canasta_size
+        return len(hand) - used + rest > 1 or canastas >= r.canastas_to_go_out
+
+    if naturals >= 2 and fits(2, False):
+        return True
+    if _frozen(state):
+        return False
+    if naturals >= 1 and wilds and r.pile_take_with_wild and fits(2, True):
+        return True
+    return bool(group) and fits(0, False)
+
+
+def _initial_meld_offered(state: HandState, hand: list[int], legal: list[Any]) -> None:
+    """RULES.md §1 The initial meld: a group of naturals from the hand worth the minimum on its
+    own, keeping two cards, is a legal first meld."""
+    r = state.rules
+    per_seat = r.three_player_mode == "lone_hand"
+    minimum = state.minimums[state.turn if per_seat else state.team_of(state.turn)]
+    listed_ = {str(a) for a in legal}
+    by_rank: dict[int, list[int]] = {}
+    for f in hand:
+        if not is_wild(f) and rank_of(f) != 2:
+            by_rank.setdefault(rank_of(f), []).append(f)
+    for naturals in by_rank.values():
+        worth = state.t.initial_points + _value(r, naturals)
+        if len(naturals) >= 3 and worth >= minimum and len(hand) - len(naturals) >= 2:
+            meld = Meld(tuple(naturals))
+            assert state.is_legal(meld), f"{meld} refused as an initial meld of {worth}"
+            assert str(state.normalize(meld)) in listed_, f"{meld} not listed"
+
+
 class _Turn:
     def __init__(self, state: HandState) -> None:
         self.seat = state.turn
@@ -905,9 +979,29 @@ def _referee_hand(rules: RuleSet, seed: int) -> tuple[int, int]:
         legal = state.legal_actions()
         if state.phase is Phase.DRAW and not state.stock:
             assert (Draw() not in legal) == _forced_take(state), "the forced take at the end"
+        if state.phase is Phase.DRAW:
+            if state.stock:
+                assert Draw() in legal
+            takeable = _pile_takeable(state)
+            if takeable is not None:
+                taken = any(isinstance(a, TakePile) for a in legal)
+                assert taken == takeable, f"pile takeable {takeable}, listed {taken}"
+        if state.phase is Phase.PLAY and not (state.t.permission or state.t.black_threes):
+            hand = state.hand_faces(state.turn)
+            team_ = state.team_of(state.turn)
+            pending = not state.opened[team_] and state.t.initial_points > 0
+            if len(hand) >= 2 and not pending:
+                discards = {str(a) for a in legal if str(a).startswith("discard")}
+                want = {f"discard {face_text(f)}" for f in hand if not is_red_three(f)}
+                assert discards == want, "every card but a red three may be discarded"
+            if len(hand) == 1 and state.canastas(team_) >= rules.canastas_to_go_out:
+                going_out = f"discard {face_text(hand[0])}"
+                assert pending or going_out in [str(a) for a in legal], "going out by a discard"
+            if not state.opened[team_] and state.t.permission is None and state.lone is None:
+                _initial_meld_offered(state, hand, legal)
         mover = state.to_move
         action = bots[mover].choose(legal, state.hand_faces(mover), rules)
-        if rng.random() < 0.15:
+        if rng.random() < RANDOM_MOVES:
             action = rng.choice(legal)
         before = state.copy()
         state.apply(action)
@@ -1021,11 +1115,14 @@ def _recount(state: HandState) -> None:
         assert scores[row].total == expected, (seat, scores[row], expected)
 
 
+RANDOM_MOVES = 0.15  # the share of moves picked at random among the legal ones
 REFEREED = ["classic", "classic-2p", "classic-3p", "classic-3p-lone", "vienna"]
 
 
 @pytest.mark.parametrize("name", REFEREED)
 def test_an_independent_referee_watches_whole_hands(name: str) -> None:
     rules = preset(name)
-    for seed in range(6):
+    # 40 hands, half of them dealt long runs of one rank: a second or two; among them
+    # (with today's bots) a few concealed going-out hands per variant
+    for seed in range(40):
         _referee_hand(rules, seed)
