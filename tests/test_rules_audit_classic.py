@@ -374,6 +374,35 @@ def test_going_out_needs_the_canasta_even_through_a_pile_take() -> None:
     assert group(state, 0, "Q").size == 7
 
 
+def test_concealed_after_a_pile_take_beside_the_partners_melds_in_classic() -> None:
+    # the partner has melded; the player takes the pile with a natural pair (a new meld), lays a
+    # canasta and goes out, adding nothing to the partner's melds: concealed, 200 (classic lets
+    # a concealed going out take the pile)
+    partners = {"cards": ["QC", "QD", "QH"], "turn": -1, "seat": 2}
+    hand = ["KC", "KD", "KH", "KS", "KC", "KD", "5C", "5D", "5H"]
+    state = pos(
+        phase="draw",
+        hands={0: hand},
+        melds={0: [partners]},
+        has_melded=[False, False, True, False],
+        pile=["9S", "KH"],
+        stock=["4H"],
+    )
+    act(state, "take-pile KC KD", "add 1 KH KS KC KD", "meld 5C 5D 5H", "discard 9S")
+    assert state.end is not None and state.end.going_out_bonus == 200
+    # taking the pile onto the partner's meld adds to it: not concealed, 100
+    state = pos(
+        phase="draw",
+        hands={0: [*KINGS7, "5C", "5H"]},
+        melds={0: [partners]},
+        has_melded=[False, False, True, False],
+        pile=["5D", "QS"],
+        stock=["4H"],
+    )
+    act(state, "take-pile", "meld " + " ".join(KINGS7), "meld 5C 5H 5D")
+    assert state.end is not None and state.end.going_out_bonus == 100
+
+
 # ============================================================== §1 "Partner, may I go out?"
 def test_ask_when_the_team_has_not_melded_but_a_concealed_going_out_is_possible() -> None:
     hand = ["KC", "KD", "KH", "KS", "KC", "KD", "5C"]
