@@ -951,6 +951,54 @@ def _initial_meld_offered(state: HandState, hand: list[int], legal: list[Any]) -
             assert str(state.normalize(meld)) in listed_, f"{meld} not listed"
 
 
+def _check_deal(state: HandState) -> None:
+    """RULES.md §1 Seating and dealing."""
+    r = state.rules
+    assert all(len(state.hand_faces(s)) == r.hand_size for s in range(r.players))
+    assert state.turn == (state.dealer + 1) % r.players
+    pile = state.faces(state.pile)
+    turned_again = [f for f in pile[:-1]]
+    assert all(is_wild(f) or rank_of(f) == 2 for f in turned_again)
+    top = pile[-1]
+    assert not is_wild(top) and not is_red_three(top)
+    assert not (is_black_three(top) and r.upcard_turns_on_black_three)
+    assert state.pile_frozen == any(is_wild(f) or is_red_three(f) for f in turned_again)
+
+
+def _check_draw(before: HandState, after: HandState) -> None:
+    """RULES.md §1 A turn, End of the stock, §2 (draw two): what a draw brings."""
+    r, seat = before.rules, before.turn
+    if not before.stock:
+        assert after.end is not None and after.end.reason is EndReason.STOCK_EXHAUSTED
+        return
+    used = before.stock[len(after.stock) :][::-1]  # in the order drawn
+    reds = after.red_threes[seat][len(before.red_threes[seat]) :]
+    gained = [c for c in after.hands[seat] if c not in before.hands[seat]]
+    assert sorted(used) == sorted(reds + gained)
+    assert all(is_red_three(f) for f in after.faces(reds))
+    if after.end is not None:
+        assert after.end.reason is EndReason.LAST_RED_THREE and not after.stock
+        assert is_red_three(after.faces(used[-1:])[0])
+    else:
+        assert len(gained) == r.draw_count or not after.stock
+
+
+def _check_pickup(before: HandState, after: HandState) -> None:
+    """RULES.md §1 Taking the discard pile: the top card is melded, the rest of the pile goes
+    into the hand (at once, or once the initial meld is made), red threes in it are laid and not
+    replaced."""
+    seat = before.turn
+    assert after.stock == before.stock and not after.pile
+    below = before.pile[:-1]
+    if after.phase is Phase.PILE_PENDING:
+        assert after.t.pending_pile == below
+        return
+    reds = [c for c in below if is_red_three(before.faces([c])[0])]
+    assert after.red_threes[seat][len(before.red_threes[seat]) :] == reds
+    rest = set(below) - set(reds)
+    assert rest <= set(after.hands[seat]) or after.is_over
+
+
 class _Turn:
     def __init__(self, state: HandState) -> None:
         self.seat = state.turn
@@ -997,6 +1045,7 @@ def _referee_hand(rules: RuleSet, seed: int) -> tuple[int, int]:
         HeuristicBot(random.Random(seed * 7 + s)) if rng.random() < 0.8 else GreedyBot(rng)
         for s in range(rules.players)
     ]
+    _check_deal(state)
     melded_before = [False] * rules.players
     turn = _Turn(state)
     moves = concealed = 0
@@ -1037,6 +1086,7 @@ def _referee_hand(rules: RuleSet, seed: int) -> tuple[int, int]:
         team = turn.team
         if isinstance(action, Draw):
             turn.drew = "stock"
+            _check_draw(before, state)
         elif isinstance(action, TakePile):
             turn.drew = "pile"
             top = before.faces(before.pile[-1:])[0]
@@ -1047,6 +1097,7 @@ def _referee_hand(rules: RuleSet, seed: int) -> tuple[int, int]:
                 ), "a frozen pile taken without a natural pair"
             if rules.one_card_pile_rule:
                 assert not (len(before.hands[turn.seat]) == 1 and len(before.pile) == 1)
+            _check_pickup(before, state)
         elif isinstance(action, Answer):
             turn.answer = action.yes
         elif isinstance(action, Meld) and all(is_black_three(f) for f in action.cards):
