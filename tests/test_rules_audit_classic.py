@@ -136,6 +136,18 @@ def test_initial_meld_five_short_of_the_minimum_is_refused(
     assert not any(a.startswith("meld") for a in listed(state))
 
 
+def test_a_team_below_zero_opens_with_15_and_a_team_at_zero_needs_50() -> None:
+    # the minimums come from the match's cumulative scores at the start of the hand
+    match = Match(CLASSIC, first_dealer=3, scores=[-5, 0])
+    state = match.new_hand(list(range(108)))
+    assert state.minimums == [15, 50]
+    fives = pos(hands={0: ["5H", "5S", "5D", *JUNK]}, minimums=state.minimums)
+    act(fives, "meld 5H 5S 5D")
+    assert fives.opened[0]
+    other = pos(turn=1, hands={1: ["5H", "5S", "5D", *JUNK]}, minimums=state.minimums, phase="play")
+    rejects(other, "meld 5H 5S 5D", "initial-meld-unreachable")
+
+
 def test_a_canastas_bonus_never_counts_toward_the_minimum() -> None:
     # seven fours are a canasta worth 35 (its 500 bonus does not count): below 50, and the
     # singletons left keep the player from going out concealed
@@ -598,7 +610,24 @@ def test_the_deal_rotates_in_two_and_three_player_games() -> None:
 
 
 # ============================================================== §2 Two players
-def test_two_player_deal_replaces_each_red_three_with_one_card() -> None:
+@pytest.mark.parametrize("name", ["classic-2p", "classic-3p", "classic-3p-lone"])
+def test_dealt_red_threes_are_replaced_one_card_each(name: str) -> None:
+    rules = preset(name)
+    dealt_reds = 0
+    for seed in range(20):
+        order = list(range(rules.deck_size))
+        random.Random(seed).shuffle(order)
+        state = HandState(rules, order, dealer=seed % rules.players)
+        reds = sum(len(r) for r in state.red_threes)
+        dealt_reds += reds
+        assert all(len(h) == rules.hand_size for h in state.hands)
+        assert not any(is_red_three(f) for s in range(rules.players) for f in state.hand_faces(s))
+        dealt = rules.hand_size * rules.players
+        assert len(state.stock) == rules.deck_size - dealt - len(state.pile) - reds
+    assert dealt_reds  # some deals held red threes
+
+
+def test_two_player_draw_replaces_each_red_three_with_one_card() -> None:
     state = pos("classic-2p", phase="draw", hands={0: ["4H", "5H"]}, stock=["9C", "3D", "3H"])
     act(state, "draw")
     # 3H laid and replaced by one card (3D: laid, replaced by 9C), then the stock is empty
