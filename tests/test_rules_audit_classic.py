@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from rulecases import act, faces, phase_of, rejects, short_position, texts
 
-from canasta_net.canasta.actions import Answer, Draw, Meld, TakePile
+from canasta_net.canasta.actions import Answer, AskGoOut, Draw, Meld, TakePile
 from canasta_net.canasta.bots import GreedyBot
 from canasta_net.canasta.heuristic import HeuristicBot
 from canasta_net.canasta.match import Match
@@ -23,7 +23,16 @@ from canasta_net.canasta.melds import MeldKind, TableMeld
 from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.canasta.scoring import score_hand
 from canasta_net.canasta.state import EndReason, HandState, Phase
-from canasta_net.cards import face_text, is_black_three, is_red_three, is_wild, rank_of
+from canasta_net.cards import (
+    JOKER,
+    face_text,
+    is_black_three,
+    is_red_three,
+    is_wild,
+    parse_face,
+    rank_of,
+)
+from canasta_net.errors import PositionError
 
 CLASSIC = preset("classic")
 LONE = preset("classic-3p-lone")
@@ -1235,3 +1244,140 @@ def test_an_independent_referee_watches_whole_hands(name: str) -> None:
     # (with today's bots) a few concealed going-out hands per variant
     for seed in range(40):
         _referee_hand(rules, seed)
+
+
+# ============================================================== brute force against the listing
+# The engine finds initial melds, pile takes and ways out with a planner; here every way of
+# laying a small hand is enumerated instead, and the two must agree on whether a lay, a take
+# of the pile, or "may I go out?" is offered.
+RANKS = ["4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+
+
+def _random_hand(rng: random.Random) -> list[str]:
+    size = rng.randint(5, 13)
+    ranks = rng.sample(RANKS, rng.randint(1, 4))
+    out: list[str] = []
+    while len(out) < size:
+        x = rng.random()
+        if x < 0.12:
+            card = "JK"
+        elif x < 0.24:
+            card = "2" + rng.choice("CDHS")
+        elif x < 0.3:
+            card = "3" + rng.choice("CS")
+        elif x < 0.4:
+            card = rng.choice(RANKS) + rng.choice("CDHS")
+        else:
+            card = rng.choice(ranks) + rng.choice("CDHS")
+        if out.count(card) < (4 if card == "JK" else 2):
+            out.append(card)
+    return out
+
+
+def _layouts(
+    rules: RuleSet, hand: list[int], melds: dict[int, tuple[int, int]], must: int = -1
+) -> list[tuple[int, int, int]]:
+    """Every way to lay ``hand`` onto the team's groups ``melds`` (rank: naturals, wild cards)
+    and new groups: (cards left in the hand, value laid, canastas the team then holds).
+    ``must``: a rank whose group gets the pile's top card and two naturals from the hand."""
+    jokers = hand.count(JOKER)
+    twos = sum(1 for f in hand if f != JOKER and rank_of(f) == 1)
+    naturals: dict[int, int] = {}
+    for f in hand:
+        if f != JOKER and rank_of(f) not in (1, 2):
+            naturals[rank_of(f)] = naturals.get(rank_of(f), 0) + 1
+    if must >= 0 and naturals.get(must, 0) < 2:
+        return []  # no natural pair for the top card
+    ranks = sorted(set(naturals) | set(melds))
+    held = sum(1 for a, w in melds.values() if a + w >= rules.canasta_size)
+    found: list[tuple[int, int, int]] = []
+
+    def walk(i: int, j: int, t: int, laid: int, value: int, canastas: int) -> None:
+        if i == len(ranks):
+            found.append((len(hand) - laid, value, canastas))
+            return
+        r = ranks[i]
+        a0, w0 = melds.get(r, (0, 0))
+        top = 1 if r == must else 0
+        least = 2 if r == must else 0
+        for k in range(least, naturals.get(r, 0) + 1):
+            a = a0 + k + top
+            if k == 0 and not top:
+                walk(i + 1, j, t, laid, value, canastas)
+                continue
+            if a < 2:
+                continue
+            room = rules.max_wilds(a) - w0
+            for jj in range(min(j, max(room, 0)) + 1):
+                for tt in range(min(t, room - jj) + 1):
+                    size = a + w0 + jj + tt
+                    if r not in melds and size < 3:
+                        continue
+                    new = size >= rules.canasta_size > a0 + w0
+                    worth = (k + top) * rules.card_value(r) + jj * 50 + tt * 20
+                    walk(i + 1, j - jj, t - tt, laid + k + jj + tt, value + worth, canastas + new)
+
+    walk(0, jokers, twos, 0, 0, held)
+    return found
+
+
+def _goes_out(rules: RuleSet, hand: list[int], left: int, canastas: int) -> bool:
+    """Cards ``left`` after the lays, black threes (three or four) laid in going out too."""
+    threes = sum(1 for f in hand if is_black_three(f))
+    return canastas >= rules.canastas_to_go_out and any(
+        left - b <= 1 for b in (0, 3, 4) if b <= threes
+    )
+
+
+@pytest.mark.parametrize("name", ["classic", "classic-2p", "vienna"])
+def test_brute_force_agrees_on_initial_melds_pile_takes_and_going_out(name: str) -> None:
+    rules = preset(name)
+    rng = random.Random(name)
+    other = 2 if rules.partnerships else 1
+    for _ in range(400):
+        hand = _random_hand(rng)
+        minimum = rng.choice([15, 50, 90, 120])
+        # a first meld after a stock draw: worth the minimum keeping two cards, or going out
+        state = pos(name, hands={0: hand, other: ["3H"]}, minimums=[minimum] * rules.teams)
+        faces_ = state.hand_faces(0)
+        ways = _layouts(rules, faces_, {})
+        can = any(left >= 2 and value >= minimum for left, value, _ in ways) or any(
+            _goes_out(rules, faces_, left, c) for left, _, c in ways
+        )
+        lays = [a for a in state.legal_actions() if str(a).startswith(("meld", "add"))]
+        assert bool(lays) == can, (hand, minimum)
+        if rules.partnerships:
+            out = any(_goes_out(rules, faces_, left, c) for left, _, c in ways)
+            assert (AskGoOut() in state.legal_actions()) == out, (hand, minimum)
+        # a pile take by a team that has not melded: the top card and a natural pair, then more
+        # from the hand, reach the minimum before the rest of the pile comes
+        top = rng.choice(RANKS) + rng.choice("CDHS")
+        if rng.random() < 0.7:
+            hand = [*hand, top[:-1] + rng.choice("CDHS"), top[:-1] + rng.choice("CDHS")]
+        below = [rng.choice(RANKS) + rng.choice("CDHS") for _ in range(rng.choice([0, 1, 2, 5]))]
+        try:
+            state = pos(
+                name,
+                phase="draw",
+                hands={0: hand, other: ["3H"]},
+                minimums=[minimum] * rules.teams,
+                pile=[*below, top],
+                stock=["4H", "4D"],
+            )
+        except PositionError:
+            continue  # more copies of a card than the deck holds
+        faces_ = state.hand_faces(0)
+        rest = len(below)
+        ways = _layouts(rules, faces_, {}, must=rank_of(parse_face(top)))
+        take = any(value >= minimum and left + rest >= 2 for left, value, _ in ways) or (
+            rest == 0
+            and any(
+                value >= minimum and _goes_out(rules, faces_, left, c) for left, value, c in ways
+            )
+        )
+        take = take and not (rules.one_card_pile_rule and len(hand) == 1 and rest == 0)
+        assert any(isinstance(a, TakePile) for a in state.legal_actions()) == take, (
+            hand,
+            [*below, top],
+            minimum,
+        )
