@@ -759,7 +759,8 @@ def vienna_pile(**over: Any) -> HandState:
 
 def test_vienna_completed_canasta_blocks_every_take_of_its_rank() -> None:
     state = vienna_pile()
-    rejects(state, "take-pile", "pile-blocked")
+    refusal = rejects(state, "take-pile", "pile-blocked")
+    assert refusal.variant == "canasta" and "completed canasta" in str(refusal)
     rejects(state, "take-pile QD QH", "pile-blocked")
     assert listed(state) == ["draw"]
     classic = pos("classic", **vienna_pile_data())
