@@ -878,13 +878,16 @@ class HandState:
         return sum(1 for c in self.t.pending_pile if face[c] not in RED_THREE_FACES)
 
     def _could_go_concealed(self, seat: int) -> bool:
-        """Whether the player to move may still go out concealed this turn (never where nobody
-        goes out: Bolivia, RULES.md section 5)."""
+        """Whether going out concealed is still open to ``seat`` this turn: never where nobody
+        goes out (Bolivia, RULES.md section 5), and never after the partner's "no" (RULES.md §1:
+        the player must not go out), which the guards on an initial meld that only a concealed
+        going out would excuse rely on."""
         return (
             self.rules.going_out_allowed
             and not self.has_melded[seat]
             and not self.t.added_to_old
             and (self.t.drew == "stock" or self.rules.concealed_after_pile_take)
+            and self.t.permission is not False
         )
 
     def _check_after_lay(
@@ -1453,19 +1456,24 @@ class HandState:
         self, team: int, cards_left: int, extra: int, counts_after: Callable[[], HandCounts]
     ) -> bool:
         """Whether black threes may go down now: the player goes out this turn. Either the lay
-        leaves at most the discard and the team has its canastas, or (for an opened team) the
-        rest of the hand can still be laid out so; then the player is bound to go out."""
+        leaves at most the discard and the team has its canastas, or the rest of the hand can
+        still be laid out so; then the player is bound to go out. A team that has not melded
+        goes out so only concealed, after a draw from the stock (RULES.md §1: the minimum is
+        then not needed), laying out with its melds of this turn."""
         rules = self.rules
         needed = rules.canastas_to_go_out
         if cards_left + extra <= 1:
             return self.canastas(team) >= needed
-        if extra or not self.opened[team] or not rules.going_out_allowed:
+        if extra or not rules.going_out_allowed:
+            return False
+        opened = self.opened[team]
+        if not opened and not (self.t.drew == "stock" and self._could_go_concealed(self.turn)):
             return False
         if self.t.permission is False:
             return False
         if self.turn in self.hidden_hands:
             return True  # whether the rest lays out is the hand-end audit's to check
-        melds = self._meld_counts(team, only_this_turn=False)
+        melds = self._meld_counts(team, only_this_turn=not opened)
         return can_lay_out(rules, counts_after(), melds, 1, self.canastas(team), needed)
 
     @property
