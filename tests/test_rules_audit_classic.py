@@ -372,17 +372,9 @@ def test_going_out_by_melding_every_card_without_a_discard() -> None:
     assert state.end.going_out_bonus == 100
 
 
-def test_going_out_needs_the_canasta_even_through_a_pile_take() -> None:
-    # taking the pile onto the team's meld with the last card left: 0 cards, no canasta
-    state = pos(
-        phase="draw",
-        hands={0: ["QS", "QD"]},
-        melds={0: [["KC", "KD", "KS"]]},
-        pile=["QH"],
-        stock=["4H"],
-    )
-    rejects(state, "take-pile QS QD", "must-keep-a-card")
-    # ... and a take that completes the canasta goes out at once
+def test_a_pile_take_that_completes_the_canasta_goes_out_at_once() -> None:
+    # (without a canasta the same take is refused: test_cases_classic's
+    # test_pile_take_leaving_no_card_needs_a_canasta)
     state = pos(
         phase="draw",
         hands={0: ["QS", "QD"]},

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from test_mayi_play import make_deal
 
 from canasta_net.cards import JOKER, face_text, make_face, parse_faces
 from canasta_net.errors import IllegalAction
@@ -32,7 +33,6 @@ from canasta_net.mayi import (
     EndReason,
     GreedyMayIBot,
     MayIMatch,
-    MayIRules,
     Meld,
     Phase,
     choose_for,
@@ -40,7 +40,6 @@ from canasta_net.mayi import (
     hand_value,
     parse_action,
     play_deal,
-    position_from_dict,
     position_to_dict,
     preset,
     seat_view,
@@ -52,32 +51,10 @@ F = parse_faces
 STOCK = "9S 9D 9C 9H 8S 8D"  # bottom to top: 8D is drawn first
 
 
-def position(
-    hands: Sequence[str],
-    *,
-    deal: int = 0,
-    turn: int = 0,
-    phase: str = "play",
-    stock: str = STOCK,
-    pile: str = "KD",
-    melds: Sequence[Sequence[str]] | None = None,
-    rules: MayIRules | None = None,
-    **extra: Any,
-) -> DealState:
-    rules = rules or preset("may-i", len(hands))
-    data: dict[str, Any] = {
-        "rules": rules.to_dict(),
-        "deal": deal,
-        "dealer": (turn - 1) % rules.players,
-        "turn": turn,
-        "phase": phase,
-        "hands": [h.split() for h in hands],
-        "stock": stock.split(),
-        "pile": pile.split(),
-        "melds": [[m.split() for m in seat] for seat in (melds or [[]] * rules.players)],
-        **extra,
-    }
-    return position_from_dict(data)
+def position(hands: Sequence[str], **given: Any) -> DealState:
+    """``test_mayi_play.make_deal`` with this module's short stock by default."""
+    given.setdefault("stock", STOCK)
+    return make_deal(hands, **given)
 
 
 def snapshot(state: DealState) -> str:
