@@ -1387,7 +1387,8 @@ def main() -> int:
         default="group",
         choices=LOG_SYNC_MODES,
         help="how the host's logs reach the disk: group (canasta host's: one writer thread with "
-        "group commit, the reactor syncing itself while syncs are fast), group-thread (always "
+        "group commit, the reactor syncing itself while syncs are fast), group-wait (every "
+        "sync on the thread, the reactor waiting for it at most 2 ms), group-thread (always "
         "on the thread), threads (a writer thread per log), reactor (each record synced on the "
         "reactor's thread)",
     )

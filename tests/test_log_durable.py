@@ -605,17 +605,23 @@ def test_a_write_that_fails_raises_at_once_and_refuses_later_records(opener: Ope
     assert log.durable == 0
 
 
-@pytest.mark.parametrize("inline", [False, True], ids=["on-the-thread", "inline"])
+@pytest.mark.parametrize(
+    ("inline", "wait"),
+    [(False, None), (True, None), (False, 5.0), (False, 0.0)],
+    ids=["on-the-thread", "inline", "waiting-in-time", "waiting-too-short"],
+)
 def test_the_host_sends_a_record_only_once_the_group_synced_it(
-    opener: Opener, inline: bool
+    opener: Opener, inline: bool, wait: float | None
 ) -> None:
-    # the network host with the group commit (what ``canasta host`` uses) on a real file
+    # the network host with the group commit (what ``canasta host`` uses) on a real file; with
+    # a wait, the reactor takes up the syncs the thread makes in time (all, or none at all)
     reactor, disk = Reactor(), Disk()
     group = GroupCommit(
         reactor.call_from_thread,
         syncfs=disk.syncfs,
         fsync=disk.fsync,
         inline_below=0.001 if inline else None,
+        wait=wait,
     )
     harness, clock = host_harness(
         lambda file, position, clock: GroupDurability(file, group, position=position),
@@ -627,6 +633,7 @@ def test_the_host_sends_a_record_only_once_the_group_synced_it(
     # inline: most syncs (a loaded machine may measure one slow and use the thread a while)
     assert (group.inline_syncs > 0) == inline
     assert inline or group.passes > 0
+    assert (group.taken_up > 0) == (wait == 5.0) or wait == 0.0  # (0: a rare sync in time)
 
 
 class SlowClock:
@@ -762,3 +769,64 @@ def test_a_log_whose_sync_failed_is_not_synced_again(opener: Opener) -> None:
     reactor.run_calls()
     assert disk.fsync_calls == [file.fileno(), other_file.fileno()]  # "b" was not synced
     assert reached == [] and log.durable == 0 and log.failure is not None
+
+
+# --------------------------------------------------------------------------- a bounded wait
+
+
+def waiting_log(opener: Opener, disk: Disk, reactor: Reactor) -> GroupDurability:
+    group = GroupCommit(
+        reactor.call_from_thread, syncfs=disk.syncfs, fsync=disk.fsync, inline_below=None, wait=5.0
+    )
+    return GroupDurability(opener("log"), group)
+
+
+def test_a_sync_done_within_the_wait_is_taken_up_at_once_and_never_reported(
+    opener: Opener,
+) -> None:
+    # the thread syncs; the owner's thread, waiting, takes the sync up as an inline one: the
+    # record is durable when append returns, and no report wakes the owner's thread for it
+    reactor, disk = Reactor(), Disk()
+    log = waiting_log(opener, disk, reactor)
+    reached: list[int] = []
+    log.on_durable = reached.append
+    log.append(b"a", 1)
+    assert log.durable == 1 and disk.fsync_calls == [log.fd]
+    log.append(b"b", 2)
+    assert log.durable == 2
+    log.close()
+    assert reactor.run_calls() == 0 and reached == []
+
+
+def test_a_sync_past_the_wait_is_left_to_the_report(opener: Opener) -> None:
+    # the disk holds the sync past the wait: append returns with the record not yet durable,
+    # and the thread's report brings it (exactly once: never both taken up and reported)
+    reactor, disk = Reactor(), Disk()
+    log = waiting_log(opener, disk, reactor)
+    log._group.wait = 0.01
+    reached: list[int] = []
+    log.on_durable = reached.append
+    disk.gate.clear()
+    log.append(b"a", 1)
+    assert log.durable == 0 and disk.entered.is_set()
+    log.append(b"b", 2)  # something on its way: no wait at all
+    assert log.durable == 0
+    disk.gate.set()
+    log.close()
+    reactor.run_calls()
+    assert log.durable == 2 and reached and reached[-1] == 2
+
+
+def test_a_sync_that_fails_within_the_wait_is_reported_as_a_failure(opener: Opener) -> None:
+    reactor, disk = Reactor(), Disk()
+    log = waiting_log(opener, disk, reactor)
+    disk.fail_fsync[log.fd or -1] = OSError(5, "Input/output error")
+    failures: list[str] = []
+    log.on_failure = lambda error: failures.append(str(error))
+    log.append(b"a", 1)
+    assert log.durable == 0  # not taken up
+    log.close()
+    reactor.run_calls()
+    assert failures == ["[Errno 5] Input/output error"] and log.durable == 0
+    with pytest.raises(OSError, match="an earlier write of the log failed"):
+        log.append(b"b", 2)

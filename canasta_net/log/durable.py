@@ -384,6 +384,9 @@ SYNCFS = _load_syncfs()
 # A log is synced on its owner's thread while a sync takes less than this (smoothed), else on
 # the group's thread: see ``GroupCommit``.
 INLINE_SYNC_SECONDS = 0.002
+# With ``GroupCommit(wait=...)``: how long the owner's thread waits for the thread's sync of a
+# log with nothing else on its way, before it leaves the record to the thread's report.
+WAIT_SYNC_SECONDS = 0.002
 # While logs go through the thread, the owner's thread tries syncing again this often, to learn
 # whether the disk is fast again: a pass's ``syncfs`` also writes other files' data (its time
 # says little of one log's ``fsync``), and a single sync tried while the thread's keep the disk
@@ -435,8 +438,14 @@ class GroupCommit:
         timing: Timing = NO_TIMING,
         inline_below: float | None = INLINE_SYNC_SECONDS,
         clock: Callable[[], float] = time.perf_counter,
+        wait: float | None = None,
     ) -> None:
         self._call_from_thread = call_from_thread
+        #: With a wait (seconds): every sync is the thread's, and the owner's thread waits for
+        #: it at most this long; a sync done in time is taken up at once, as an inline one's
+        #: would be (see ``GroupDurability.append``); None: inline syncs as above.
+        self.wait = wait
+        self.taken_up = 0  # syncs the owner's thread took up within its wait (tests, benchmarks)
         self._name = name
         self._syncfs = syncfs
         self._fsync = fsync
@@ -508,9 +517,11 @@ class GroupCommit:
                 batch, self._ready = self._ready, {}
             reports = self._sync_batch(batch)
             self.passes += 1
-            for durability, outcome in reports:
-                durability._synced_to(outcome)
-            self._call_from_thread(_deliver, reports)
+            # a log whose owner waits for this very sync takes it up there (no report, no
+            # wake-up of the owner's thread for it)
+            reports = [(d, outcome) for d, outcome in reports if not d._synced_to(outcome)]
+            if reports:
+                self._call_from_thread(_deliver, reports)
 
     def _sync_batch(
         self, batch: dict[GroupDurability, int]
@@ -573,6 +584,10 @@ class GroupDurability(ReportedDurability):
         self._drained = threading.Condition(self._lock)
         self._synced = position  # under _lock: what the group's thread has synced
         self._dead = False  # under _lock: a sync failed
+        # under _lock: the position the owner's thread waits for (``_wait_for_sync``), and
+        # whether the group's thread handed that sync over to it instead of reporting it
+        self._waiting: int | None = None
+        self._handed = False
 
     def append(self, data: bytes, position: int) -> None:
         if self._failure is not None:
@@ -594,6 +609,12 @@ class GroupDurability(ReportedDurability):
         # synced inline meanwhile would be durable before an outbox waiting for that report
         # heard of it (the report, older, then freed nothing: a host hung for good).
         idle = self._durable >= written_before
+        if self._group.wait is not None:
+            self._group.submit(self, position)
+            if idle and self._wait_for_sync(position, self._group.wait):
+                self._durable = position
+                self._group.taken_up += 1
+            return
         if idle and self._group.sync_inline_now():
             try:
                 self._group.sync_here(self)
@@ -624,11 +645,28 @@ class GroupDurability(ReportedDurability):
                 self._drained.wait()
             self._durable = max(self._durable, self._synced)
 
-    def _synced_to(self, outcome: int | BaseException) -> None:
-        """On the group's thread, right after a pass: wake a ``close`` that waits."""
+    def _wait_for_sync(self, position: int, seconds: float) -> bool:
+        """On the owner's thread, with nothing else of this log on its way: wait at most
+        ``seconds`` for the group's thread to sync up to ``position``. True: it did, and handed
+        the sync over (no report of it will come); False: the report will come as usual."""
         with self._lock:
+            self._waiting, self._handed = position, False
+            self._drained.wait_for(lambda: self._handed or self._dead, timeout=seconds)
+            # under the lock the group's thread either handed the sync over already or will
+            # see nobody waiting and report it: never both, never neither
+            handed, self._waiting, self._handed = self._handed, None, False
+            return handed
+
+    def _synced_to(self, outcome: int | BaseException) -> bool:
+        """On the group's thread, right after a pass: wake a ``close`` or an owner that waits.
+        True: the owner's thread waits for exactly this and takes it up (do not report it)."""
+        with self._lock:
+            handed = False
             if isinstance(outcome, BaseException):
                 self._dead = True
             else:
                 self._synced = max(self._synced, outcome)
+                if self._waiting is not None and outcome >= self._waiting:
+                    self._handed = handed = True
             self._drained.notify_all()
+            return handed

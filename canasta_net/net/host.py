@@ -152,7 +152,7 @@ DurabilityFactory = Callable[[BinaryIO, int], ThreadedDurability | GroupDurabili
 
 
 _reactor_reports: dict[int, tuple[Any, CoalescedCalls]] = {}
-_reactor_groups: dict[tuple[int, int, float | None], tuple[Any, GroupCommit]] = {}
+_reactor_groups: dict[tuple[int, int, float | None, float | None], tuple[Any, GroupCommit]] = {}
 
 
 def reactor_reports(reactor: Any) -> CoalescedCalls:
@@ -173,17 +173,22 @@ def group_durability(
     fsync: bool = True,
     timing: Timing = NO_TIMING,
     inline_below: float | None = INLINE_SYNC_SECONDS,
+    wait: float | None = None,
 ) -> DurabilityFactory:
     """Every table's log on ``reactor`` written on the reactor's thread and synced by ONE
     writer thread with group commit across the tables (``GroupCommit``: one ``syncfs`` a pass
     for the logs on one file system), or by the reactor's thread itself while a sync takes less
-    than ``inline_below`` seconds. What ``canasta host`` uses. One group per reactor (and
-    ``timing`` and ``inline_below``: a benchmark's passes each have their own). The process's
+    than ``inline_below`` seconds; with ``wait``, every sync is the thread's and the reactor's
+    thread waits for it at most ``wait`` seconds (``GroupCommit.wait``). What ``canasta host``
+    uses. One group per reactor (and ``timing``, ``inline_below`` and ``wait``: a benchmark's
+    passes each have their own). The process's
     switch interval is lowered as for ``threaded_durability`` (``reactor_reports``: the thread
     takes the interpreter lock after each sync, to report)."""
-    key = (id(reactor), id(timing), inline_below)
+    key = (id(reactor), id(timing), inline_below, wait)
     if key not in _reactor_groups or _reactor_groups[key][0] is not reactor:
-        group = GroupCommit(reactor_reports(reactor), timing=timing, inline_below=inline_below)
+        group = GroupCommit(
+            reactor_reports(reactor), timing=timing, inline_below=inline_below, wait=wait
+        )
         _reactor_groups[key] = (reactor, group)
     group = _reactor_groups[key][1]
 

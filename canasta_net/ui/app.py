@@ -17,7 +17,7 @@ from twisted.logger import Logger
 
 from ..identity import Identity
 from ..log import open_log_for_writing
-from ..log.durable import INLINE_SYNC_SECONDS
+from ..log.durable import INLINE_SYNC_SECONDS, WAIT_SYNC_SECONDS
 from ..net.host import (
     DurabilityFactory,
     HostConnection,
@@ -54,10 +54,12 @@ def default_log_path(kind: str, name: str) -> Path:
 
 # How a host's logs reach the disk (``start_host(log_sync=...)``; ``scripts/bench_table.py
 # --log-sync`` compares them): "group" (the default: one writer thread with group commit for
-# every table, the reactor's thread syncing itself while syncs are fast), "group-thread" (the
-# same, always on the thread), "threads" (a writer thread per table's log), "reactor" (every
-# record synced on the reactor's thread).
-LOG_SYNC_MODES = ("group", "group-thread", "threads", "reactor")
+# every table, the reactor's thread syncing itself while syncs are fast), "group-wait" (every
+# sync on that thread, the reactor's thread waiting for it at most ``WAIT_SYNC_SECONDS``: a
+# slow sync no longer stops every table), "group-thread" (the same, always on the thread),
+# "threads" (a writer thread per table's log), "reactor" (every record synced on the reactor's
+# thread).
+LOG_SYNC_MODES = ("group", "group-wait", "group-thread", "threads", "reactor")
 
 
 def log_durability(
@@ -67,6 +69,10 @@ def log_durability(
         return None
     if mode == "threads":
         return threaded_durability(reactor, fsync=fsync, timing=timing)
+    if mode == "group-wait":
+        return group_durability(
+            reactor, fsync=fsync, timing=timing, inline_below=None, wait=WAIT_SYNC_SECONDS
+        )
     if mode in ("group", "group-thread"):
         inline = INLINE_SYNC_SECONDS if mode == "group" else None
         return group_durability(reactor, fsync=fsync, timing=timing, inline_below=inline)
