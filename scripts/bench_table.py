@@ -1384,11 +1384,11 @@ def main() -> int:
     )
     parser.add_argument(
         "--log-sync",
-        default="group",
+        default="group-wait",
         choices=LOG_SYNC_MODES,
-        help="how the host's logs reach the disk: group (canasta host's: one writer thread with "
-        "group commit, the reactor syncing itself while syncs are fast), group-wait (every "
-        "sync on the thread, the reactor waiting for it at most 2 ms), group-thread (always "
+        help="how the host's logs reach the disk: group-wait (canasta host's: one writer thread "
+        "with group commit, the reactor waiting for each sync at most 2 ms), group (the same, "
+        "the reactor syncing itself while syncs are fast), group-thread (always "
         "on the thread), threads (a writer thread per log), reactor (each record synced on the "
         "reactor's thread)",
     )

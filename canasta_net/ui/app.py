@@ -53,10 +53,10 @@ def default_log_path(kind: str, name: str) -> Path:
 
 
 # How a host's logs reach the disk (``start_host(log_sync=...)``; ``scripts/bench_table.py
-# --log-sync`` compares them): "group" (the default: one writer thread with group commit for
-# every table, the reactor's thread syncing itself while syncs are fast), "group-wait" (every
-# sync on that thread, the reactor's thread waiting for it at most ``WAIT_SYNC_SECONDS``: a
-# slow sync no longer stops every table), "group-thread" (the same, always on the thread),
+# --log-sync`` compares them): "group-wait" (the default: one writer thread with group commit
+# for every table, the reactor's thread waiting for each sync at most ``WAIT_SYNC_SECONDS``:
+# a slow sync no longer stops every table), "group" (the same thread, the reactor's thread
+# syncing itself while syncs are fast), "group-thread" (always on the thread, no wait),
 # "threads" (a writer thread per table's log), "reactor" (every record synced on the reactor's
 # thread).
 LOG_SYNC_MODES = ("group", "group-wait", "group-thread", "threads", "reactor")
@@ -172,7 +172,7 @@ async def start_host(
     events: ServiceEvents | None = None,
     fsync: bool = True,
     timing: Timing = NO_TIMING,
-    log_sync: str = "group",
+    log_sync: str = "group-wait",
 ) -> HostedTable:
     """Open (or resume) the log, then listen with TLS on ``bind:port``. ``timing`` is told of
     the host's steps (``canasta_net.timing``); ``log_sync``: how the log reaches the disk
