@@ -1020,7 +1020,7 @@ def _config_from_flags(
         )
     if flags["bot_seats"] is not None:
         players = max(1, rules.players - flags["bot_seats"])
-    people = rules.players if players is None else min(players, rules.players)
+    people = rules.players if players is None else players  # at most the seats (above)
     config = TableConfig.simple(
         flags["table_name"],
         rules,
