@@ -265,6 +265,19 @@ def test_a_flag_that_contradicts_the_log_is_refused_in_one_line(
     assert served == [] and "Traceback" not in result.output
 
 
+def test_more_players_than_seats_is_refused_on_resume_as_on_a_new_table(
+    tmp_path: Path, served: list[dict[str, Any]]
+) -> None:
+    """Before, the check compared min(--players, seats) with the log's people: at a table of
+    four people --players 9 was taken as 4 (a new table refuses it)."""
+    four = TableConfig.simple("den", preset("classic"), 4, host_plays=False)
+    write_log(tmp_path / "host.cnlog", four)
+    result = host(tmp_path, "--resume", str(tmp_path / "host.cnlog"), "--players", "9")
+    assert result.exit_code == 2, result.output
+    assert "--players 9: a classic table has 4 seats" in result.output
+    assert served == [] and "Traceback" not in result.output
+
+
 def test_flags_that_agree_with_the_log_are_accepted(
     tmp_path: Path, served: list[dict[str, Any]]
 ) -> None:

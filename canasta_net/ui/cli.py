@@ -1012,12 +1012,8 @@ def _config_from_flags(
     else:
         _check_deal(deal, rules)
     players = flags["players"]
-    if players is not None and players > rules.players:
-        raise click.UsageError(
-            _("--players {players}: a {variant} table has {seats} seats").format(
-                players=players, variant=rules.name, seats=rules.players
-            )
-        )
+    if players is not None:
+        _check_players(players, rules.name, rules.players)
     if flags["bot_seats"] is not None:
         players = max(1, rules.players - flags["bot_seats"])
     people = rules.players if players is None else players  # at most the seats (above)
@@ -1072,6 +1068,16 @@ def _read_log_header(path: Path) -> Header:
         raise click.ClickException(
             _("{path} is not a table's log: {problem}").format(path=path, problem=e)
         ) from None
+
+
+def _check_players(players: int, variant: str, seats: int) -> None:
+    """``--players`` above the table's seats: one sentence, exit status 2."""
+    if players > seats:
+        raise click.UsageError(
+            _("--players {players}: a {variant} table has {seats} seats").format(
+                players=players, variant=variant, seats=seats
+            )
+        )
 
 
 def _config_for_resume(path: Path, flags: Mapping[str, Any], given: set[str]) -> TableConfig:
@@ -1129,8 +1135,10 @@ def _refuse_contradictions(
     seats = len(config.seats)
     bots = seats - config.people
     people_and_bots = _("{people} people and {bots} bots").format(people=config.people, bots=bots)
-    if "players" in given and min(flags["players"], seats) != config.people:
-        refuse(f"--players {flags['players']}", people_and_bots)
+    if "players" in given:
+        _check_players(flags["players"], config.rules.name, seats)
+        if flags["players"] != config.people:
+            refuse(f"--players {flags['players']}", people_and_bots)
     if "bot_seats" in given and max(1, seats - flags["bot_seats"]) != config.people:
         refuse(f"--bots {flags['bot_seats']}", people_and_bots)
     if "table_name" in given and flags["table_name"] != config.name:
