@@ -55,22 +55,35 @@ def make_deal(
     return position_from_dict(data)
 
 
-def act(state: DealState, text: str, seat: int | None = None) -> None:
-    state.apply(parse_action(text), seat)
-
-
-def refused(state: DealState, text: str, seat: int | None = None) -> str:
-    before = json.dumps(position_to_dict(state), sort_keys=True)
-    action = parse_action(text)
-    assert not state.is_legal(action, seat)
-    with pytest.raises(IllegalAction) as e:
-        state.apply(action, seat)
-    assert json.dumps(position_to_dict(state), sort_keys=True) == before, "refusal changed state"
-    return e.value.code
+def snapshot(state: DealState) -> str:
+    return json.dumps(position_to_dict(state), sort_keys=True)
 
 
 def listed(state: DealState) -> set[str]:
     return {str(a) for a in state.legal_actions()}
+
+
+def act(state: DealState, text: str, seat: int | None = None) -> None:
+    """A legal action: listed (in its canonical form) for the seat to move, and applied."""
+    action = parse_action(text)
+    if seat is None or seat == state.to_move:
+        assert str(state.normalize(action)) in listed(state), f"{text!r} is not listed"
+    state.check(action, seat)
+    state.apply(action, seat)
+
+
+def refused(state: DealState, text: str, seat: int | None = None) -> str:
+    """An illegal action: not listed, refused with a code, the state unchanged."""
+    before = snapshot(state)
+    action = parse_action(text)
+    if seat is None or seat == state.to_move:
+        assert str(state.normalize(action)) not in listed(state), f"{text!r} is listed"
+    assert not state.is_legal(action, seat)
+    with pytest.raises(IllegalAction) as e:
+        state.apply(action, seat)
+    assert snapshot(state) == before, f"refusing {text!r} changed the state"
+    assert e.value.code
+    return e.value.code
 
 
 def hand_text(state: DealState, seat: int) -> list[str]:

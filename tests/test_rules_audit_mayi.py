@@ -16,14 +16,15 @@ Decisions where the text leaves room (also in the report of this audit):
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from test_mayi_play import make_deal
+from test_mayi_play import act as accept
+from test_mayi_play import listed, make_deal
+from test_mayi_play import refused as refuse
 
 from canasta_net.cards import JOKER, face_text, make_face, parse_faces
 from canasta_net.errors import IllegalAction
@@ -40,7 +41,6 @@ from canasta_net.mayi import (
     hand_value,
     parse_action,
     play_deal,
-    position_to_dict,
     preset,
     seat_view,
 )
@@ -55,37 +55,6 @@ def position(hands: Sequence[str], **given: Any) -> DealState:
     """``test_mayi_play.make_deal`` with this module's short stock by default."""
     given.setdefault("stock", STOCK)
     return make_deal(hands, **given)
-
-
-def snapshot(state: DealState) -> str:
-    return json.dumps(position_to_dict(state), sort_keys=True)
-
-
-def listed(state: DealState) -> set[str]:
-    return {str(a) for a in state.legal_actions()}
-
-
-def accept(state: DealState, text: str, seat: int | None = None) -> None:
-    """A legal action: listed (in its canonical form) for the seat to move, and applied."""
-    action = parse_action(text)
-    if seat is None or seat == state.to_move:
-        assert str(state.normalize(action)) in listed(state), f"{text!r} is not listed"
-    state.check(action, seat)
-    state.apply(action, seat)
-
-
-def refuse(state: DealState, text: str, seat: int | None = None) -> str:
-    """An illegal action: not listed, refused with a code, the state unchanged."""
-    before = snapshot(state)
-    action = parse_action(text)
-    if seat is None or seat == state.to_move:
-        assert str(state.normalize(action)) not in listed(state), f"{text!r} is listed"
-    assert not state.is_legal(action, seat)
-    with pytest.raises(IllegalAction) as e:
-        state.apply(action, seat)
-    assert snapshot(state) == before, f"refusing {text!r} changed the state"
-    assert e.value.code
-    return e.value.code
 
 
 def hand(state: DealState, seat: int) -> list[str]:
