@@ -98,11 +98,12 @@ import platform
 import pstats
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -1270,6 +1271,40 @@ def begin_logging(errors: list[int]) -> None:
     globalLogBeginner.beginLoggingTo(observers, redirectStandardIO=False)
 
 
+# the --disk-neighbor: writes MB_PER_S into PATH (never synced), starting over at 512 MiB
+NEIGHBOR = """
+import sys, time
+path, rate = sys.argv[1], float(sys.argv[2]) * 1e6
+chunk, written, start = b"x" * (1 << 20), 0, time.monotonic()
+with open(path, "wb") as file:
+    while True:
+        file.write(chunk)
+        written += len(chunk)
+        if file.tell() >= 512 << 20:
+            file.seek(0)
+            file.truncate()
+        ahead = written / rate - (time.monotonic() - start)
+        if ahead > 0:
+            time.sleep(ahead)
+"""
+
+
+@contextlib.contextmanager
+def disk_neighbor(path: Path, mb_per_s: float) -> Iterator[None]:
+    """While inside: another process writing ``mb_per_s`` MB a second into ``path`` (none if
+    0). A file system's sync waits for what others wrote too (``syncfs`` for all of it)."""
+    if mb_per_s <= 0:
+        yield
+        return
+    writer = subprocess.Popen([sys.executable, "-c", NEIGHBOR, str(path), str(mb_per_s)])
+    try:
+        yield
+    finally:
+        writer.kill()
+        writer.wait()
+        path.unlink(missing_ok=True)
+
+
 async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
     fsyncs = {"on": [True], "off": [False], "both": [True, False]}[args.fsync] * args.passes
     load = [round(x, 2) for x in os.getloadavg()]  # other work on the machine skews the figures
@@ -1278,7 +1313,10 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     errors = [0]
     begin_logging(errors)
-    with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-table-") as where:
+    with (
+        tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-table-") as where,
+        disk_neighbor(Path(where) / "neighbor.bin", args.disk_neighbor),
+    ):
         base = Path(where)
         fs = filesystem_of(base)
         for number, fsync in enumerate(fsyncs):
@@ -1343,6 +1381,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
         "reactor": type(reactor).__name__,
         "clock": time.get_clock_info("perf_counter").implementation,
         "log_filesystem": fs,
+        "disk_neighbor_mb_per_s": args.disk_neighbor,
         "load_average_at_start": load,
         "host_rss_mib_at_start": rss_start,
         "host_rss_mib_after_each_pass": [r.get("host_rss_mib_after") for r in runs],
@@ -1387,7 +1426,8 @@ def main() -> int:
         default="group-wait",
         choices=LOG_SYNC_MODES,
         help="how the host's logs reach the disk: group-wait (canasta host's: one writer thread "
-        "with group commit, the reactor waiting for each sync at most 2 ms), group (the same, "
+        "with group commit, the reactor waiting for each sync at most 2 ms), group-wait-syncfs "
+        "(the same, one syncfs a pass instead of an fsync per log), group (the same, "
         "the reactor syncing itself while syncs are fast), group-thread (always "
         "on the thread), threads (a writer thread per log), reactor (each record synced on the "
         "reactor's thread)",
@@ -1429,6 +1469,14 @@ def main() -> int:
     )
     parser.add_argument("--seed", type=int, default=1, help="seeds the bots (deals stay random)")
     parser.add_argument("--dir", type=Path, help="where the logs go (default: the temp dir)")
+    parser.add_argument(
+        "--disk-neighbor",
+        type=float,
+        default=0.0,
+        metavar="MB_PER_S",
+        help="another process writes this many MB a second (never synced) into a file beside "
+        "the logs for the whole run, as a download or a build would on a player's machine",
+    )
     parser.add_argument(
         "--profile",
         type=Path,

@@ -45,6 +45,7 @@ from ..log import LogWriter, RecordInfo, redact_for_seat, redact_public
 from ..log import records as R
 from ..log.durable import (
     INLINE_SYNC_SECONDS,
+    SYNCFS,
     CoalescedCalls,
     GroupCommit,
     GroupDurability,
@@ -152,7 +153,9 @@ DurabilityFactory = Callable[[BinaryIO, int], ThreadedDurability | GroupDurabili
 
 
 _reactor_reports: dict[int, tuple[Any, CoalescedCalls]] = {}
-_reactor_groups: dict[tuple[int, int, float | None, float | None], tuple[Any, GroupCommit]] = {}
+_reactor_groups: dict[
+    tuple[int, int, float | None, float | None, bool], tuple[Any, GroupCommit]
+] = {}
 
 
 def reactor_reports(reactor: Any) -> CoalescedCalls:
@@ -174,20 +177,26 @@ def group_durability(
     timing: Timing = NO_TIMING,
     inline_below: float | None = INLINE_SYNC_SECONDS,
     wait: float | None = None,
+    syncfs: bool = False,
 ) -> DurabilityFactory:
     """Every table's log on ``reactor`` written on the reactor's thread and synced by ONE
-    writer thread with group commit across the tables (``GroupCommit``: one ``syncfs`` a pass
-    for the logs on one file system), or by the reactor's thread itself while a sync takes less
+    writer thread with group commit across the tables (``GroupCommit``: a pass syncs every log
+    with records waiting, each with its own ``fsync``; with ``syncfs``, the logs on one file
+    system with one ``syncfs``), or by the reactor's thread itself while a sync takes less
     than ``inline_below`` seconds; with ``wait``, every sync is the thread's and the reactor's
     thread waits for it at most ``wait`` seconds (``GroupCommit.wait``). What ``canasta host``
-    uses. One group per reactor (and ``timing``, ``inline_below`` and ``wait``: a benchmark's
-    passes each have their own). The process's
+    uses. One group per reactor (and ``timing``, ``inline_below``, ``wait`` and ``syncfs``: a
+    benchmark's passes each have their own). The process's
     switch interval is lowered as for ``threaded_durability`` (``reactor_reports``: the thread
     takes the interpreter lock after each sync, to report)."""
-    key = (id(reactor), id(timing), inline_below, wait)
+    key = (id(reactor), id(timing), inline_below, wait, syncfs)
     if key not in _reactor_groups or _reactor_groups[key][0] is not reactor:
         group = GroupCommit(
-            reactor_reports(reactor), timing=timing, inline_below=inline_below, wait=wait
+            reactor_reports(reactor),
+            timing=timing,
+            inline_below=inline_below,
+            wait=wait,
+            syncfs=SYNCFS if syncfs else None,
         )
         _reactor_groups[key] = (reactor, group)
     group = _reactor_groups[key][1]

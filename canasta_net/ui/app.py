@@ -55,11 +55,13 @@ def default_log_path(kind: str, name: str) -> Path:
 # How a host's logs reach the disk (``start_host(log_sync=...)``; ``scripts/bench_table.py
 # --log-sync`` compares them): "group-wait" (the default: one writer thread with group commit
 # for every table, the reactor's thread waiting for each sync at most ``WAIT_SYNC_SECONDS``:
-# a slow sync no longer stops every table), "group" (the same thread, the reactor's thread
+# a slow sync no longer stops every table; each log of a pass synced with its own fsync),
+# "group-wait-syncfs" (the same, the logs of a pass synced with one syncfs: slower when another
+# program writes to the same file system), "group" (the same thread, the reactor's thread
 # syncing itself while syncs are fast), "group-thread" (always on the thread, no wait),
 # "threads" (a writer thread per table's log), "reactor" (every record synced on the reactor's
 # thread).
-LOG_SYNC_MODES = ("group", "group-wait", "group-thread", "threads", "reactor")
+LOG_SYNC_MODES = ("group", "group-wait", "group-wait-syncfs", "group-thread", "threads", "reactor")
 
 
 def log_durability(
@@ -69,9 +71,14 @@ def log_durability(
         return None
     if mode == "threads":
         return threaded_durability(reactor, fsync=fsync, timing=timing)
-    if mode == "group-wait":
+    if mode in ("group-wait", "group-wait-syncfs"):
         return group_durability(
-            reactor, fsync=fsync, timing=timing, inline_below=None, wait=WAIT_SYNC_SECONDS
+            reactor,
+            fsync=fsync,
+            timing=timing,
+            inline_below=None,
+            wait=WAIT_SYNC_SECONDS,
+            syncfs=mode == "group-wait-syncfs",
         )
     if mode in ("group", "group-thread"):
         inline = INLINE_SYNC_SECONDS if mode == "group" else None
