@@ -29,6 +29,7 @@ from canasta_net.canasta.actions import (
     Meld,
     MergeMelds,
     TakePile,
+    TakeTop,
     parse_action,
 )
 from canasta_net.canasta.state import HandState
@@ -360,6 +361,84 @@ def _check_play(state: HandState) -> int:
     return judged
 
 
+def _draw_position(rng: random.Random) -> HandState:
+    """A draw with a short hand: the top card may go on the team's open sequence (4-6D) or
+    be taken with a natural pair."""
+    cards = _Cards(rng)
+    table = _random_table(cards)
+    table.append([cards.take(c) for c in ("4D", "5D", "6D")])
+    hand = _random_hand(cards, rng.choice([1, 1, 2, 2, 3]))
+    naturals = [c for c in hand if c[:-1] in RANKS]
+    rank = rng.choice(["7", *(c[:-1] for c in naturals if cards.left(c[:-1]))])
+    top = cards.take("7D") if rank == "7" else cards.natural(rank)
+    pile = [top] if rng.random() < 0.7 else [cards.natural("8"), top]
+    return short_position(
+        "samba",
+        phase="draw",
+        hands={0: hand, 2: ["4D", "5D"]},
+        melds={0: table},
+        pile=pile,
+        stock=["4C", "5C"],
+        has_melded=[True, False, True, False],
+    )
+
+
+def _check_draw(state: HandState) -> int:
+    """``take-top`` and ``take-pile`` that leave one card or none, against the reference."""
+    face = state.deck.face
+    hand, groups, sequences = _reference_of(state)
+    top = face[state.pile[-1]]
+    rest = [face[c] for c in state.pile[:-1]]
+    team = state.melds[0]
+    where = _describe(state)
+    judged = 0
+    legal = state.legal_actions()
+    size = len(hand[0]) + hand[1] + hand[2]
+    runs = [i for i, m in enumerate(team) if m.kind.value == "sequence"]
+    for k, i in enumerate(runs):
+        action: Action = TakeTop(i)
+        suit, low, high = sequences[k]
+        position = _position(top)
+        fits = top // 13 == suit and position in (low - 1, high + 1) and high - low < CANASTA - 1
+        if fits and size <= 1:
+            grown = (suit, min(low, position), max(high, position))
+            allowed = _goes_out(hand, groups, [*sequences[:k], grown, *sequences[k + 1 :]])
+        else:
+            allowed = fits
+        assert state.is_legal(action) is allowed, (where, str(action))
+        assert (action in legal) is allowed, (where, str(action), "listing")
+        judged += 1
+    rank = top % 13
+    pair = [f for f in hand[0] if f % 13 == rank][:2]
+    if len(pair) == 2 and top != JOKER and rank not in (1, 2):
+        targets: list[int | None] = [None]
+        targets += [i for i, m in enumerate(team) if m.kind.value == "group" and m.rank == rank]
+        for target in targets:
+            action = TakePile(tuple(pair), target)
+            rest_hand: Hand = (
+                tuple(sorted([*_without(hand[0], Counter(pair)), *rest])),
+                hand[1],
+                hand[2],
+            )
+            if target is None:
+                after_groups = [*groups, (rank, 3, 0)]
+            else:
+                index = [i for i, m in enumerate(team) if m.kind.value == "group"].index(target)
+                r, n, w = groups[index]
+                after_groups = [*groups[:index], (r, n + 3, w), *groups[index + 1 :]]
+            left = len(rest_hand[0]) + rest_hand[1] + rest_hand[2]
+            if left == 0:
+                allowed = _canastas(tuple(after_groups), tuple(sequences)) >= NEEDED
+            elif left == 1:
+                allowed = _goes_out(rest_hand, after_groups, sequences)
+            else:
+                allowed = True
+            assert state.is_legal(action) is allowed, (where, str(action))
+            assert _listed(state, action) is allowed, (where, str(action), "listing")
+            judged += 1
+    return judged
+
+
 def test_samba_going_out_agrees_with_every_order_of_lays_and_merges() -> None:
     """About a thousand random Samba positions (a fixed seed): "may I go out?", the lays that
     leave at most the discard or bind the player to go out, and the pile takes that leave one
@@ -370,6 +449,8 @@ def test_samba_going_out_agrees_with_every_order_of_lays_and_merges() -> None:
         judged["play"] += _check_play(_play_position(rng, None))
     for _ in range(150):
         judged["bound"] += _check_play(_play_position(rng, True))
+    for _ in range(250):
+        judged["draw"] += _check_draw(_draw_position(rng))
     assert min(judged.values()) >= 100, judged
 
 
@@ -461,3 +542,55 @@ def test_black_threes_as_the_last_lay_count_a_merge() -> None:
     state.apply(parse_action("merge 1 2"))
     state.apply(parse_action("discard 9C"))
     assert state.end is not None and state.end.went_out == 0
+
+
+def test_take_top_with_one_card_counts_a_merge() -> None:
+    """``take-top`` with one card in hand: the team must be able to go out. Two groups of
+    kings merge into the second canasta; the engine counted the canastas on the table only
+    (``must-keep-a-card``)."""
+    position = short_position(
+        "samba",
+        phase="draw",
+        hands={0: ["9C"], 2: ["4D", "5D"]},
+        melds={0: [RUN_S, cards("KH KD KS KC"), cards("KH KD KS"), cards("4D 5D 6D")]},
+        pile=["4H", "7D"],
+        stock=["5C"],
+    )
+    action = TakeTop(3)
+    assert position.is_legal(action) and action in position.legal_actions()
+    position.apply(action)
+    position.apply(parse_action("merge 1 2"))
+    position.apply(parse_action("discard 9C"))
+    assert position.end is not None and position.end.went_out == 0
+
+
+def test_take_pile_leaving_one_card_counts_a_merge_or_the_last_card_laid() -> None:
+    """A pile of one king taken with a natural pair as a new group leaves 9C: the new group of
+    three merged with the team's four kings is the second canasta. Taken with the pair from a
+    hand of KC KD JK, the joker left completes the team's six queens."""
+    merge = short_position(
+        "samba",
+        phase="draw",
+        hands={0: ["KC", "KD", "9C"], 2: ["4D", "5D"]},
+        melds={0: [RUN_S, cards("KH KD KS KC")]},
+        pile=["KS"],
+        stock=["5C"],
+    )
+    action = TakePile((parse_face("KC"), parse_face("KD")))
+    assert merge.is_legal(action) and _listed(merge, action)
+    merge.apply(action)
+    merge.apply(parse_action("merge 1 2"))
+    merge.apply(parse_action("discard 9C"))
+    assert merge.end is not None and merge.end.went_out == 0
+    last = short_position(
+        "samba",
+        phase="draw",
+        hands={0: ["KC", "KD", "JK"], 2: ["4D", "5D"]},
+        melds={0: [RUN_S, cards("QH QH QS QD QC 2C")]},
+        pile=["KS"],
+        stock=["5C"],
+    )
+    assert last.is_legal(action) and _listed(last, action)
+    last.apply(action)
+    last.apply(parse_action("add 1 JK"))
+    assert last.end is not None and last.end.went_out == 0

@@ -1167,7 +1167,21 @@ class HandState:
             if left <= 1:
                 left += self._first_canasta_cards(canastas_after)
 
-            self._check_cards_left(left, canastas_after)
+            def after() -> tuple[list[int], dict[int, MeldCounts]]:
+                face = self.deck.face
+                cards = [*self.faces(hand_after), *(face[c] for c in self.pile[:-1])]
+                team_melds = self._meld_counts(team)
+                naturals = sum(1 for f in melded if not is_wild(f))
+                self._changed_group(
+                    team_melds,
+                    team,
+                    (existing, rank, naturals, len(melded) - naturals)
+                    if existing is not None
+                    else (None, rank, naturals, len(melded) - naturals),
+                )
+                return [f for f in cards if f not in RED_THREE_FACES], team_melds
+
+            self._check_cards_left_after_take(left, canastas_after, after)
         return used, existing, shape
 
     def _pile_targets(self, team: int, top: int) -> list[int]:
@@ -1209,6 +1223,28 @@ class HandState:
         if canastas_after < rules.canastas_to_go_out:
             raise refuse("must-keep-a-card")
 
+    def _check_cards_left_after_take(
+        self,
+        cards_after: int,
+        canastas_after: int,
+        after: Callable[[], tuple[list[int], dict[int, MeldCounts]]],
+    ) -> None:
+        """``_check_cards_left`` after a take of the pile or its top card: a last card left may
+        still be laid, or discarded after merging groups of a rank (Samba), to complete the
+        canastas needed to go out. ``after`` gives the faces of the hand after the take and the
+        team's groups as the planner then sees them (asked only when needed); for a hand held as
+        stand-ins whether the last card can go is the hand-end audit's to check."""
+        rules = self.rules
+        needed = rules.canastas_to_go_out
+        if cards_after == 1 and rules.going_out_allowed and canastas_after < needed:
+            if self.turn in self.hidden_hands:
+                canastas_after = needed
+            else:
+                hand, team_melds = after()
+                if self._can_finish(HandCounts.of(rules, hand), team_melds, canastas_after):
+                    canastas_after = needed
+        self._check_cards_left(cards_after, canastas_after)
+
     def _team_meld(self, team: int, index: int) -> int:
         if not 0 <= index < len(self.melds[team]):
             raise refuse("no-such-meld", meld=index)
@@ -1230,7 +1266,11 @@ class HandState:
         top = self.deck.face[self.pile[-1]]
         check_addition(rules, meld, [top])
         becomes = meld.size + 1 >= rules.canasta_size and not meld.is_canasta(rules)
-        self._check_cards_left(len(self.hands[seat]), self.canastas(team) + becomes)
+        self._check_cards_left_after_take(
+            len(self.hands[seat]),
+            self.canastas(team) + becomes,
+            lambda: (self.hand_faces(seat), self._meld_counts(team)),
+        )
 
     def _do_take_top(self, action: TakeTop) -> None:
         self._plan_take_top(action)
