@@ -32,6 +32,7 @@ from canasta_net.canasta.actions import (
     TakeTop,
     parse_action,
 )
+from canasta_net.canasta.bots import GreedyBot, choose_for
 from canasta_net.canasta.state import HandState
 from canasta_net.cards import JOKER, face_text, is_black_three, parse_face
 
@@ -485,6 +486,28 @@ def _two_king_groups(hand: list[str], phase: str = "play", **kw: Any) -> HandSta
         has_melded=[True, False, True, False],
         **kw,
     )
+
+
+def test_greedy_bot_bound_to_go_out_merges_when_no_discard_is_listed() -> None:
+    """After the partner's yes the greedy bot lays its queens and is left with 9C: no discard is
+    legal until the kings are merged into the second canasta. It chose among the discards
+    only, and failed (``min()`` of an empty sequence)."""
+    state = _two_king_groups(["QH", "QD"], phase="draw", stock=["QS", "9C"])
+    bot = GreedyBot()
+    moves: list[str] = []
+    while state.end is None and len(moves) < 10:
+        action = choose_for(bot, state)
+        moves.append(str(action))
+        state.apply(action)
+    assert moves == [
+        "draw",
+        "ask-go-out",
+        "answer yes",
+        "meld QD QH QS",
+        "merge 1 2",
+        "discard 9C",
+    ], moves
+    assert state.end is not None and state.end.went_out == 0
 
 
 def test_going_out_with_a_second_group_of_a_rank_making_the_second_canasta() -> None:
