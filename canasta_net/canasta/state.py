@@ -798,7 +798,7 @@ class HandState:
         elif isinstance(action, TakePile):
             self._do_take_pile(action, listed)
         elif isinstance(action, TakeTop):
-            self._do_take_top(action)
+            self._do_take_top(action, listed)
         elif isinstance(action, Meld):
             merged = self._as_addition(action)
             if isinstance(merged, AddToMeld):
@@ -808,7 +808,7 @@ class HandState:
         elif isinstance(action, AddToMeld):
             self._do_add(action, listed)
         elif isinstance(action, MergeMelds):
-            self._do_merge(action)
+            self._do_merge(action, listed)
         elif isinstance(action, AskGoOut):
             if not listed:
                 self._check_ask()
@@ -1251,8 +1251,9 @@ class HandState:
         return index
 
     # ------------------------------------------------------------------ take the top card only
-    def _plan_take_top(self, action: TakeTop) -> None:
-        """Samba: the top card alone extends one of the team's sequences; the rest stays."""
+    def _plan_take_top(self, action: TakeTop, listed: bool = False) -> None:
+        """Samba: the top card alone extends one of the team's sequences; the rest stays.
+        ``listed``: the take is legal, the guard on the cards left is skipped."""
         self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_map[seat]
@@ -1265,6 +1266,8 @@ class HandState:
             raise refuse("not-a-sequence.top-card")
         top = self.deck.face[self.pile[-1]]
         check_addition(rules, meld, [top])
+        if listed:
+            return
         becomes = meld.size + 1 >= rules.canasta_size and not meld.is_canasta(rules)
         self._check_cards_left_after_take(
             len(self.hands[seat]),
@@ -1272,8 +1275,8 @@ class HandState:
             lambda: (self.hand_faces(seat), self._meld_counts(team)),
         )
 
-    def _do_take_top(self, action: TakeTop) -> None:
-        self._plan_take_top(action)
+    def _do_take_top(self, action: TakeTop, listed: bool = False) -> None:
+        self._plan_take_top(action, listed)
         seat, team = self.turn, self.team_map[self.turn]
         top_card = self.pile.pop()
         self._lay(seat, team, [top_card], action.meld, None)
@@ -1600,8 +1603,9 @@ class HandState:
         )
 
     # ------------------------------------------------------------------ merging two groups
-    def _plan_merge(self, action: MergeMelds) -> None:
-        """Samba: two groups of one rank become one (it may make a canasta)."""
+    def _plan_merge(self, action: MergeMelds, listed: bool = False) -> None:
+        """Samba: two groups of one rank become one (it may make a canasta). ``listed``: the
+        merge is legal, the guard on going out is skipped."""
         self._require_phase(PLAY_PHASE)
         rules, team = self.rules, self.team_map[self.turn]
         if not rules.merge_groups:
@@ -1627,7 +1631,7 @@ class HandState:
         if rules.max_meld_size and first.size + second.size > rules.max_meld_size:
             raise refuse("meld-too-large.merge")
         check_wild_balance(rules, first.naturals + second.naturals, first.wilds + second.wilds)
-        if self._must_go_out and self.turn not in self.hidden_hands:
+        if self._must_go_out and not listed and self.turn not in self.hidden_hands:
             # bound to go out: the merge must leave a way out (for a hand held as stand-ins,
             # whether it does is the hand-end audit's to check, as for the other guards)
             trial = self.copy()
@@ -1635,8 +1639,8 @@ class HandState:
             if not trial.can_go_out():
                 raise self._must_go_out_refusal()
 
-    def _do_merge(self, action: MergeMelds) -> None:
-        self._plan_merge(action)
+    def _do_merge(self, action: MergeMelds, listed: bool = False) -> None:
+        self._plan_merge(action, listed)
         self._merge(action)
 
     def _merge(self, action: MergeMelds) -> None:
