@@ -923,7 +923,7 @@ class HandState:
                 and canastas < rules.canastas_to_go_out  # else the answer changes nothing
                 # the last card may still be laid, or discarded after merging groups of a rank
                 # (Samba), to complete the canastas needed to go out
-                and self._can_finish(counts_after(), melds_after()[0], canastas)
+                and self._can_finish(counts_after(), melds_after()[0], canastas, last_card=True)
             ):
                 canastas = rules.canastas_to_go_out
             self._check_cards_left(cards_after, canastas)
@@ -1241,7 +1241,8 @@ class HandState:
                 canastas_after = needed
             else:
                 hand, team_melds = after()
-                if self._can_finish(HandCounts.of(rules, hand), team_melds, canastas_after):
+                counts = HandCounts.of(rules, hand)
+                if self._can_finish(counts, team_melds, canastas_after, last_card=True):
                     canastas_after = needed
         self._check_cards_left(cards_after, canastas_after)
 
@@ -1497,7 +1498,7 @@ class HandState:
                 return True  # the last card may be laid: whether it can is the audit's
             # the last card may be laid, or discarded after merging groups of a rank (Samba)
             melds = self._meld_counts(team, only_this_turn=not opened)
-            return self._can_finish(counts_after(), melds, canastas)
+            return self._can_finish(counts_after(), melds, canastas, last_card=True)
         if extra or not rules.going_out_allowed:
             return False
         if not opened and not (self.t.drew == "stock" and self._could_go_concealed(self.turn)):
@@ -1903,12 +1904,21 @@ class HandState:
             return False
         return self._can_finish(counts, melds, self.canastas(team))
 
-    def _can_finish(self, counts: HandCounts, melds: dict[int, MeldCounts], canastas: int) -> bool:
+    def _can_finish(
+        self,
+        counts: HandCounts,
+        melds: dict[int, MeldCounts],
+        canastas: int,
+        last_card: bool = False,
+    ) -> bool:
         """Whether a hand (``counts``) can be laid out, all but at most a discard, leaving the team
         the canastas it needs to go out: ``can_lay_out`` with the team's groups as the planner
         sees them (``melds``; in Samba every group of a rank, which may be merged) and the
-        canastas it holds."""
-        return can_lay_out(self.rules, counts, melds, 1, canastas, self.rules.canastas_to_go_out)
+        canastas it holds. ``last_card``: the hand is one card and the team lacks canastas, so
+        discarding it can go out only where groups may be merged (elsewhere it must be laid)."""
+        rules = self.rules
+        leftover = 1 if rules.merge_groups or not last_card else 0
+        return can_lay_out(rules, counts, melds, leftover, canastas, rules.canastas_to_go_out)
 
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self) -> list[Action]:
