@@ -617,3 +617,32 @@ def test_take_pile_leaving_one_card_counts_a_merge_or_the_last_card_laid() -> No
     last.apply(action)
     last.apply(parse_action("add 1 JK"))
     assert last.end is not None and last.end.went_out == 0
+
+
+def test_classic_take_pile_leaving_a_last_card_that_makes_the_canasta() -> None:
+    """The rule is the lays' (docs/rules.md, Going out): a pile of one king taken with a pair
+    from KC KD 9C leaves 9C, which completes the team's six nines; the player goes out by
+    laying it. The engine refused the take (``must-keep-a-card``) before counting the last
+    card."""
+    state = short_position(
+        "classic",
+        phase="draw",
+        hands={0: cards("KC KD 9C"), 2: ["4D", "5D"]},
+        melds={0: [cards("9D 9D 9H 9H 9S 9S")]},
+        pile=["KS"],
+        stock=["5C"],
+    )
+    action = TakePile((parse_face("KC"), parse_face("KD")))
+    assert state.is_legal(action) and _listed(state, action)
+    state.apply(action)
+    state.apply(parse_action("add 0 9C"))
+    assert state.end is not None and state.end.went_out == 0
+    alone = short_position(  # no nines to complete: refused as before
+        "classic",
+        phase="draw",
+        hands={0: cards("KC KD 9C")},
+        melds={0: [cards("9D 9D 9H 9S 9S")]},
+        pile=["KS"],
+        stock=["5C"],
+    )
+    assert not alone.is_legal(action)
