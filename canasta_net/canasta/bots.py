@@ -87,7 +87,11 @@ class GreedyBot:
         if lays:
             return max(lays, key=self._lay_score)
         discards = [a for a in actions if isinstance(a, Discard)]
-        return self._best_discard(hand, rules, discards)
+        if discards:
+            return self._best_discard(hand, rules, discards)
+        # no discard is legal yet: bound to go out, the player must first merge two groups of a
+        # rank into a canasta (Samba); take the first move listed
+        return actions[0]
 
     @staticmethod
     def _lay_score(action: Meld | AddToMeld) -> tuple[int, int]:

@@ -8,6 +8,7 @@ stuck with a half-made initial meld and no legal move.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -127,6 +128,10 @@ class MeldCounts:
     wilds: int
     room: int = 1 << 20  # how many more cards it may take
     wild_room: int = 1 << 20  # how many more wild cards (0 on a canasta, in Samba)
+    # Samba (``merge_groups``), a team that has opened: every group of the team of this rank,
+    # as (naturals, wild cards), this one among them; going out may merge them (empty: this
+    # group is the only one the planner may count on)
+    parts: tuple[tuple[int, int], ...] = ()
 
     @property
     def size(self) -> int:
@@ -511,6 +516,8 @@ def _lays_out(
         return False
     if hand.black_threes in (1, 2, 5):  # black threes go out in melds of three or four
         return False
+    if rules.merge_groups and rules.wild_rule == "official" and not rules.max_meld_size:
+        return _lays_out_in_several_groups(rules, hand, melds, canastas, canastas_needed)
     size_caps: list[tuple[int, int, bool]] = []  # (size, wild capacity, was a canasta)
     pairs = 0
     for m in melds.values():
@@ -565,6 +572,107 @@ def _lays_out(
         budget -= d
         new_canastas += 1
     return canastas + new_canastas + wild_meld_canastas >= canastas_needed
+
+
+def _lays_out_in_several_groups(
+    rules: RuleSet,
+    hand: HandCounts,
+    melds: dict[int, MeldCounts],
+    canastas: int,
+    canastas_needed: int,
+) -> bool:
+    """``_lays_out`` where a team may hold several groups of a rank and merge them (Samba): rank
+    by rank, the most canastas each share of the hand's wild cards could make there
+    (``_rank_canastas``), and the shares that place every wild card."""
+    wilds = hand.jokers + hand.twos
+    best = [0] + [-1] * wilds  # by wild cards placed so far: the most new canastas
+    for r in MELDABLE_RANKS:
+        n = hand.naturals[r]
+        meld = melds.get(r)
+        if meld is None:
+            if not n:
+                continue
+            parts: tuple[tuple[int, int], ...] = ()
+        else:
+            parts = meld.parts or ((meld.naturals, meld.wilds),)
+            if n < 2 and all(a + b >= rules.canasta_size for a, b in parts):
+                continue  # a natural goes on a canasta, which takes no wild card
+        made = _rank_canastas(rules.canasta_size, rules.max_wilds_in_group, parts, n, wilds)
+        combined = [-1] * (wilds + 1)
+        for used, count in enumerate(best):
+            if count < 0:
+                continue
+            for more, extra in enumerate(made[: wilds + 1 - used]):
+                if extra >= 0 and count + extra > combined[used + more]:
+                    combined[used + more] = count + extra
+        if max(combined) < 0:
+            return False
+        best = combined
+    return best[wilds] >= 0 and canastas + best[wilds] >= canastas_needed
+
+
+@functools.lru_cache(maxsize=4096)
+def _rank_canastas(
+    size: int, most: int, parts: tuple[tuple[int, int], ...], naturals: int, wilds: int
+) -> tuple[int, ...]:
+    """Samba: the most new canastas one rank can make when ``naturals`` of the hand's naturals of
+    that rank and w of its wild cards are all laid there, for each w up to ``wilds`` (-1 where
+    they cannot all be laid), with canastas of ``size`` cards and at most ``most`` wild cards in
+    a group. ``parts`` are the team's groups of the rank as (naturals, wild
+    cards): those short of a canasta may be merged into clusters within the wild-card limit (no
+    wild card ever comes to a canasta; the cards of the hand go on a cluster before it is one),
+    and the hand may start new groups of two naturals or more.
+
+    Any such final lay is reachable: a cluster is first merged from the groups holding its wild
+    cards (two at most), then gets the hand's cards in one addition, then the rest of its groups
+    (natural, so a canasta may take them); a canasta takes the naturals left over."""
+    short = [p for p in parts if p[0] + p[1] < size]
+    home = bool(parts)  # a group of the rank takes any natural left over
+    best = [-1] * (wilds + 1)
+    for clusters in _clusters(tuple(short), most):
+        for new_groups in range(naturals // 2 + 1):
+            # slots: (size, wild cards it may take, whether it needs one more card: a new group
+            # of two naturals)
+            slots = [(s, most - w, False) for s, w in clusters]
+            slots += [(2, most, True)] * new_groups
+            spare = naturals - 2 * new_groups
+            states = {(0, 0): 0}  # (naturals, wild cards) laid on the slots so far: canastas
+            for s, room, needs in slots:
+                after: dict[tuple[int, int], int] = {}
+                for (a, b), count in states.items():
+                    for y in range(min(room, wilds - b) + 1):
+                        choices = {max(0, size - s - y)}
+                        choices.add(1 if needs and not y else 0)
+                        for x in choices:
+                            if a + x > spare:
+                                continue
+                            key = (a + x, b + y)
+                            value = count + (s + x + y >= size)
+                            if after.get(key, -1) < value:
+                                after[key] = value
+                states = after
+            for (a, b), count in states.items():
+                if a < spare and not (home or slots):
+                    continue  # naturals with nowhere to go
+                if best[b] < count:
+                    best[b] = count
+    return tuple(best)
+
+
+def _clusters(groups: tuple[tuple[int, int], ...], most: int) -> list[list[tuple[int, int]]]:
+    """Every way to merge ``groups`` (as (naturals, wild cards)) into clusters of at most
+    ``most`` wild cards, each cluster as (size, wild cards)."""
+    if not groups:
+        return [[]]
+    first, rest = groups[0], groups[1:]
+    out: list[list[tuple[int, int]]] = []
+    for partition in _clusters(rest, most):
+        out.append([(first[0] + first[1], first[1]), *partition])
+        for i, (s, w) in enumerate(partition):
+            if w + first[1] <= most:
+                joined = (s + first[0] + first[1], w + first[1])
+                out.append([*partition[:i], joined, *partition[i + 1 :]])
+    return out
 
 
 __all__ = [

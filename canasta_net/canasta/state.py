@@ -302,31 +302,6 @@ def _frozen_pile_error(rank: int) -> IllegalAction:
     return refuse("pile-frozen", rank=RANK_NAMES[rank])
 
 
-def _canastas_by_merging(rules: RuleSet, groups: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Samba: the most canastas that merging groups of one rank (each short of a canasta, as
-    (naturals, wild cards)) can make, each merged group within the wild-card limit: the merged
-    groups as (naturals, wild cards). The groups of a rank are few: every subset is tried."""
-    count = len(groups)
-    fits: dict[int, tuple[int, int]] = {}
-    for mask in range(1, 1 << count):
-        naturals = sum(groups[i][0] for i in range(count) if mask >> i & 1)
-        wilds = sum(groups[i][1] for i in range(count) if mask >> i & 1)
-        if naturals + wilds >= rules.canasta_size and wilds <= rules.max_wilds(naturals):
-            fits[mask] = (naturals, wilds)
-
-    @functools.cache
-    def best(left: int) -> tuple[tuple[int, int], ...]:
-        found: tuple[tuple[int, int], ...] = ()
-        for mask, merged in fits.items():
-            if mask & left == mask:
-                rest = best(left & ~mask)
-                if len(rest) + 1 > len(found):
-                    found = (merged, *rest)
-        return found
-
-    return list(best((1 << count) - 1))
-
-
 def upcard_turns_again(rules: RuleSet, face: int) -> bool:
     """Whether an upcard showing ``face`` is covered by the next stock card at the deal."""
     return (
@@ -575,29 +550,35 @@ class HandState:
         return len([m for m in melds if len(m.cards) >= size and m.kind is not BLACK_THREES_KIND])
 
     def _meld_counts(self, team: int, only_this_turn: bool = False) -> dict[int, MeldCounts]:
-        """The team's groups as the planner sees them: one open group per rank."""
+        """The team's groups as the planner sees them: one open group per rank; where the team
+        may merge its groups of a rank (Samba, once it has opened), with all of them as its
+        ``parts``."""
         rules = self.rules
         out: dict[int, MeldCounts] = {}
+        several = False
         for m in self.melds[team]:
             if m.kind not in (GROUP_KIND, WILDS_KIND) or m.is_closed(rules):
                 continue
             key = m.rank if m.kind is GROUP_KIND else WILD_MELD
-            if key in out or (only_this_turn and m.laid_turn != self.turn_no):
+            if key in out:
+                several = True
+                continue
+            if only_this_turn and m.laid_turn != self.turn_no:
                 continue
             out[key] = self._counts_of(key, m.naturals, m.wilds)
+        if several and rules.merge_groups and self.opened[team] and not only_this_turn:
+            for rank, parts in self._group_parts(team).items():
+                if len(parts) > 1:
+                    out[rank].parts = parts
         return out
 
-    def _merged_groups(
+    def _group_parts(
         self, team: int, change: tuple[int | None, int, int, int] | None = None
-    ) -> tuple[int, dict[int, MeldCounts]]:
+    ) -> dict[int, tuple[tuple[int, int], ...]]:
         """Samba (``merge_groups``; RULES.md section 4: "a team may hold several groups of the
-        same rank and merge them"): how many canastas the team could make by merging its groups
-        of one rank that are short of a canasta, and the planner's view of each rank so merged
-        (its first merged group). ``change``: a lay not yet made, as (meld index, or None for a
-        new group; rank; naturals; wild cards). (0, {}) when no merge makes a canasta."""
-        rules = self.rules
-        if not rules.merge_groups:
-            return 0, {}
+        same rank and merge them"): the team's groups by rank, as (naturals, wild cards), sorted:
+        what the going-out planner may merge (``MeldCounts.parts``). ``change``: a lay not yet
+        made, as (meld index, or None for a new group; rank; naturals; wild cards)."""
         by_rank: dict[int, list[tuple[int, int]]] = {}
         for i, m in enumerate(self.melds[team]):
             if m.kind is GROUP_KIND:
@@ -607,17 +588,27 @@ class HandState:
                 by_rank.setdefault(m.rank, []).append((naturals, wilds))
         if change is not None and change[0] is None:
             by_rank.setdefault(change[1], []).append((change[2], change[3]))
-        made = 0
-        view: dict[int, MeldCounts] = {}
-        for rank, groups in by_rank.items():
-            short = [g for g in groups if g[0] + g[1] < rules.canasta_size]
-            if len(short) < 2:
-                continue
-            merged = _canastas_by_merging(rules, short)
-            if merged:
-                made += len(merged)
-                view[rank] = self._counts_of(rank, *merged[0])
-        return made, view
+        return {rank: tuple(sorted(parts)) for rank, parts in by_rank.items()}
+
+    def _changed_group(
+        self,
+        team_melds: dict[int, MeldCounts],
+        team: int,
+        change: tuple[int | None, int, int, int],
+    ) -> None:
+        """Put in ``team_melds`` (the planner's view of the team's groups) the group a lay not
+        yet made changes or starts (``change`` as in ``_group_parts``), with the rank's other
+        groups as its parts where the team may merge them."""
+        _, rank, naturals, wilds = change
+        if change[0] is not None:
+            m = self.melds[team][change[0]]
+            naturals, wilds = m.naturals + naturals, m.wilds + wilds
+        counts = self._counts_of(rank, naturals, wilds)
+        if self.rules.merge_groups and self.opened[team]:
+            parts = self._group_parts(team, change)[rank]
+            if len(parts) > 1:
+                counts.parts = parts
+        team_melds[rank] = counts
 
     def _open_sequences(self, team: int, skip: int = -1) -> list[tuple[int, int, int]]:
         """The team's sequences laid this turn that may still grow, as (suit, low, high) run
@@ -807,7 +798,7 @@ class HandState:
         elif isinstance(action, TakePile):
             self._do_take_pile(action, listed)
         elif isinstance(action, TakeTop):
-            self._do_take_top(action)
+            self._do_take_top(action, listed)
         elif isinstance(action, Meld):
             merged = self._as_addition(action)
             if isinstance(merged, AddToMeld):
@@ -817,7 +808,7 @@ class HandState:
         elif isinstance(action, AddToMeld):
             self._do_add(action, listed)
         elif isinstance(action, MergeMelds):
-            self._do_merge(action)
+            self._do_merge(action, listed)
         elif isinstance(action, AskGoOut):
             if not listed:
                 self._check_ask()
@@ -900,7 +891,6 @@ class HandState:
         own_canasta_after: Callable[[], bool],
         extra_cards: int = 0,
         adds_to_old: bool = False,
-        merges: Callable[[], tuple[int, dict[int, MeldCounts]]] | None = None,
     ) -> None:
         """The guards that keep a lay from leading into a dead end (see docs/rules.md).
 
@@ -909,8 +899,8 @@ class HandState:
         still grow; ``canastas_after`` how many canastas the team then holds, and
         ``own_canasta_after`` whether the player then holds one made this turn (all only when a
         guard needs them). ``adds_to_old`` says the lay adds to a meld of an earlier turn (which
-        rules out going out concealed). ``merges`` gives the canastas merging the team's groups
-        would make after the lay, and the planner's view of them (``_merged_groups``)."""
+        rules out going out concealed). Where the team may merge its groups of a rank (Samba),
+        ``melds_after`` gives every group of a rank as the parts of its view."""
         rules, seat = self.rules, self.turn
         team = self.team_map[seat]
         cards_after = cards_left + extra_cards
@@ -931,15 +921,11 @@ class HandState:
                 and not extra_cards
                 and rules.going_out_allowed
                 and canastas < rules.canastas_to_go_out  # else the answer changes nothing
+                # the last card may still be laid, or discarded after merging groups of a rank
+                # (Samba), to complete the canastas needed to go out
+                and self._can_finish(counts_after(), melds_after()[0], canastas, last_card=True)
             ):
-                # the last card may still be laid to complete the canastas needed to go out
-                last = counts_after()
-                team_melds = melds_after()[0]
-                if can_lay_out(rules, last, team_melds, 0, canastas, rules.canastas_to_go_out):
-                    canastas = max(canastas, rules.canastas_to_go_out)
-                elif merges is not None and opened:
-                    # Samba: merging groups of a rank first, then discarding the last card
-                    canastas += merges()[0]
+                canastas = rules.canastas_to_go_out
             self._check_cards_left(cards_after, canastas)
             if not opened and not (
                 self._concealed_after(adds_to_old, own_canasta_after) and self.t.drew == "stock"
@@ -948,9 +934,7 @@ class HandState:
             return
         team_melds, sequences = melds_after()
         counts = counts_after()
-        if self._must_go_out and not self._lays_out_merging(
-            counts, team_melds, canastas, merges() if merges is not None else (0, {})
-        ):
+        if self._must_go_out and not self._can_finish(counts, team_melds, canastas):
             raise self._must_go_out_refusal()
         if not opened:
             if not self._initial_possible():
@@ -1182,7 +1166,22 @@ class HandState:
             left = len(hand_after) + rest_to_hand
             if left <= 1:
                 left += self._first_canasta_cards(canastas_after)
-            self._check_cards_left(left, canastas_after)
+
+            def after() -> tuple[list[int], dict[int, MeldCounts]]:
+                face = self.deck.face
+                cards = [*self.faces(hand_after), *(face[c] for c in self.pile[:-1])]
+                team_melds = self._meld_counts(team)
+                naturals = sum(1 for f in melded if not is_wild(f))
+                self._changed_group(
+                    team_melds,
+                    team,
+                    (existing, rank, naturals, len(melded) - naturals)
+                    if existing is not None
+                    else (None, rank, naturals, len(melded) - naturals),
+                )
+                return [f for f in cards if f not in RED_THREE_FACES], team_melds
+
+            self._check_cards_left_after_take(left, canastas_after, after)
         return used, existing, shape
 
     def _pile_targets(self, team: int, top: int) -> list[int]:
@@ -1224,14 +1223,38 @@ class HandState:
         if canastas_after < rules.canastas_to_go_out:
             raise refuse("must-keep-a-card")
 
+    def _check_cards_left_after_take(
+        self,
+        cards_after: int,
+        canastas_after: int,
+        after: Callable[[], tuple[list[int], dict[int, MeldCounts]]],
+    ) -> None:
+        """``_check_cards_left`` after a take of the pile or its top card: a last card left may
+        still be laid, or discarded after merging groups of a rank (Samba), to complete the
+        canastas needed to go out. ``after`` gives the faces of the hand after the take and the
+        team's groups as the planner then sees them (asked only when needed); for a hand held as
+        stand-ins whether the last card can go is the hand-end audit's to check."""
+        rules = self.rules
+        needed = rules.canastas_to_go_out
+        if cards_after == 1 and rules.going_out_allowed and canastas_after < needed:
+            if self.turn in self.hidden_hands:
+                canastas_after = needed
+            else:
+                hand, team_melds = after()
+                counts = HandCounts.of(rules, hand)
+                if self._can_finish(counts, team_melds, canastas_after, last_card=True):
+                    canastas_after = needed
+        self._check_cards_left(cards_after, canastas_after)
+
     def _team_meld(self, team: int, index: int) -> int:
         if not 0 <= index < len(self.melds[team]):
             raise refuse("no-such-meld", meld=index)
         return index
 
     # ------------------------------------------------------------------ take the top card only
-    def _plan_take_top(self, action: TakeTop) -> None:
-        """Samba: the top card alone extends one of the team's sequences; the rest stays."""
+    def _plan_take_top(self, action: TakeTop, listed: bool = False) -> None:
+        """Samba: the top card alone extends one of the team's sequences; the rest stays.
+        ``listed``: the take is legal, the guard on the cards left is skipped."""
         self._require_phase(DRAW_PHASE)
         rules, seat = self.rules, self.turn
         team = self.team_map[seat]
@@ -1244,11 +1267,17 @@ class HandState:
             raise refuse("not-a-sequence.top-card")
         top = self.deck.face[self.pile[-1]]
         check_addition(rules, meld, [top])
+        if listed:
+            return
         becomes = meld.size + 1 >= rules.canasta_size and not meld.is_canasta(rules)
-        self._check_cards_left(len(self.hands[seat]), self.canastas(team) + becomes)
+        self._check_cards_left_after_take(
+            len(self.hands[seat]),
+            self.canastas(team) + becomes,
+            lambda: (self.hand_faces(seat), self._meld_counts(team)),
+        )
 
-    def _do_take_top(self, action: TakeTop) -> None:
-        self._plan_take_top(action)
+    def _do_take_top(self, action: TakeTop, listed: bool = False) -> None:
+        self._plan_take_top(action, listed)
         seat, team = self.turn, self.team_map[self.turn]
         top_card = self.pile.pop()
         self._lay(seat, team, [top_card], action.meld, None)
@@ -1428,7 +1457,9 @@ class HandState:
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
             team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
             if shape.kind is GROUP_KIND:
-                team_melds[shape.rank] = self._counts_of(shape.rank, shape.naturals, shape.wilds)
+                self._changed_group(
+                    team_melds, team, (None, shape.rank, shape.naturals, shape.wilds)
+                )
             elif shape.kind is WILDS_KIND and WILD_MELD not in team_melds:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, shape.wilds)
             sequences = self._open_sequences(team)
@@ -1444,12 +1475,6 @@ class HandState:
             points,
             lambda: is_canasta or self._own_canasta_this_turn(team),
             extra,
-            merges=lambda: self._merged_groups(
-                team,
-                (None, shape.rank, shape.naturals, shape.wilds)
-                if shape.kind is GROUP_KIND
-                else None,
-            ),
         )
 
     def _black_threes_go_out(
@@ -1462,11 +1487,20 @@ class HandState:
         then not needed), laying out with its melds of this turn."""
         rules = self.rules
         needed = rules.canastas_to_go_out
+        canastas = self.canastas(team)
+        opened = self.opened[team]
         if cards_left + extra <= 1:
-            return self.canastas(team) >= needed
+            if canastas >= needed:
+                return True
+            if cards_left != 1 or extra or not rules.going_out_allowed:
+                return False
+            if self.turn in self.hidden_hands:
+                return True  # the last card may be laid: whether it can is the audit's
+            # the last card may be laid, or discarded after merging groups of a rank (Samba)
+            melds = self._meld_counts(team, only_this_turn=not opened)
+            return self._can_finish(counts_after(), melds, canastas, last_card=True)
         if extra or not rules.going_out_allowed:
             return False
-        opened = self.opened[team]
         if not opened and not (self.t.drew == "stock" and self._could_go_concealed(self.turn)):
             return False
         if self.t.permission is False:
@@ -1474,7 +1508,7 @@ class HandState:
         if self.turn in self.hidden_hands:
             return True  # whether the rest lays out is the hand-end audit's to check
         melds = self._meld_counts(team, only_this_turn=not opened)
-        return can_lay_out(rules, counts_after(), melds, 1, self.canastas(team), needed)
+        return self._can_finish(counts_after(), melds, canastas)
 
     @property
     def _must_go_out(self) -> bool:
@@ -1550,9 +1584,7 @@ class HandState:
         def melds_after() -> tuple[dict[int, MeldCounts], list[tuple[int, int, int]]]:
             team_melds = self._meld_counts(team, only_this_turn=not self.opened[team])
             if meld.kind is GROUP_KIND:
-                team_melds[meld.rank] = self._counts_of(
-                    meld.rank, meld.naturals + naturals, meld.wilds + wilds
-                )
+                self._changed_group(team_melds, team, (index, meld.rank, naturals, wilds))
             elif meld.kind is WILDS_KIND:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, meld.wilds + wilds)
             sequences = self._open_sequences(team, skip=index)
@@ -1569,14 +1601,12 @@ class HandState:
             own,
             extra,
             adds_to_old=meld.laid_turn != self.turn_no,
-            merges=lambda: self._merged_groups(
-                team, (index, meld.rank, naturals, wilds) if meld.kind is GROUP_KIND else None
-            ),
         )
 
     # ------------------------------------------------------------------ merging two groups
-    def _plan_merge(self, action: MergeMelds) -> None:
-        """Samba: two groups of one rank become one (it may make a canasta)."""
+    def _plan_merge(self, action: MergeMelds, listed: bool = False) -> None:
+        """Samba: two groups of one rank become one (it may make a canasta). ``listed``: the
+        merge is legal, the guard on going out is skipped."""
         self._require_phase(PLAY_PHASE)
         rules, team = self.rules, self.team_map[self.turn]
         if not rules.merge_groups:
@@ -1602,7 +1632,7 @@ class HandState:
         if rules.max_meld_size and first.size + second.size > rules.max_meld_size:
             raise refuse("meld-too-large.merge")
         check_wild_balance(rules, first.naturals + second.naturals, first.wilds + second.wilds)
-        if self._must_go_out and self.turn not in self.hidden_hands:
+        if self._must_go_out and not listed and self.turn not in self.hidden_hands:
             # bound to go out: the merge must leave a way out (for a hand held as stand-ins,
             # whether it does is the hand-end audit's to check, as for the other guards)
             trial = self.copy()
@@ -1610,8 +1640,8 @@ class HandState:
             if not trial.can_go_out():
                 raise self._must_go_out_refusal()
 
-    def _do_merge(self, action: MergeMelds) -> None:
-        self._plan_merge(action)
+    def _do_merge(self, action: MergeMelds, listed: bool = False) -> None:
+        self._plan_merge(action, listed)
         self._merge(action)
 
     def _merge(self, action: MergeMelds) -> None:
@@ -1738,13 +1768,12 @@ class HandState:
         opened = self.opened[team]
         if not opened and not self._could_go_concealed(seat):
             return False
-        merges = self._merged_groups(team) if opened else (0, {})
-        if not merges[0] and self._surely_stuck(groups, team, opened):
+        if self._surely_stuck(groups, team, opened):
             return False  # what the planner (can_lay_out) would answer, without counting
         if not counted:
             counted.append(HandCounts.of(rules, hand))
         melds = self._meld_counts(team) if opened else {}
-        return self._lays_out_merging(counted[0], melds, self.canastas(team), merges)
+        return self._can_finish(counted[0], melds, self.canastas(team))
 
     def _black_threes_stuck(
         self, faces: tuple[int, ...], hand: list[int], groups: _HandGroups
@@ -1781,7 +1810,9 @@ class HandState:
         opened, has no open group of, and that lie in no run of the hand long enough to be a
         sequence) are one too many; and the canastas missing to go out need as many ranks that
         could still make one (the team's open group and the hand's naturals of that rank, with
-        every wild card of the hand) or runs that could (as many cards of a suit)."""
+        every wild card of the hand; in Samba, as many as all the team's groups of the rank short
+        of a canasta, the hand's naturals of it and its wild cards could fill) or runs that could
+        (as many cards of a suit)."""
         rules = self.rules
         naturals_by_rank, twos, jokers = groups
         melds = self.melds[team] if opened else []
@@ -1815,14 +1846,26 @@ class HandState:
         could = {
             r for r, nat in naturals_by_rank.items() if r != THREE and len(nat) >= short
         }  # new groups, and groups the team has of ranks the hand holds enough of
-        for m in melds:
-            if (
-                m.kind is GROUP_KIND
-                and not m.is_closed(rules)
-                and not m.is_canasta(rules)
-                and m.size + len(naturals_by_rank.get(m.rank, ())) >= short
-            ):
-                could.add(m.rank)
+        if rules.merge_groups:
+            # Samba: a rank's groups short of a canasta may be merged, and the hand's naturals
+            # of a rank may make more than one canasta: at most all these cards, and every
+            # wild card of the hand, in canastas of that rank
+            cards = {r: len(nat) for r, nat in naturals_by_rank.items() if r != THREE}
+            for m in melds:
+                if m.kind is GROUP_KIND and not m.is_canasta(rules):
+                    cards[m.rank] = cards.get(m.rank, 0) + m.size
+            wilds = len(twos) + jokers
+            could_make = sum((n + wilds) // rules.canasta_size for n in cards.values())
+        else:
+            for m in melds:
+                if (
+                    m.kind is GROUP_KIND
+                    and not m.is_closed(rules)
+                    and not m.is_canasta(rules)
+                    and m.size + len(naturals_by_rank.get(m.rank, ())) >= short
+                ):
+                    could.add(m.rank)
+            could_make = len(could)
         runs = 0  # sequences the hand could lay as canastas: at most its cards of a suit // size
         if rules.sequences:
             by_suit = [0, 0, 0, 0]
@@ -1831,7 +1874,7 @@ class HandState:
                     for f in nat:
                         by_suit[f // 13] += 1
             runs = sum(n // rules.canasta_size for n in by_suit)
-        return len(could) + runs < missing
+        return could_make + runs < missing
 
     def _in_a_run(self, face: int, naturals_by_rank: dict[int, list[int]]) -> bool:
         """Whether the natural ``face`` lies in a run of the hand (``naturals_by_rank``) of its
@@ -1859,26 +1902,23 @@ class HandState:
         melds = self._meld_counts(team) if opened else {}
         if not opened and not self._could_go_concealed(seat):
             return False
-        merges = self._merged_groups(team) if opened else (0, {})
-        return self._lays_out_merging(counts, melds, self.canastas(team), merges)
+        return self._can_finish(counts, melds, self.canastas(team))
 
-    def _lays_out_merging(
+    def _can_finish(
         self,
         counts: HandCounts,
         melds: dict[int, MeldCounts],
         canastas: int,
-        merges: tuple[int, dict[int, MeldCounts]],
+        last_card: bool = False,
     ) -> bool:
-        """``can_lay_out`` (discarding at most one card) with the team's melds as they are, or
-        (Samba) with its groups of a rank merged first where that makes canastas (``merges``:
-        as ``_merged_groups`` gives them)."""
-        needed = self.rules.canastas_to_go_out
-        if can_lay_out(self.rules, counts, melds, 1, canastas, needed):
-            return True
-        made, view = merges
-        return bool(made) and can_lay_out(
-            self.rules, counts, {**melds, **view}, 1, canastas + made, needed
-        )
+        """Whether a hand (``counts``) can be laid out, all but at most a discard, leaving the team
+        the canastas it needs to go out: ``can_lay_out`` with the team's groups as the planner
+        sees them (``melds``; in Samba every group of a rank, which may be merged) and the
+        canastas it holds. ``last_card``: the hand is one card and the team lacks canastas, so
+        discarding it can go out only where groups may be merged (elsewhere it must be laid)."""
+        rules = self.rules
+        leftover = 1 if rules.merge_groups or not last_card else 0
+        return can_lay_out(rules, counts, melds, leftover, canastas, rules.canastas_to_go_out)
 
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self) -> list[Action]:
