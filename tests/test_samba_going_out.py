@@ -169,6 +169,15 @@ SAMBAS = [
     [f"{r}C" for r in ("4", "5", "6", "7", "8", "9", "10")],
 ]
 
+OPEN_HEARTS = [
+    "9H 10H JH",
+    "9H 10H JH QH KH",
+    "9H 10H JH QH KH AH",
+    "4H 5H 6H",
+    "4H 5H 6H 7H",
+    "6H 7H 8H 9H",
+]
+
 
 class _Cards:
     """Faces dealt so far, at most three of each (three decks) and six jokers."""
@@ -200,6 +209,8 @@ class _Cards:
 def _random_table(cards: _Cards) -> list[list[str]]:
     rng = cards.rng
     table = [[cards.take(c) for c in run] for run in SAMBAS[: rng.choice([0, 1, 1, 1, 2])]]
+    if rng.random() < 0.4:  # an open sequence that the hand's hearts (5H-8H) may extend
+        table.append([cards.take(c) for c in rng.choice(OPEN_HEARTS).split()])
     for rank in rng.sample(RANKS, rng.choice([1, 1, 2])):
         for _ in range(rng.choice([1, 2, 2, 3])):
             if len(table) >= 5:
@@ -646,3 +657,25 @@ def test_classic_take_pile_leaving_a_last_card_that_makes_the_canasta() -> None:
         stock=["5C"],
     )
     assert not alone.is_legal(action)
+
+
+def test_going_out_by_extending_a_sequence_on_the_table_into_the_second_samba() -> None:
+    """A samba and 4H-9H on the table; QH QD QS 10H in hand: the queens go down, 10H makes
+    4H-9H a samba, the second canasta, and the hand is empty. The going-out check knew nothing
+    of the sequences on the table, said going out was impossible and refused the queens."""
+    state = short_position(
+        "samba",
+        hands={0: cards("QH QD QS 10H"), 2: ["4D", "5D"]},
+        melds={0: [RUN_S, cards("4H 5H 6H 7H 8H 9H")]},
+        stock=["4C", "5C"],
+        has_melded=[True, False, True, False],
+        turn_state={"drew": "stock"},
+    )
+    assert state.can_go_out()
+    assert AskGoOut() in state.legal_actions()
+    lay = parse_action("meld QH QD QS")
+    assert state.is_legal(lay)
+    assert _listed(state, lay)
+    state.apply(lay)
+    state.apply(parse_action("add 1 10H"))
+    assert state.end is not None and state.end.went_out == 0

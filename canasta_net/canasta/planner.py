@@ -396,12 +396,84 @@ def can_lay_out(
     leftover: int,
     canastas: int,
     canastas_needed: int,
+    sequences: Sequence[tuple[int, int, int]] = (),
 ) -> bool:
     """Can every card of ``hand`` but at most ``leftover`` (the discard) be laid, so that the
-    team then holds ``canastas_needed`` canastas?  ``canastas`` is how many it holds now.
+    team then holds ``canastas_needed`` canastas?  ``canastas`` is how many it holds now, and
+    ``sequences`` the team's sequences that may still grow, as (suit, low, high) run positions:
+    the hand's cards at their ends may extend them (every choice of how far at each end is
+    tried, extending nothing first), which may complete canastas.
 
     The hand is tried in groups first, then (with sequences) with each plan of its runs: the
     answer is the same in either order, and the groups alone are the cheaper try."""
+    if sequences and hand.runs is not None:
+        return any(
+            _can_lay_out(rules, rest, melds, leftover, canastas + closed, canastas_needed)
+            for rest, closed in _extension_plans(rules, hand, sequences)
+        )
+    return _can_lay_out(rules, hand, melds, leftover, canastas, canastas_needed)
+
+
+def _extension_plans(
+    rules: RuleSet, hand: HandCounts, sequences: Sequence[tuple[int, int, int]]
+) -> Iterator[tuple[HandCounts, int]]:
+    """Every way to extend the open ``sequences`` (suit, low, high) with the hand's naturals at
+    their ends, as (rest of the hand, canastas completed): extending nothing first (``hand``
+    itself), then every number of cards at the low end and at the high end of each sequence
+    (the runs of the hand that touch it), within the longest a sequence may be."""
+    assert hand.runs is not None
+    most = min(rules.sequence_max, rules.max_meld_size or rules.sequence_max)
+    runs = [list(r) for r in hand.runs]
+    taken: list[int] = []  # run positions taken, as suit * 11 + position
+
+    def plan() -> HandCounts:
+        rest = hand.copy([list(r) for r in runs])
+        for q in taken:
+            p = q % 11
+            rest.naturals[0 if p == 10 else p + 3] -= 1
+        return rest
+
+    def walk(i: int, closed: int) -> Iterator[tuple[HandCounts, int]]:
+        if i == len(sequences):
+            yield (plan() if taken else hand), closed
+            return
+        suit, low, high = sequences[i]
+        row = runs[suit]
+        size = high - low + 1
+        below = 0
+        while low - below > 0 and row[low - below - 1] and size + below < most:
+            below += 1
+        for a in range(below + 1):
+            if a:
+                row[low - a] -= 1
+                taken.append(suit * 11 + low - a)
+            above = 0
+            while high + above < 10 and row[high + above + 1] and size + a + above < most:
+                above += 1
+            for b in range(above + 1):
+                if b:
+                    row[high + b] -= 1
+                    taken.append(suit * 11 + high + b)
+                yield from walk(i + 1, closed + (size < rules.canasta_size <= size + a + b))
+            for b in range(1, above + 1):
+                row[high + b] += 1
+                taken.pop()
+        for a in range(1, below + 1):
+            row[low - a] += 1
+            taken.pop()
+
+    return walk(0, 0)
+
+
+def _can_lay_out(
+    rules: RuleSet,
+    hand: HandCounts,
+    melds: dict[int, MeldCounts],
+    leftover: int,
+    canastas: int,
+    canastas_needed: int,
+) -> bool:
+    """``can_lay_out`` without open sequences to extend."""
     if _lays_out_in_groups(rules, hand, melds, leftover, canastas, canastas_needed):
         return True
     if hand.runs is not None:
@@ -461,10 +533,12 @@ def lay_out_value(
     melds: dict[int, MeldCounts],
     canastas: int,
     canastas_needed: int,
+    sequences: Sequence[tuple[int, int, int]] = (),
 ) -> int | None:
     """The most points a player lays in going out with ``hand``: every card laid, or all but one
     that is then discarded, so that the team holds ``canastas_needed`` canastas (it holds
-    ``canastas`` now). None when the hand cannot be laid out so."""
+    ``canastas`` now; ``sequences`` as in ``can_lay_out``). None when the hand cannot be laid
+    out so."""
     kinds = hand.kinds()
     if hand.runs is None:
         # cards that no meld can take must be the one discard: two such, and going out is out
@@ -477,11 +551,12 @@ def lay_out_value(
             kinds = stranded
     total = _counts_value(rules, hand)
     if len(kinds) == len(hand.kinds()) and can_lay_out(
-        rules, hand, melds, 0, canastas, canastas_needed
+        rules, hand, melds, 0, canastas, canastas_needed, sequences
     ):
         return total
     best: int | None = None
     for kind in kinds:
+        # (the copy without a card knows no runs: which suit it was is not known)
         if can_lay_out(rules, hand.without(kind), melds, 0, canastas, canastas_needed):
             value = total - _kind_value(rules, hand, kind)
             best = value if best is None else max(best, value)

@@ -610,14 +610,17 @@ class HandState:
                 counts.parts = parts
         team_melds[rank] = counts
 
-    def _open_sequences(self, team: int, skip: int = -1) -> list[tuple[int, int, int]]:
-        """The team's sequences laid this turn that may still grow, as (suit, low, high) run
-        positions (the planner extends them toward an initial meld); ``skip``: a meld index."""
+    def _open_sequences(
+        self, team: int, skip: int = -1, this_turn: bool = True
+    ) -> list[tuple[int, int, int]]:
+        """The team's sequences laid this turn (``this_turn``; else all of them) that may still
+        grow, as (suit, low, high) run positions (the planner extends them toward an initial
+        meld, or in going out); ``skip``: a meld index."""
         return [
             (m.suit, m.low, m.high)
             for i, m in enumerate(self.melds[team])
             if m.kind is SEQUENCE_KIND
-            and m.laid_turn == self.turn_no
+            and (m.laid_turn == self.turn_no or not this_turn)
             and i != skip
             and not m.is_closed(self.rules)
         ]
@@ -923,7 +926,7 @@ class HandState:
                 and canastas < rules.canastas_to_go_out  # else the answer changes nothing
                 # the last card may still be laid, or discarded after merging groups of a rank
                 # (Samba), to complete the canastas needed to go out
-                and self._can_finish(counts_after(), melds_after()[0], canastas, last_card=True)
+                and self._can_finish(counts_after(), *melds_after(), canastas, last_card=True)
             ):
                 canastas = rules.canastas_to_go_out
             self._check_cards_left(cards_after, canastas)
@@ -934,7 +937,7 @@ class HandState:
             return
         team_melds, sequences = melds_after()
         counts = counts_after()
-        if self._must_go_out and not self._can_finish(counts, team_melds, canastas):
+        if self._must_go_out and not self._can_finish(counts, team_melds, sequences, canastas):
             raise self._must_go_out_refusal()
         if not opened:
             if not self._initial_possible():
@@ -949,11 +952,13 @@ class HandState:
                 and self.t.drew == "stock"
                 and self._could_go_concealed(seat)
                 and not adds_to_old
-                and can_lay_out(rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out)
+                and can_lay_out(
+                    rules, counts, team_melds, 1, canastas, rules.canastas_to_go_out, sequences
+                )
             ):
                 return
             if not extra_cards and self.t.permission is not False:
-                out = self._lay_out_value(counts, team_melds, canastas)
+                out = self._lay_out_value(counts, team_melds, canastas, sequences)
                 if out is not None and points_after + out >= minimum:
                     return  # the minimum is reached by going out with the whole hand
             raise refuse("initial-meld-unreachable.after", minimum=minimum)
@@ -967,14 +972,18 @@ class HandState:
         )
 
     def _lay_out_value(
-        self, counts: HandCounts, team_melds: dict[int, MeldCounts], canastas: int
+        self,
+        counts: HandCounts,
+        team_melds: dict[int, MeldCounts],
+        canastas: int,
+        sequences: Sequence[tuple[int, int, int]] = (),
     ) -> int | None:
         """The most a player lays in going out with ``counts`` (None if going out is not
         possible): what an initial meld may still reach when no card remains to be picked up."""
         if not self.rules.going_out_allowed:
             return None
         return lay_out_value(
-            self.rules, counts, team_melds, canastas, self.rules.canastas_to_go_out
+            self.rules, counts, team_melds, canastas, self.rules.canastas_to_go_out, sequences
         )
 
     def _check_after_hidden_lay(
@@ -1009,20 +1018,22 @@ class HandState:
         keep = 2 if self.phase is PLAY_PHASE else max(0, 2 - extra)
         minimum = self._minimum(team)
         enough = minimum - self.t.initial_points
+        sequences = self._open_sequences(team)
+        canastas = self.canastas(team)
         possible = (
-            best_lay_value(rules, counts, melds, keep, self._open_sequences(team), enough) >= enough
+            best_lay_value(rules, counts, melds, keep, sequences, enough) >= enough
             or (
                 self.phase is PLAY_PHASE
                 and self.t.drew == "stock"
                 and self._could_go_concealed(seat)
                 and can_lay_out(
-                    rules, counts, melds, 1, self.canastas(team), rules.canastas_to_go_out
+                    rules, counts, melds, 1, canastas, rules.canastas_to_go_out, sequences
                 )
             )
             or (
                 not extra
                 and self.t.permission is not False
-                and (out := self._lay_out_value(counts, melds, self.canastas(team))) is not None
+                and (out := self._lay_out_value(counts, melds, canastas, sequences)) is not None
                 and self.t.initial_points + out >= minimum
             )
         )
@@ -1181,7 +1192,14 @@ class HandState:
                 )
                 return [f for f in cards if f not in RED_THREE_FACES], team_melds
 
-            self._check_cards_left_after_take(left, canastas_after, after)
+            def sequences() -> list[tuple[int, int, int]]:
+                # a pile put on a sequence (Bolivia): that one is left out (not extended)
+                onto = -1 if existing is None else existing
+                if onto >= 0 and self.melds[team][onto].kind is not SEQUENCE_KIND:
+                    onto = -1
+                return self._open_sequences(team, skip=onto, this_turn=False)
+
+            self._check_cards_left_after_take(left, canastas_after, after, sequences)
         return used, existing, shape
 
     def _pile_targets(self, team: int, top: int) -> list[int]:
@@ -1228,11 +1246,13 @@ class HandState:
         cards_after: int,
         canastas_after: int,
         after: Callable[[], tuple[list[int], dict[int, MeldCounts]]],
+        sequences: Callable[[], list[tuple[int, int, int]]],
     ) -> None:
         """``_check_cards_left`` after a take of the pile or its top card: a last card left may
         still be laid, or discarded after merging groups of a rank (Samba), to complete the
         canastas needed to go out. ``after`` gives the faces of the hand after the take and the
-        team's groups as the planner then sees them (asked only when needed); for a hand held as
+        team's groups as the planner then sees them, ``sequences`` its sequences that may then
+        still grow (both asked only when needed); for a hand held as
         stand-ins whether the last card can go is the hand-end audit's to check."""
         rules = self.rules
         needed = rules.canastas_to_go_out
@@ -1241,8 +1261,11 @@ class HandState:
                 canastas_after = needed
             else:
                 hand, team_melds = after()
+                sequences_after = sequences()
                 counts = HandCounts.of(rules, hand)
-                if self._can_finish(counts, team_melds, canastas_after, last_card=True):
+                if self._can_finish(
+                    counts, team_melds, sequences_after, canastas_after, last_card=True
+                ):
                     canastas_after = needed
         self._check_cards_left(cards_after, canastas_after)
 
@@ -1274,7 +1297,19 @@ class HandState:
             len(self.hands[seat]),
             self.canastas(team) + becomes,
             lambda: (self.hand_faces(seat), self._meld_counts(team)),
+            lambda: self._grown_sequences(team, action.meld, top),
         )
+
+    def _grown_sequences(self, team: int, index: int, face: int) -> list[tuple[int, int, int]]:
+        """The team's sequences that may still grow once ``face`` extends its sequence
+        ``index`` (which is left out if it is then full)."""
+        m = self.melds[team][index]
+        sequences = self._open_sequences(team, skip=index, this_turn=False)
+        position = run_position(face % 13)
+        low, high = min(m.low, position), max(m.high, position)
+        if high - low + 1 < self.rules.sequence_max:
+            sequences.append((m.suit, low, high))
+        return sequences
 
     def _do_take_top(self, action: TakeTop, listed: bool = False) -> None:
         self._plan_take_top(action, listed)
@@ -1462,7 +1497,7 @@ class HandState:
                 )
             elif shape.kind is WILDS_KIND and WILD_MELD not in team_melds:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, shape.wilds)
-            sequences = self._open_sequences(team)
+            sequences = self._open_sequences(team, this_turn=not self.opened[team])
             if shape.kind is SEQUENCE_KIND and len(faces) < rules.sequence_max:
                 sequences.append((shape.suit, shape.low, shape.high))
             return team_melds, sequences
@@ -1498,7 +1533,8 @@ class HandState:
                 return True  # the last card may be laid: whether it can is the audit's
             # the last card may be laid, or discarded after merging groups of a rank (Samba)
             melds = self._meld_counts(team, only_this_turn=not opened)
-            return self._can_finish(counts_after(), melds, canastas, last_card=True)
+            sequences = self._open_sequences(team, this_turn=not opened)
+            return self._can_finish(counts_after(), melds, sequences, canastas, last_card=True)
         if extra or not rules.going_out_allowed:
             return False
         if not opened and not (self.t.drew == "stock" and self._could_go_concealed(self.turn)):
@@ -1508,7 +1544,8 @@ class HandState:
         if self.turn in self.hidden_hands:
             return True  # whether the rest lays out is the hand-end audit's to check
         melds = self._meld_counts(team, only_this_turn=not opened)
-        return self._can_finish(counts_after(), melds, canastas)
+        sequences = self._open_sequences(team, this_turn=not opened)
+        return self._can_finish(counts_after(), melds, sequences, canastas)
 
     @property
     def _must_go_out(self) -> bool:
@@ -1587,7 +1624,7 @@ class HandState:
                 self._changed_group(team_melds, team, (index, meld.rank, naturals, wilds))
             elif meld.kind is WILDS_KIND:
                 team_melds[WILD_MELD] = self._counts_of(WILD_MELD, 0, meld.wilds + wilds)
-            sequences = self._open_sequences(team, skip=index)
+            sequences = self._open_sequences(team, skip=index, this_turn=not self.opened[team])
             if meld.kind is SEQUENCE_KIND and high - low + 1 < rules.sequence_max:
                 sequences.append((meld.suit, low, high))
             return team_melds, sequences
@@ -1773,7 +1810,8 @@ class HandState:
         if not counted:
             counted.append(HandCounts.of(rules, hand))
         melds = self._meld_counts(team) if opened else {}
-        return self._can_finish(counted[0], melds, self.canastas(team))
+        sequences = self._open_sequences(team, this_turn=False) if opened else []
+        return self._can_finish(counted[0], melds, sequences, self.canastas(team))
 
     def _black_threes_stuck(
         self, faces: tuple[int, ...], hand: list[int], groups: _HandGroups
@@ -1808,15 +1846,33 @@ class HandState:
         discard: what ``can_lay_out`` then answers no to. Two cards no meld could take (red
         threes, fewer than three black threes, single naturals of a rank the team, if it has
         opened, has no open group of, and that lie in no run of the hand long enough to be a
-        sequence) are one too many; and the canastas missing to go out need as many ranks that
+        sequence, nor could extend an open sequence of the team) are one too many; and the
+        canastas missing to go out need as many ranks that
         could still make one (the team's open group and the hand's naturals of that rank, with
         every wild card of the hand; in Samba, as many as all the team's groups of the rank short
         of a canasta, the hand's naturals of it and its wild cards could fill) or runs that could
-        (as many cards of a suit)."""
+        (as many cards of a suit), or open sequences of the team that the hand's naturals at
+        their ends could lengthen into canastas."""
         rules = self.rules
         naturals_by_rank, twos, jokers = groups
         melds = self.melds[team] if opened else []
         melded = {m.rank for m in melds if m.kind is GROUP_KIND and not m.is_closed(rules)}
+        # the hand's naturals that could extend the team's open sequences, and how many of
+        # these sequences they could make canastas
+        reach: set[int] = set()
+        completed = 0
+        if rules.sequences and melds:
+            held = {f for r, nat in naturals_by_rank.items() if r != THREE for f in nat}
+            for m in melds:
+                if m.kind is SEQUENCE_KIND and not m.is_closed(rules):
+                    grown = m.size
+                    for step, start in ((-1, m.low - 1), (1, m.high + 1)):
+                        p = start
+                        while 0 <= p <= 10 and m.suit * 13 + rank_at(p) in held:
+                            reach.add(m.suit * 13 + rank_at(p))
+                            grown += 1
+                            p += step
+                    completed += m.size < rules.canasta_size <= grown
         stranded = 0
         for r, nat in naturals_by_rank.items():
             if r == THREE:
@@ -1826,6 +1882,7 @@ class HandState:
             elif (
                 len(nat) == 1
                 and r not in melded
+                and nat[0] not in reach
                 and not (rules.sequences and self._in_a_run(nat[0], naturals_by_rank))
             ):
                 stranded += 1
@@ -1873,7 +1930,7 @@ class HandState:
                 if r != THREE:  # every other natural has a run position
                     for f in nat:
                         by_suit[f // 13] += 1
-            runs = sum(n // rules.canasta_size for n in by_suit)
+            runs = sum(n // rules.canasta_size for n in by_suit) + completed
         return could_make + runs < missing
 
     def _in_a_run(self, face: int, naturals_by_rank: dict[int, list[int]]) -> bool:
@@ -1902,23 +1959,28 @@ class HandState:
         melds = self._meld_counts(team) if opened else {}
         if not opened and not self._could_go_concealed(seat):
             return False
-        return self._can_finish(counts, melds, self.canastas(team))
+        sequences = self._open_sequences(team, this_turn=False) if opened else []
+        return self._can_finish(counts, melds, sequences, self.canastas(team))
 
     def _can_finish(
         self,
         counts: HandCounts,
         melds: dict[int, MeldCounts],
+        sequences: Sequence[tuple[int, int, int]],
         canastas: int,
         last_card: bool = False,
     ) -> bool:
         """Whether a hand (``counts``) can be laid out, all but at most a discard, leaving the team
         the canastas it needs to go out: ``can_lay_out`` with the team's groups as the planner
-        sees them (``melds``; in Samba every group of a rank, which may be merged) and the
-        canastas it holds. ``last_card``: the hand is one card and the team lacks canastas, so
+        sees them (``melds``; in Samba every group of a rank, which may be merged), its sequences
+        that may still grow (``sequences``, which the hand's cards may extend) and the canastas
+        it holds. ``last_card``: the hand is one card and the team lacks canastas, so
         discarding it can go out only where groups may be merged (elsewhere it must be laid)."""
         rules = self.rules
         leftover = 1 if rules.merge_groups or not last_card else 0
-        return can_lay_out(rules, counts, melds, leftover, canastas, rules.canastas_to_go_out)
+        return can_lay_out(
+            rules, counts, melds, leftover, canastas, rules.canastas_to_go_out, sequences
+        )
 
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self) -> list[Action]:
@@ -2132,10 +2194,10 @@ class HandState:
             return True
         canastas = f.canastas + (len(faces) >= rules.canasta_size)
         needed = rules.canastas_to_go_out
-        if f.concealed and can_lay_out(rules, counts, melds, 1, canastas, needed):
+        if f.concealed and can_lay_out(rules, counts, melds, 1, canastas, needed, f.sequences):
             return True
         if f.lay_out:
-            out = self._lay_out_value(counts, melds, canastas)
+            out = self._lay_out_value(counts, melds, canastas, f.sequences)
             return out is not None and points + out >= f.minimum
         return False
 
