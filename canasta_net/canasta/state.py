@@ -1857,23 +1857,8 @@ class HandState:
         naturals_by_rank, twos, jokers = groups
         melds = self.melds[team] if opened else []
         melded = {m.rank for m in melds if m.kind is GROUP_KIND and not m.is_closed(rules)}
-        # the hand's naturals that could extend the team's open sequences, and how many of
-        # these sequences they could make canastas
-        reach: set[int] = set()
-        completed = 0
-        if rules.sequences and melds:
-            held = {f for r, nat in naturals_by_rank.items() if r != THREE for f in nat}
-            for m in melds:
-                if m.kind is SEQUENCE_KIND and not m.is_closed(rules):
-                    grown = m.size
-                    for step, start in ((-1, m.low - 1), (1, m.high + 1)):
-                        p = start
-                        while 0 <= p <= 10 and m.suit * 13 + rank_at(p) in held:
-                            reach.add(m.suit * 13 + rank_at(p))
-                            grown += 1
-                            p += step
-                    completed += m.size < rules.canasta_size <= grown
         stranded = 0
+        singles: list[int] = []  # single naturals stranded unless they extend a sequence
         for r, nat in naturals_by_rank.items():
             if r == THREE:
                 reds = sum(1 for f in nat if f in RED_THREE_FACES)
@@ -1882,10 +1867,13 @@ class HandState:
             elif (
                 len(nat) == 1
                 and r not in melded
-                and nat[0] not in reach
                 and not (rules.sequences and self._in_a_run(nat[0], naturals_by_rank))
             ):
                 stranded += 1
+                singles.append(nat[0])
+        if stranded > 1 and singles and rules.sequences and melds:
+            reach, _ = self._sequence_reach(melds, naturals_by_rank)
+            stranded -= sum(1 for f in singles if f in reach)
         if stranded > 1:
             return True
         if not rules.sequences:  # (with runs a pair may go into a sequence)
@@ -1930,8 +1918,34 @@ class HandState:
                 if r != THREE:  # every other natural has a run position
                     for f in nat:
                         by_suit[f // 13] += 1
-            runs = sum(n // rules.canasta_size for n in by_suit) + completed
+            runs = sum(n // rules.canasta_size for n in by_suit)
+            if could_make + runs < missing and melds:
+                runs += self._sequence_reach(melds, naturals_by_rank)[1]
         return could_make + runs < missing
+
+    def _sequence_reach(
+        self, melds: Sequence[TableMeld], naturals_by_rank: dict[int, list[int]]
+    ) -> tuple[set[int], int]:
+        """The hand's naturals (``naturals_by_rank``) that could extend the open sequences among
+        ``melds`` (in a run of the hand that touches one's end), and how many of these
+        sequences they could lengthen into canastas."""
+        rules = self.rules
+        reach: set[int] = set()
+        completed = 0
+        open_sequences = [m for m in melds if m.kind is SEQUENCE_KIND and not m.is_closed(rules)]
+        if not open_sequences:
+            return reach, completed
+        held = {f for r, nat in naturals_by_rank.items() if r != THREE for f in nat}
+        for m in open_sequences:
+            grown = m.size
+            for step, start in ((-1, m.low - 1), (1, m.high + 1)):
+                p = start
+                while 0 <= p <= 10 and m.suit * 13 + rank_at(p) in held:
+                    reach.add(m.suit * 13 + rank_at(p))
+                    grown += 1
+                    p += step
+            completed += m.size < rules.canasta_size <= grown
+        return reach, completed
 
     def _in_a_run(self, face: int, naturals_by_rank: dict[int, list[int]]) -> bool:
         """Whether the natural ``face`` lies in a run of the hand (``naturals_by_rank``) of its
