@@ -476,6 +476,8 @@ def _can_lay_out(
     """``can_lay_out`` without open sequences to extend."""
     if _lays_out_in_groups(rules, hand, melds, leftover, canastas, canastas_needed):
         return True
+    if hand.runs is not None and _stranded_in_runs(rules, hand, melds) > leftover:
+        return False  # quick answer: as many cards stay stranded whatever runs are laid
     if hand.runs is not None:
         for rest, _, _, closed in _run_plans(rules, hand):
             if _lays_out_in_groups(
@@ -483,6 +485,28 @@ def _can_lay_out(
             ):
                 return True
     return False
+
+
+def _stranded_in_runs(rules: RuleSet, hand: HandCounts, melds: dict[int, MeldCounts]) -> int:
+    """Cards that every plan of the hand's runs leaves stranded (``_lays_out_in_groups``' quick
+    answer): red threes, fewer than three black threes, and single naturals of a rank no meld
+    takes that lie in no run of their suit as long as a new sequence."""
+    assert hand.runs is not None
+    stranded = hand.other + (hand.black_threes if 0 < hand.black_threes < 3 else 0)
+    for r in MELDABLE_RANKS:
+        if hand.naturals[r] != 1 or r in melds:
+            continue
+        pos = 10 if r == 0 else r - 3
+        for row in hand.runs:
+            if row[pos]:
+                low = high = pos
+                while low > 0 and row[low - 1]:
+                    low -= 1
+                while high < 10 and row[high + 1]:
+                    high += 1
+                stranded += high - low + 1 < rules.sequence_min
+                break
+    return stranded
 
 
 def _lays_out_in_groups(

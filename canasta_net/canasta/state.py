@@ -1871,7 +1871,7 @@ class HandState:
             ):
                 stranded += 1
                 singles.append(nat[0])
-        if stranded > 1 and singles and rules.sequences and melds:
+        if 1 < stranded <= len(singles) + 1 and rules.sequences and melds:
             reach, _ = self._sequence_reach(melds, naturals_by_rank)
             stranded -= sum(1 for f in singles if f in reach)
         if stranded > 1:
