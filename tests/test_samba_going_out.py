@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from rulecases import short_position
+from test_rules_audit_variants import RUN_S, _two_king_groups, cards
 
 from canasta_net.canasta.actions import (
     Action,
@@ -467,13 +468,6 @@ def test_samba_going_out_agrees_with_every_order_of_lays_and_merges() -> None:
 
 
 # ================================================================= the examples
-def cards(text: str) -> list[str]:
-    return text.split()
-
-
-RUN_S = cards("4S 5S 6S 7S 8S 9S 10S")
-
-
 def test_reference_knows_the_shapes() -> None:
     """The reference itself, on positions worked out by hand."""
     K = parse_face("KC") % 13
@@ -485,18 +479,6 @@ def test_reference_knows_the_shapes() -> None:
     hand = (tuple(parse_face(c) for c in cards("KC KD KH KS")), 4, 0)
     assert _goes_out((hand[0] + (parse_face("9C"),), 4, 0), [(K, 3, 0)], [(3, 0, 6)])
     assert not _goes_out(hand, [(K, 3, 0)], [])
-
-
-def _two_king_groups(hand: list[str], phase: str = "play", **kw: Any) -> HandState:
-    """A samba, and kings in two groups (4 and 3) that make a canasta merged."""
-    return short_position(
-        "samba",
-        phase=phase,
-        hands={0: hand, 2: ["4D", "5D"]},
-        melds={0: [RUN_S, cards("KH KD KS KC"), cards("KH KD KS")]},
-        has_melded=[True, False, True, False],
-        **kw,
-    )
 
 
 def test_greedy_bot_bound_to_go_out_merges_when_no_discard_is_listed() -> None:
