@@ -1184,11 +1184,7 @@ class HandState:
                 team_melds = self._meld_counts(team)
                 naturals = sum(1 for f in melded if not is_wild(f))
                 self._changed_group(
-                    team_melds,
-                    team,
-                    (existing, rank, naturals, len(melded) - naturals)
-                    if existing is not None
-                    else (None, rank, naturals, len(melded) - naturals),
+                    team_melds, team, (existing, rank, naturals, len(melded) - naturals)
                 )
                 return [f for f in cards if f not in RED_THREE_FACES], team_melds
 
