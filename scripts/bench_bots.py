@@ -11,8 +11,19 @@ and each kind's mean seconds a move (CPU and wall). A search's budget counts the
 thread (``--clock cpu``, the default), so that other jobs on the machine do not weaken it; ``--clock
 wall`` counts wall seconds, as a host does. Progress goes to stderr.
 
+``--games FILE`` keeps every game played as a line of JSON (JSON Lines) and plays only the games
+of the asked seeds that the file does not hold yet, so a long run can be stopped and carried on
+(another day, another session) and its figures cover every game in the file: a run of ``--seed S
+--matches N`` reports the N pairs from S, played now or before. A game counts only if it was
+played by the same code: each line carries a fingerprint of the source of every ``canasta_net``
+module the benchmark loaded (``code``); lines of other code, or of other settings, stay in the
+file and are not counted (``games_other_code`` says how many). A search with a fixed number of
+sampled deals (``--simulations``) plays the same games on any machine and at any load.
+
     PYTHONPATH=. python scripts/bench_bots.py heuristic greedy --matches 200 --jobs 2
     PYTHONPATH=. python scripts/bench_bots.py search:0.5 heuristic --unit hand --matches 20
+    PYTHONPATH=. python scripts/bench_bots.py search heuristic --simulations 6 --matches 200 \
+        --variants classic-2p --seed 3000 --games scripts/results/search6-heuristic.jsonl
 
 Goals (issue 15): heuristic >= 65 % of matches against greedy, search >= 60 % against heuristic,
 in 2- and 4-player classic, the search at <= 0.5 s a move on one core.
@@ -21,6 +32,7 @@ in 2- and 4-player classic, the search at <= 0.5 s a move on one core.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import multiprocessing
@@ -28,7 +40,7 @@ import platform
 import random
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +53,9 @@ from canasta_net.search import search_budget
 from canasta_net.selfplay import choose_for
 
 MAX_HANDS = 60  # a match that runs longer is scored where it stands (a draw if level)
+
+# variant, unit, kind A, kind B, seed, A's seat parity, sampled deals a move, CPU-time budget
+Task = tuple[str, str, str, str, int, int, int | None, bool]
 
 
 @dataclass
@@ -81,7 +96,7 @@ def _play_hand(state: HandState, bots: list[Any], a_parity: int, game: Game) -> 
         state.apply(action, seat)
 
 
-def play_game(task: tuple[str, str, str, str, int, int, int | None, bool]) -> Game:
+def play_game(task: Task) -> Game:
     """One game: bot A on the seats of parity ``a_parity`` (a plain function for the pool)."""
     variant, unit, kind_a, kind_b, seed, a_parity, simulations, cpu_time = task
     rules = preset(variant)
@@ -123,8 +138,74 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def bench(args: argparse.Namespace, variant: str) -> dict[str, Any]:
-    tasks = [
+def code_fingerprint() -> str:
+    """A digest of the source of every ``canasta_net`` module loaded: the code that plays."""
+    digest = hashlib.sha256()
+    for name in sorted(sys.modules):
+        if name != "canasta_net" and not name.startswith("canasta_net."):
+            continue
+        source = getattr(sys.modules[name], "__file__", None)
+        if source is not None:
+            digest.update(name.encode() + b"\0" + Path(source).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def task_key(task: Task) -> str:
+    variant, unit, kind_a, kind_b, seed, a_parity, simulations, cpu_time = task
+    return json.dumps(
+        {
+            "variant": variant,
+            "unit": unit,
+            "a": kind_a,
+            "b": kind_b,
+            "seed": seed,
+            "a_parity": a_parity,
+            "simulations": simulations,
+            "clock": "cpu" if cpu_time else "wall",
+        },
+        sort_keys=True,
+    )
+
+
+class GamesLog:
+    """The games already played, one JSON line each (``--games``), and the file they go to."""
+
+    def __init__(self, path: Path, code: str) -> None:
+        self.path = path
+        self.code = code
+        self.games: dict[str, Game] = {}  # this code's games, by task_key
+        self.other_code: set[str] = set()  # task keys played by other code
+        if not path.exists():
+            return
+        text = path.read_text()
+        if text and not text.endswith("\n"):  # a run stopped mid-line: drop the partial line
+            kept = text[: text.rfind("\n") + 1]
+            print(f"{path}: dropped an unfinished last line", file=sys.stderr)
+            path.write_text(kept)
+            text = kept
+        for number, line in enumerate(text.splitlines(), 1):
+            try:
+                entry = json.loads(line)
+                key = json.dumps(entry["task"], sort_keys=True)
+                game = Game(**entry["game"])
+                code_of_line = entry["code"]
+            except (ValueError, KeyError, TypeError) as e:
+                raise SystemExit(f"{path}:{number}: not a game of this benchmark ({e})") from None
+            if code_of_line == code:
+                self.games[key] = game
+            else:
+                self.other_code.add(key)
+
+    def add(self, task: Task, game: Game) -> None:
+        key = task_key(task)
+        self.games[key] = game
+        line = {"task": json.loads(key), "code": self.code, "game": asdict(game)}
+        with self.path.open("a") as out:
+            out.write(json.dumps(line, sort_keys=True) + "\n")
+
+
+def bench(args: argparse.Namespace, variant: str, log: GamesLog | None) -> dict[str, Any]:
+    tasks: list[Task] = [
         (
             variant,
             args.unit,
@@ -138,19 +219,28 @@ def bench(args: argparse.Namespace, variant: str) -> dict[str, Any]:
         for i in range(args.matches)
         for parity in (0, 1)
     ]
-    games: list[Game] = []
+    done = log.games if log is not None else {}
+    from_file = sum(1 for task in tasks if task_key(task) in done)
+    pending = [task for task in tasks if task_key(task) not in done]
+    played: dict[str, Game] = {}
     started = time.perf_counter()
+    if from_file:
+        print(f"{variant}: {from_file} games from {args.games}", file=sys.stderr, flush=True)
     with multiprocessing.Pool(args.jobs) as pool:
-        for game in pool.imap(play_game, tasks):
-            games.append(game)
-            if len(games) % 2 == 0:
-                points = sum(g.points for g in games)
+        for task, game in zip(pending, pool.imap(play_game, pending), strict=True):
+            played[task_key(task)] = game
+            if log is not None:
+                log.add(task, game)
+            if len(played) % 2 == 0:
+                points = sum(g.points for g in played.values())
                 print(
-                    f"{variant}: {len(games) // 2}/{args.matches} pairs, "
-                    f"{args.a} {points:.1f}/{len(games)}",
+                    f"{variant}: {len(played) // 2}/{len(pending) // 2} pairs to play, "
+                    f"{args.a} {points:.1f}/{len(played)}",
                     file=sys.stderr,
                     flush=True,
                 )
+    games = [played.get(task_key(task)) or done[task_key(task)] for task in tasks]
+    other_code = log.other_code if log is not None else set()
     pairs = [games[i].points + games[i + 1].points for i in range(0, len(games), 2)]
     points = sum(g.points for g in games)
     low, high = wilson(points, len(games))
@@ -182,6 +272,9 @@ def bench(args: argparse.Namespace, variant: str) -> dict[str, Any]:
             args.b: round(sum(g.deals[1] for g in games) / max(1, moves[1]), 2),
         },
         "wall_seconds": round(time.perf_counter() - started, 1),
+        "games_played_now": len(played),
+        "games_from_file": from_file,
+        "games_other_code": sum(1 for task in tasks if task_key(task) in other_code),
     }
 
 
@@ -208,6 +301,11 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", dest="json_path", type=Path, help="also write the JSON here")
+    parser.add_argument(
+        "--games",
+        type=Path,
+        help="keep every game in this JSON Lines file and play only those it does not hold",
+    )
     args = parser.parse_args()
     if args.budget is not None:
         args.a = f"search:{args.budget}" if args.a == "search" else args.a
@@ -217,7 +315,9 @@ def main() -> int:
             _bot(kind, random.Random(0), None)
         except ValueError as e:
             parser.error(str(e))
-    results = [bench(args, variant) for variant in args.variants.split(",")]
+    code = code_fingerprint()
+    log = GamesLog(args.games, code) if args.games is not None else None
+    results = [bench(args, variant, log) for variant in args.variants.split(",")]
     data = {
         "benchmark": "bots-duplicate",
         "a": args.a,
@@ -230,6 +330,7 @@ def main() -> int:
         "python": platform.python_version(),
         "machine": platform.machine(),
         "command": "scripts/bench_bots.py " + " ".join(sys.argv[1:]),
+        "code": code,
         "results": results,
     }
     text = json.dumps(data, indent=2)
