@@ -109,15 +109,20 @@ def run_search(job: SearchJob) -> SearchResult:
     return SearchResult(str(action), bot.deals_tried, [(str(a), v) for a, v in bot.last])
 
 
-def _lower_priority() -> None:
-    """A worker's start: the tables' processes come first (a search on a busy host samples
-    fewer deals in its budget, or its deadline gives the heuristic's move)."""
+def lower_priority(pid: int) -> None:
+    """Process ``pid`` at the lowest CPU priority: nice +19 and, on Linux, the idle policy."""
     with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)
+        os.setpriority(os.PRIO_PROCESS, pid, WORKER_NICENESS)
     idle = getattr(os, "SCHED_IDLE", None)
     if idle is not None:
         with contextlib.suppress(OSError):
-            os.sched_setscheduler(0, idle, os.sched_param(0))
+            os.sched_setscheduler(pid, idle, os.sched_param(0))
+
+
+def _lower_priority() -> None:
+    """A worker's start: the tables' processes come first (a search on a busy host samples
+    fewer deals in its budget, or its deadline gives the heuristic's move)."""
+    lower_priority(0)
 
 
 class BotPool:
@@ -138,6 +143,7 @@ class BotPool:
         self.executor: ProcessPoolExecutor | None = None
         self.in_flight = 0
         self.progress = 0.0  # when a search last came back (or the workers were started)
+        self._lowered: set[int] = set()  # the workers already put at the lowest priority
         self.closed = False
         # what happened to the searches asked for (for the benchmark and the tests)
         self.counts = {"searched": 0, "overloaded": 0, "timed_out": 0, "failed": 0}
@@ -190,6 +196,17 @@ class BotPool:
         return d.addCallback(lambda action: suggestion_of(action, bot.last, bot.deals_tried))
 
     # ------------------------------------------------------------------ the workers
+    def _lower_new_workers(self, executor: ProcessPoolExecutor) -> None:
+        """Put a worker just started (a submit starts one while none is idle) at the lowest
+        priority from here, at once: its own start (a new interpreter importing the engine,
+        about 0.7 s of CPU) would otherwise run at the tables' priority; ``_lower_priority``
+        in the worker comes only after it."""
+        processes = getattr(executor, "_processes", None) or {}
+        for pid in list(processes):
+            if pid not in self._lowered:
+                self._lowered.add(pid)
+                lower_priority(pid)
+
     def _executor(self) -> ProcessPoolExecutor:
         if self.executor is None:
             self.progress = self.reactor.seconds()
@@ -212,6 +229,7 @@ class BotPool:
             self._restart(executor)
             self.counts["failed"] += 1
             return succeed(None)
+        self._lower_new_workers(executor)
         self.in_flight += 1
         d: Deferred[SearchResult | None] = Deferred()
         deadline = self.timeout

@@ -874,6 +874,7 @@ class PassConfig:
     profile: Path | None  # where the raw cProfile data goes (None: no profiling)
     nodelay: bool
     seats_process: bool  # the remote seats in their own process (else on the host's reactor)
+    search_workers: int | None = None  # the host's search worker processes (None: the pool's)
 
 
 def halt_hosts(tables: Sequence[Table]) -> None:
@@ -943,6 +944,10 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
 
         return ServiceEvents(on_record=on_record, on_finished=on_finished, on_started=on_started)
 
+    if cfg.search_workers is not None and search_budget(cfg.host_bot) is not None:
+        searches = bot_pool(reactor)  # before its first search: the workers start with it
+        searches.workers = cfg.search_workers
+        searches.limit = cfg.search_workers * searches.queue_per_worker
     timing = _host_timing(stats)  # the hosts' steps, and the seats' when they run here
     patches = Patches()
     instrument_loop(stats, reactor, patches)
@@ -1331,6 +1336,7 @@ async def run(reactor: Any, args: argparse.Namespace) -> dict[str, Any]:
                 variant=args.variant,
                 bot=args.bot,
                 host_bot=args.host_bot or args.bot,
+                search_workers=args.search_workers,
                 fsync=fsync,
                 log_sync=args.log_sync,
                 deadline=time.perf_counter() + left / (len(fsyncs) - number),  # a fair share
@@ -1417,6 +1423,12 @@ def main() -> int:
         "--host-bot",
         help="the host's bots (default: --bot): random, greedy, heuristic, search:SECONDS (these "
         "search in the host's worker processes, canasta_net.bot_pool)",
+    )
+    parser.add_argument(
+        "--search-workers",
+        type=int,
+        help="the host's search worker processes for --host-bot search:S (default: the pool's, "
+        "one per CPU)",
     )
     parser.add_argument(
         "--fsync", default="both", choices=["on", "off", "both"], help="the host logs' fsync"

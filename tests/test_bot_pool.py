@@ -196,3 +196,26 @@ def test_workers_take_only_the_cpu_that_the_tables_leave(pool: BotPool) -> None:
     if hasattr(os, "SCHED_IDLE"):
         assert executor.submit(os.sched_getscheduler, 0).result(timeout=60) == os.SCHED_IDLE
     assert executor.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60) == 19
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_worker_is_at_the_lowest_priority_from_its_start() -> None:
+    """A spawned worker starts a new interpreter and imports the engine (most of a second of
+    CPU) before its initializer can lower its priority: the pool lowers it from the reactor's
+    process as soon as the first search starts it, so that a host's tables do not wait while
+    the workers start (``scripts/bench_table.py --host-bot search:0.5``: act p99 18-29 ms
+    before, 10-14 ms after, docs/bots.md)."""
+    fresh = BotPool(reactor, workers=1, timeout=TEST_DEADLINE)
+    try:
+        state = _position("classic", 1, 9)
+        answer = fresh.choose(_bot("classic", 7), state)
+        executor = fresh.executor
+        assert executor is not None
+        (pid,) = list(executor._processes)
+        # at once, while the new interpreter is still starting
+        assert os.getpriority(os.PRIO_PROCESS, pid) == 19
+        if hasattr(os, "SCHED_IDLE"):
+            assert os.sched_getscheduler(pid) == os.SCHED_IDLE
+        assert await answer in state.legal_actions()
+    finally:
+        await fresh.shutdown()
