@@ -23,7 +23,7 @@ sampled deals (``--simulations``) plays the same games on any machine and at any
     PYTHONPATH=. python scripts/bench_bots.py heuristic greedy --matches 200 --jobs 2
     PYTHONPATH=. python scripts/bench_bots.py search:0.5 heuristic --unit hand --matches 20
     PYTHONPATH=. python scripts/bench_bots.py search heuristic --simulations 6 --matches 200 \
-        --variants classic-2p --seed 3000 --games scripts/results/search6-heuristic.jsonl
+        --variants classic-2p --seed 3000 --games scripts/results/search6-heuristic-2p.jsonl
 
 Goals (issue 15): heuristic >= 65 % of matches against greedy, search >= 60 % against heuristic,
 in 2- and 4-player classic, the search at <= 0.5 s a move on one core.
@@ -176,6 +176,7 @@ class GamesLog:
         self.games: dict[str, Game] = {}  # this code's games, by task_key
         self.other_code: set[str] = set()  # task keys played by other code
         if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
             return
         text = path.read_text()
         if text and not text.endswith("\n"):  # a run stopped mid-line: drop the partial line

@@ -38,7 +38,7 @@ FIGURES = ("games", "win_rate", "ci95", "pairs", "mean_score_diff")
 
 
 def test_a_run_carries_on_from_the_games_file(tmp_path: Path) -> None:
-    games = tmp_path / "games.jsonl"
+    games = tmp_path / "runs" / "games.jsonl"  # its folder is made too
     first = result(bench("--matches", "2", "--games", str(games)))
     assert (first["games_played_now"], first["games_from_file"]) == (4, 0)
     assert len(games.read_text().splitlines()) == 4
