@@ -143,7 +143,7 @@ class BotPool:
         self.executor: ProcessPoolExecutor | None = None
         self.in_flight = 0
         self.progress = 0.0  # when a search last came back (or the workers were started)
-        self._lowered: set[int] = set()  # the workers already put at the lowest priority
+        self._lowered: set[int] = set()  # the executor's workers put at the lowest priority
         self.closed = False
         # what happened to the searches asked for (for the benchmark and the tests)
         self.counts = {"searched": 0, "overloaded": 0, "timed_out": 0, "failed": 0}
@@ -210,6 +210,7 @@ class BotPool:
     def _executor(self) -> ProcessPoolExecutor:
         if self.executor is None:
             self.progress = self.reactor.seconds()
+            self._lowered = set()  # a new executor's workers (an old worker's pid may recur)
             # spawned, not forked: the reactor's process has threads (log writers, DNS)
             self.executor = ProcessPoolExecutor(
                 self.workers,
