@@ -14,6 +14,16 @@ picks minus the first choice's) and how often the rule changes the heuristic's m
     PYTHONPATH=. python scripts/search_settings.py analyse 4p.jsonl
     PYTHONPATH=. python scripts/search_settings.py allocate 4p.jsonl
 
+``judge`` plays whole hands with the search (``--deals`` a move) at the even seats and the heuristic
+at the odd ones and, at every move where the search plays another move than the heuristic's first
+choice, rolls both out again in ``--judge-deals`` fresh deals of the same information set (one
+JSON line a changed move); it then prints the judged gain of those changes by phase and by the
+kinds of the two moves (the file is appended to: a second run adds hands; ``--report`` only
+prints). Over many changes, the judged gain a hand says what the search's changes are worth as
+the heuristic at every seat would play them on.
+
+    PYTHONPATH=. python scripts/search_settings.py judge classic --hands 30 --out judged-4p.jsonl
+
 ``allocate`` compares, for a search of R rollouts, the decision rules (margin, standard errors)
 and successive halving (a few deals on every candidate, the rest on the leaders) against trying
 every candidate in the same deals.
@@ -28,6 +38,7 @@ import json
 import math
 import random
 import sys
+from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +46,7 @@ from typing import Any
 from canasta_net.canasta.bots import choose_for, make_bot, search_bot
 from canasta_net.canasta.rules import preset
 from canasta_net.canasta.state import HandState
+from canasta_net.search import SearchBot
 
 
 def collect(args: argparse.Namespace) -> None:
@@ -172,6 +184,87 @@ def allocate(args: argparse.Namespace) -> None:
         print(f"{rollouts:3d} rollouts: " + " | ".join(cells), flush=True)
 
 
+def judge(args: argparse.Namespace) -> None:
+    if not args.report:
+        rules = preset(args.variant)
+        referee = search_bot(random.Random(args.seed - 1), simulations=args.judge_deals)
+        done = set()
+        if args.out.exists():
+            done = {
+                line["seed"]
+                for line in map(json.loads, args.out.open())
+                if "moves" in line and line["variant"] == args.variant
+            }
+        with args.out.open("a") as out:
+            for seed in range(args.seed, args.seed + args.hands):
+                if seed in done:
+                    continue  # judged by an earlier run
+                order = list(range(rules.deck_size))
+                random.Random(seed).shuffle(order)
+                state = HandState(rules, order, dealer=seed % rules.players)
+                bots = [
+                    search_bot(random.Random(seed * 10 + s), simulations=args.deals)
+                    if s % 2 == 0
+                    else make_bot("heuristic", random.Random(seed * 10 + s))
+                    for s in range(rules.players)
+                ]
+                moves = changes = 0
+                while not state.is_over:
+                    seat, phase = state.to_move, state.phase.value
+                    bot = bots[seat]
+                    action = choose_for(bot, state)
+                    first = bot.last[0][0] if isinstance(bot, SearchBot) and bot.last else action
+                    if action != first:
+                        (_, before), (_, after) = referee.evaluate(state, [first, action])
+                        line = {
+                            "variant": args.variant,
+                            "seed": seed,
+                            "move": moves,
+                            "phase": phase,
+                            "first": str(first),
+                            "played": str(action),
+                            "judged": [before, after],
+                        }
+                        out.write(json.dumps(line) + "\n")
+                        changes += 1
+                    state.apply(action, seat)
+                    moves += 1
+                out.write(
+                    json.dumps({"variant": args.variant, "seed": seed, "moves": moves}) + "\n"
+                )
+                out.flush()
+                print(f"{seed}: {moves} moves, {changes} changed", file=sys.stderr, flush=True)
+    print(judged_report([json.loads(line) for line in args.out.open()]))
+
+
+def judged_report(lines: Sequence[dict[str, Any]]) -> str:
+    """The judged gain of the search's changed moves, a hand and by phase and kinds of move."""
+    hands = {(line["variant"], line["seed"]) for line in lines if "moves" in line}
+    # a hand cut short and played again wrote its first changes twice: the last line counts
+    latest = {
+        (line["variant"], line["seed"], line["move"]): line for line in lines if "judged" in line
+    }
+    changes = [line for key, line in latest.items() if key[:2] in hands]
+    if not hands:
+        return "no whole hand judged yet"
+    groups: defaultdict[str, list[float]] = defaultdict(list)
+    for line in changes:
+        before, after = line["judged"]
+        kinds = f"{line['first'].split()[0]} -> {line['played'].split()[0]}"
+        groups["all"].append(after - before)
+        groups[f"phase {line['phase']}"].append(after - before)
+        groups[f"{line['phase']}: {kinds}"].append(after - before)
+    rows = [f"{len(hands)} hands, {len(changes)} changed moves"]
+    for name, gains in sorted(groups.items(), key=lambda item: (item[0] != "all", -len(item[1]))):
+        mean = sum(gains) / len(gains)
+        spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / max(1, len(gains) - 1))
+        rows.append(
+            f"{name:32s} {len(gains):5d} changes  {mean:+7.1f} a change"
+            f" (s.e. {spread / math.sqrt(len(gains)):5.1f})  {sum(gains) / len(hands):+7.1f} a hand"
+        )
+    return "\n".join(rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -194,8 +287,18 @@ def main() -> int:
     r.add_argument("--rollouts", type=int, nargs="+", default=[30, 60, 120])
     r.add_argument("--truth", type=int, default=14, help="deals that give the true values")
     r.add_argument("--draws", type=int, default=40)
+    j = commands.add_parser("judge")
+    j.add_argument("variant", help="a Canasta variant: classic, classic-2p, ...")
+    j.add_argument("--hands", type=int, default=30)
+    j.add_argument("--deals", type=int, default=6, help="the search's deals a move")
+    j.add_argument("--judge-deals", type=int, default=60, help="deals that judge a change")
+    j.add_argument("--seed", type=int, default=8000)
+    j.add_argument("--out", type=Path, required=True, help="JSON lines, appended")
+    j.add_argument("--report", action="store_true", help="only print the file's report")
     args = parser.parse_args()
-    if args.command == "collect":
+    if args.command == "judge":
+        judge(args)
+    elif args.command == "collect":
         collect(args)
     elif args.command == "allocate":
         allocate(args)

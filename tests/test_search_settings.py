@@ -1,0 +1,92 @@
+"""``scripts/search_settings.py judge``: the search's changed moves, each judged in fresh deals.
+
+Every line of a judged change names a move the search played instead of the heuristic's first
+choice; a hand counts once it is whole, a run again over the same seeds adds nothing, and the
+report's means are those of the lines."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def judged_report(lines: list[dict[str, Any]]) -> str:
+    """``scripts/search_settings.py``'s report (the script is not a module of the package)."""
+    spec = importlib.util.spec_from_file_location(
+        "search_settings", ROOT / "scripts" / "search_settings.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    report: str = module.judged_report(lines)
+    return report
+
+
+def judge(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(ROOT / "scripts" / "search_settings.py"), "judge"]
+    command += ["classic-2p", "--deals", "2", "--judge-deals", "2", "--out", str(out), *args]
+    return subprocess.run(
+        command,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        check=True,
+        timeout=300,
+        capture_output=True,
+        text=True,
+    )
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_judged_hand_lists_the_moves_the_search_changed(tmp_path: Path) -> None:
+    out = tmp_path / "judged.jsonl"
+    run = judge(out, "--hands", "1", "--seed", "8001")
+    written = lines(out)
+    hands = [line for line in written if "moves" in line]
+    changes = [line for line in written if "judged" in line]
+    assert [h["seed"] for h in hands] == [8001] and hands[0]["moves"] > 20
+    assert changes, "a search of two deals a move changes some of the heuristic's moves"
+    for change in changes:
+        assert change["first"] != change["played"]
+        assert len(change["judged"]) == 2 and change["move"] < hands[0]["moves"]
+    assert run.stdout.startswith(f"1 hands, {len(changes)} changed moves")
+
+    again = judge(out, "--hands", "1", "--seed", "8001")  # the same seed: judged already
+    assert lines(out) == written
+    assert again.stdout == run.stdout
+
+
+def test_the_report_counts_whole_hands_and_the_last_line_of_a_move() -> None:
+    def change(seed: int, move: int, before: float, after: float) -> dict[str, Any]:
+        return {
+            "variant": "classic",
+            "seed": seed,
+            "move": move,
+            "phase": "draw",
+            "first": "draw",
+            "played": "take-pile",
+            "judged": [before, after],
+        }
+
+    report = judged_report(
+        [
+            change(1, 3, 0.0, 999.0),  # cut short, then played again: the later line counts
+            change(1, 3, 10.0, 40.0),
+            change(1, 9, 0.0, -10.0),
+            {"variant": "classic", "seed": 1, "moves": 50},
+            change(2, 4, 0.0, 500.0),  # a hand never finished: not counted
+        ]
+    )
+    rows = report.splitlines()
+    assert rows[0] == "1 hands, 2 changed moves"
+    assert rows[1].split()[:4] == ["all", "2", "changes", "+10.0"]
+    assert "draw: draw -> take-pile" in report
+    assert judged_report([change(2, 4, 0.0, 1.0)]) == "no whole hand judged yet"
