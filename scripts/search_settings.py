@@ -24,6 +24,13 @@ the heuristic at every seat would play them on.
 
     PYTHONPATH=. python scripts/search_settings.py judge classic --hands 30 --out judged-4p.jsonl
 
+``seats`` plays each deal of a variant three times, the heuristic at every seat, then the search at
+seat 0 alone, then at every seat of seat 0's side, and prints what the search gains a hand: the
+mean change of that side's hand score difference over the all-heuristic hand, with its standard
+error (no judging: the hands as played).
+
+    PYTHONPATH=. python scripts/search_settings.py seats classic --hands 400 --out seats-4p.jsonl
+
 ``allocate`` compares, for a search of R rollouts, the decision rules (margin, standard errors)
 and successive halving (a few deals on every candidate, the rest on the leaders) against trying
 every candidate in the same deals.
@@ -45,6 +52,7 @@ from typing import Any
 
 from canasta_net.canasta.bots import choose_for, make_bot, search_bot
 from canasta_net.canasta.rules import preset
+from canasta_net.canasta.scoring import score_hand
 from canasta_net.canasta.state import HandState
 from canasta_net.search import SearchBot
 
@@ -265,6 +273,67 @@ def judged_report(lines: Sequence[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
+SEATINGS = ("none", "seat 0", "side 0")  # where the search sits in ``seats``
+
+
+def seats_hand(variant: str, seed: int, seating: str, deals: int) -> int:
+    """One hand of ``seats``: side 0's hand score minus the best other side's."""
+    rules = preset(variant)
+    order = list(range(rules.deck_size))
+    random.Random(seed).shuffle(order)
+    state = HandState(rules, order, dealer=seed % rules.players)
+    searching = {"none": set(), "seat 0": {0}, "side 0": set(range(0, rules.players, 2))}
+    bots = [
+        search_bot(random.Random(seed * 10 + s), simulations=deals)
+        if s in searching[seating]
+        else make_bot("heuristic", random.Random(seed * 10 + s))
+        for s in range(rules.players)
+    ]
+    while not state.is_over:
+        state.apply(choose_for(bots[state.to_move], state), state.to_move)
+    totals = [score.total for score in score_hand(state)]
+    return totals[0] - max(totals[1:])
+
+
+def seats(args: argparse.Namespace) -> None:
+    done: set[tuple[int, str]] = set()
+    if args.out.exists():
+        done = {
+            (line["seed"], line["seating"])
+            for line in map(json.loads, args.out.open())
+            if line["variant"] == args.variant
+        }
+    with args.out.open("a") as out:
+        for seed in range(args.seed, args.seed + args.hands):
+            for seating in SEATINGS:
+                if (seed, seating) not in done:
+                    diff = seats_hand(args.variant, seed, seating, args.deals)
+                    line = {"variant": args.variant, "seed": seed, "seating": seating}
+                    out.write(json.dumps({**line, "diff": diff}) + "\n")
+                    out.flush()
+            print(f"{seed}", file=sys.stderr, flush=True)
+    lines = [json.loads(line) for line in args.out.open()]
+    print(seats_report([line for line in lines if line["variant"] == args.variant]))
+
+
+def seats_report(lines: Sequence[dict[str, Any]]) -> str:
+    """The search's gain a hand at seat 0 and on side 0, over the deals played all three ways."""
+    by_deal: defaultdict[int, dict[str, int]] = defaultdict(dict)
+    for line in lines:
+        by_deal[line["seed"]][line["seating"]] = line["diff"]
+    whole = [d for d in by_deal.values() if len(d) == len(SEATINGS)]
+    rows = [f"{len(whole)} deals"]
+    for seating in SEATINGS[1:]:
+        gains = [d[seating] - d["none"] for d in whole]
+        if len(gains) < 2:
+            continue
+        mean = sum(gains) / len(gains)
+        spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1))
+        error = spread / math.sqrt(len(gains))
+        rows.append(f"search at {seating}: {mean:+7.1f} a hand (s.e. {error:5.1f})")
+    return "\n".join(rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -295,9 +364,17 @@ def main() -> int:
     j.add_argument("--seed", type=int, default=8000)
     j.add_argument("--out", type=Path, required=True, help="JSON lines, appended")
     j.add_argument("--report", action="store_true", help="only print the file's report")
+    t = commands.add_parser("seats")
+    t.add_argument("variant", help="a Canasta variant: classic, classic-2p, ...")
+    t.add_argument("--hands", type=int, default=100)
+    t.add_argument("--deals", type=int, default=6, help="the search's deals a move")
+    t.add_argument("--seed", type=int, default=20000)
+    t.add_argument("--out", type=Path, required=True, help="JSON lines, appended")
     args = parser.parse_args()
     if args.command == "judge":
         judge(args)
+    elif args.command == "seats":
+        seats(args)
     elif args.command == "collect":
         collect(args)
     elif args.command == "allocate":

@@ -1,8 +1,9 @@
-"""``scripts/search_settings.py judge``: the search's changed moves, each judged in fresh deals.
+"""``scripts/search_settings.py judge`` and ``seats``: what the search's changes are worth.
 
-Every line of a judged change names a move the search played instead of the heuristic's first
-choice; a hand counts once it is whole, a run again over the same seeds adds nothing, and the
-report's means are those of the lines."""
+``judge``: every line of a judged change names a move the search played instead of the
+heuristic's first choice; a hand counts once it is whole, a run again over the same seeds adds
+nothing, and the report's means are those of the lines. ``seats``: each deal is played the three
+ways, once each, and the report's gains are over deals played all three ways."""
 
 from __future__ import annotations
 
@@ -17,21 +18,30 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def judged_report(lines: list[dict[str, Any]]) -> str:
-    """``scripts/search_settings.py``'s report (the script is not a module of the package)."""
+def report(name: str, lines: list[dict[str, Any]]) -> str:
+    """A report of ``scripts/search_settings.py`` (the script is not a module of the package)."""
     spec = importlib.util.spec_from_file_location(
         "search_settings", ROOT / "scripts" / "search_settings.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    report: str = module.judged_report(lines)
-    return report
+    text: str = getattr(module, name)(lines)
+    return text
+
+
+def judged_report(lines: list[dict[str, Any]]) -> str:
+    return report("judged_report", lines)
 
 
 def judge(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, str(ROOT / "scripts" / "search_settings.py"), "judge"]
-    command += ["classic-2p", "--deals", "2", "--judge-deals", "2", "--out", str(out), *args]
+    return settings(
+        "judge", "classic-2p", "--deals", "2", "--judge-deals", "2", "--out", str(out), *args
+    )
+
+
+def settings(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(ROOT / "scripts" / "search_settings.py"), *args]
     return subprocess.run(
         command,
         env=dict(os.environ, PYTHONPATH=str(ROOT)),
@@ -90,3 +100,34 @@ def test_the_report_counts_whole_hands_and_the_last_line_of_a_move() -> None:
     assert rows[1].split()[:4] == ["all", "2", "changes", "+10.0"]
     assert "draw: draw -> take-pile" in report
     assert judged_report([change(2, 4, 0.0, 1.0)]) == "no whole hand judged yet"
+
+
+def test_seats_plays_each_deal_three_ways_once(tmp_path: Path) -> None:
+    out = tmp_path / "seats.jsonl"
+    run = settings("seats", "classic", "--hands", "1", "--deals", "1", "--out", str(out))
+    written = lines(out)
+    assert [line["seating"] for line in written] == ["none", "seat 0", "side 0"]
+    assert len({line["seed"] for line in written}) == 1
+    assert run.stdout.splitlines()[0] == "1 deals"  # one deal: no standard error, no gain line
+    settings("seats", "classic", "--hands", "1", "--deals", "1", "--out", str(out))
+    assert lines(out) == written
+
+
+def test_the_seats_report_is_over_deals_played_all_three_ways() -> None:
+    def hand(seed: int, seating: str, diff: int) -> dict[str, Any]:
+        return {"variant": "classic", "seed": seed, "seating": seating, "diff": diff}
+
+    text = report(
+        "seats_report",
+        [
+            *(hand(1, s, d) for s, d in (("none", 100), ("seat 0", 150), ("side 0", 300))),
+            *(hand(2, s, d) for s, d in (("none", -50), ("seat 0", -150), ("side 0", 50))),
+            hand(3, "none", 0),  # played one way only: not counted
+            hand(3, "side 0", 5000),
+        ],
+    )
+    assert text.splitlines() == [
+        "2 deals",
+        "search at seat 0:   -25.0 a hand (s.e.  75.0)",
+        "search at side 0:  +150.0 a hand (s.e.  50.0)",
+    ]
