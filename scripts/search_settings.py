@@ -242,7 +242,10 @@ def judge(args: argparse.Namespace) -> None:
                 )
                 out.flush()
                 print(f"{seed}: {moves} moves, {changes} changed", file=sys.stderr, flush=True)
-    print(judged_report([json.loads(line) for line in args.out.open()]))
+    if not args.out.exists():
+        raise SystemExit(f"{args.out}: no such file (judge some hands first)")
+    lines = [json.loads(line) for line in args.out.open()]
+    print(judged_report([line for line in lines if line["variant"] == args.variant]))
 
 
 def judged_report(lines: Sequence[dict[str, Any]]) -> str:
