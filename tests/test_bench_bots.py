@@ -7,26 +7,16 @@ not a games file is refused in one line."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from script_runs import run_script
 
 
 def bench(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, str(ROOT / "scripts" / "bench_bots.py"), "heuristic", "greedy"]
-    command += ["--unit", "hand", "--variants", "classic-2p", "--jobs", "1", *args]
-    return subprocess.run(
-        command,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        check=check,
-        timeout=120,
-        capture_output=True,
-        text=True,
-    )
+    options = ["--unit", "hand", "--variants", "classic-2p", "--jobs", "1", *args]
+    return run_script("bench_bots.py", "heuristic", "greedy", *options, check=check)
 
 
 def result(run: subprocess.CompletedProcess[str]) -> dict[str, Any]:

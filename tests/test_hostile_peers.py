@@ -5,25 +5,15 @@ and the chat flood and the password guesser meet their rate limits."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from script_runs import run_script
 
 
 def test_the_host_survives_every_attack(tmp_path: Path) -> None:
     out = tmp_path / "hostile.json"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
     args = ["--seconds", "0.5", "--connections", "8", "--frames", "300", "--json", str(out)]
-    subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "hostile_peers.py"), *args],
-        env=env,
-        check=True,
-        timeout=120,
-        capture_output=True,
-    )
+    run_script("hostile_peers.py", *args)
     rows = {row["attack"]: row for row in json.loads(out.read_text())}
     assert len(rows) == 9
     for row in rows.values():

@@ -3,10 +3,8 @@ no verdict carries Python's error text."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import re
-import sys
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -14,6 +12,7 @@ from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
+from script_runs import load_script
 
 from canasta_net.canasta.rules import preset
 from canasta_net.log import LogFormatError, LogWriter, StoredRecord, iter_records, verify_log
@@ -236,13 +235,7 @@ def test_msgpack_errors_are_worded_for_people() -> None:
 
 
 def load_fuzz_script() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "scripts" / "fuzz_log.py"
-    spec = importlib.util.spec_from_file_location("fuzz_log", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_log"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("fuzz_log")
 
 
 def test_a_short_fuzz_run_finds_no_damage_passing_as_a_crash() -> None:

@@ -7,26 +7,17 @@ ways, once each, and the report's gains are over deals played all three ways."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from script_runs import load_script, run_script
 
 
 def report(name: str, lines: list[dict[str, Any]]) -> str:
-    """A report of ``scripts/search_settings.py`` (the script is not a module of the package)."""
-    spec = importlib.util.spec_from_file_location(
-        "search_settings", ROOT / "scripts" / "search_settings.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    text: str = getattr(module, name)(lines)
+    """A report of ``scripts/search_settings.py``, from its ``lines``."""
+    text: str = getattr(load_script("search_settings"), name)(lines)
     return text
 
 
@@ -35,21 +26,12 @@ def judged_report(lines: list[dict[str, Any]]) -> str:
 
 
 def judge(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return settings(
-        "judge", "classic-2p", "--deals", "2", "--judge-deals", "2", "--out", str(out), *args
-    )
+    options = ["--deals", "2", "--judge-deals", "2", "--out", str(out), *args]
+    return settings("judge", "classic-2p", *options)
 
 
 def settings(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, str(ROOT / "scripts" / "search_settings.py"), *args]
-    return subprocess.run(
-        command,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        check=True,
-        timeout=300,
-        capture_output=True,
-        text=True,
-    )
+    return run_script("search_settings.py", *args, timeout=300)
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
