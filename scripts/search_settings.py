@@ -14,8 +14,8 @@ picks minus the first choice's) and how often the rule changes the heuristic's m
     PYTHONPATH=. python scripts/search_settings.py analyse 4p.jsonl
     PYTHONPATH=. python scripts/search_settings.py allocate 4p.jsonl
 
-``judge`` plays whole hands with the search (``--deals`` a move) at the even seats and the heuristic
-at the odd ones and, at every move where the search plays another move than the heuristic's first
+``judge`` plays whole hands with the search (``--deals`` a move) on seat 0's side and the heuristic
+at the other seats and, at every move where the search plays another move than the heuristic's first
 choice, rolls both out again in ``--judge-deals`` fresh deals of the same information set (one
 JSON line a changed move); it then prints the judged gain of those changes by phase and by the
 kinds of the two moves (the file is appended to: a second run adds hands; ``--report`` only
@@ -192,6 +192,15 @@ def allocate(args: argparse.Namespace) -> None:
         print(f"{rollouts:3d} rollouts: " + " | ".join(cells), flush=True)
 
 
+def side_of_seat_0(state: HandState) -> tuple[set[int], int]:
+    """The seats of seat 0's side and its index in the hand's scores (a seat's own in
+    three-handed lone-hand play, its team's otherwise)."""
+    if len(score_hand(state)) == state.players:
+        return {0}, 0
+    team = state.team_of(0)
+    return {s for s in range(state.players) if state.team_of(s) == team}, team
+
+
 def judge(args: argparse.Namespace) -> None:
     if not args.report:
         rules = preset(args.variant)
@@ -210,9 +219,10 @@ def judge(args: argparse.Namespace) -> None:
                 order = list(range(rules.deck_size))
                 random.Random(seed).shuffle(order)
                 state = HandState(rules, order, dealer=seed % rules.players)
+                searching, _ = side_of_seat_0(state)
                 bots = [
                     search_bot(random.Random(seed * 10 + s), simulations=args.deals)
-                    if s % 2 == 0
+                    if s in searching
                     else make_bot("heuristic", random.Random(seed * 10 + s))
                     for s in range(rules.players)
                 ]
@@ -285,7 +295,8 @@ def seats_hand(variant: str, seed: int, seating: str, deals: int) -> int:
     order = list(range(rules.deck_size))
     random.Random(seed).shuffle(order)
     state = HandState(rules, order, dealer=seed % rules.players)
-    searching = {"none": set(), "seat 0": {0}, "side 0": set(range(0, rules.players, 2))}
+    side, mine = side_of_seat_0(state)
+    searching = {"none": set(), "seat 0": {0}, "side 0": side}
     bots = [
         search_bot(random.Random(seed * 10 + s), simulations=deals)
         if s in searching[seating]
@@ -295,7 +306,7 @@ def seats_hand(variant: str, seed: int, seating: str, deals: int) -> int:
     while not state.is_over:
         state.apply(choose_for(bots[state.to_move], state), state.to_move)
     totals = [score.total for score in score_hand(state)]
-    return totals[0] - max(totals[1:])
+    return totals[mine] - max(t for i, t in enumerate(totals) if i != mine)
 
 
 def seats(args: argparse.Namespace) -> None:

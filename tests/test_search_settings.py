@@ -113,3 +113,14 @@ def test_the_seats_report_is_over_deals_played_all_three_ways() -> None:
         "search at seat 0:   -25.0 a hand (s.e.  75.0)",
         "search at side 0:  +150.0 a hand (s.e.  50.0)",
     ]
+
+
+def test_the_search_sits_on_seat_0s_side() -> None:
+    from canasta_net.canasta.rules import preset
+    from canasta_net.canasta.state import HandState
+
+    side_of_seat_0 = load_script("search_settings").side_of_seat_0
+    for variant, side in (("classic", {0, 2}), ("classic-2p", {0}), ("classic-3p-lone", {0})):
+        rules = preset(variant)
+        state = HandState(rules, list(range(rules.deck_size)), dealer=0)
+        assert side_of_seat_0(state) == (side, 0), variant
