@@ -138,7 +138,6 @@ class BotPool:
         self.reactor = reactor
         self.workers = workers or cpu_count()
         self.queue_per_worker = queue_per_worker
-        self.limit = self.workers * queue_per_worker
         self.timeout = timeout  # seconds a search may take, queue included (None: by budget)
         self.executor: ProcessPoolExecutor | None = None
         self.in_flight = 0
@@ -194,6 +193,11 @@ class BotPool:
         bot = search_bot_for(state, rng or random.Random(), budget, simulations)
         d = self.choose(bot, state)
         return d.addCallback(lambda action: suggestion_of(action, bot.last, bot.deals_tried))
+
+    @property
+    def limit(self) -> int:
+        """How many searches may be in flight: beyond, the heuristic answers at once."""
+        return self.workers * self.queue_per_worker
 
     # ------------------------------------------------------------------ the workers
     def _lower_new_workers(self, executor: ProcessPoolExecutor) -> None:

@@ -945,9 +945,8 @@ async def run_pass(reactor: Any, cfg: PassConfig, where: Path) -> dict[str, Any]
         return ServiceEvents(on_record=on_record, on_finished=on_finished, on_started=on_started)
 
     if cfg.search_workers is not None and search_budget(cfg.host_bot) is not None:
-        searches = bot_pool(reactor)  # before its first search: the workers start with it
-        searches.workers = cfg.search_workers
-        searches.limit = cfg.search_workers * searches.queue_per_worker
+        # before its first search: the workers start with it (and its limit follows)
+        bot_pool(reactor).workers = cfg.search_workers
     timing = _host_timing(stats)  # the hosts' steps, and the seats' when they run here
     patches = Patches()
     instrument_loop(stats, reactor, patches)

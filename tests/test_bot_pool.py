@@ -118,11 +118,11 @@ async def test_a_search_past_its_deadline_plays_the_heuristics_choice(pool: BotP
 async def test_a_full_queue_and_a_closed_pool_answer_at_once(pool: BotPool) -> None:
     state = _position("classic", 1, 9)
     bot = _bot("classic", 7)
-    limit, pool.limit = pool.limit, 0
+    queue, pool.queue_per_worker = pool.queue_per_worker, 0  # no search may be in flight
     try:
         d = pool.choose(bot, state)
     finally:
-        pool.limit = limit
+        pool.queue_per_worker = queue
     assert d.called  # not queued: the heuristic's choice, now
     assert await d == bot.candidates_in(state)[0] and pool.counts["overloaded"] == 1
     closed = BotPool(reactor, workers=1)
