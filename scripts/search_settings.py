@@ -50,20 +50,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from canasta_net.canasta.bots import choose_for, make_bot, search_bot
-from canasta_net.canasta.rules import preset
-from canasta_net.canasta.scoring import score_hand
+from canasta_net.canasta.bots import CANASTA_SEARCH, choose_for, make_bot, search_bot
+from canasta_net.canasta.rules import RuleSet, preset
 from canasta_net.canasta.state import HandState
 from canasta_net.search import SearchBot
+
+
+def deal(rules: RuleSet, seed: int) -> HandState:
+    """The hand dealt from ``seed`` (the same deal for every setting compared)."""
+    order = list(range(rules.deck_size))
+    random.Random(seed).shuffle(order)
+    return HandState(rules, order, dealer=seed % rules.players)
 
 
 def collect(args: argparse.Namespace) -> None:
     rules = preset(args.variant)
     with args.out.open("a") as out:
         for seed in range(args.seed, args.seed + args.positions):
-            order = list(range(rules.deck_size))
-            random.Random(seed).shuffle(order)
-            state = HandState(rules, order, dealer=seed % rules.players)
+            state = deal(rules, seed)
             bots = [make_bot("heuristic", random.Random(s)) for s in range(rules.players)]
             bot = search_bot(random.Random(1), simulations=1)
             bot.candidates = args.candidates
@@ -192,40 +196,46 @@ def allocate(args: argparse.Namespace) -> None:
         print(f"{rollouts:3d} rollouts: " + " | ".join(cells), flush=True)
 
 
-def side_of_seat_0(state: HandState) -> tuple[set[int], int]:
-    """The seats of seat 0's side and its index in the hand's scores (a seat's own in
-    three-handed lone-hand play, its team's otherwise)."""
-    if len(score_hand(state)) == state.players:
-        return {0}, 0
-    team = state.team_of(0)
-    return {s for s in range(state.players) if state.team_of(s) == team}, team
+def side_of_seat_0(state: HandState) -> set[int]:
+    """The seats of seat 0's side: its team (seat 0 alone where every seat scores for itself)."""
+    return {s for s in range(state.players) if state.team_of(s) == state.team_of(0)}
+
+
+def seated(state: HandState, seed: int, searching: set[int], deals: int) -> list[Any]:
+    """The hand's bots: the search (``deals`` a move) at ``searching``, the heuristic elsewhere."""
+    return [
+        search_bot(random.Random(seed * 10 + s), simulations=deals)
+        if s in searching
+        else make_bot("heuristic", random.Random(seed * 10 + s))
+        for s in range(state.players)
+    ]
+
+
+def variant_lines(path: Path, variant: str) -> list[dict[str, Any]]:
+    """The JSON lines of ``path`` (none if it does not exist) for ``variant``."""
+    if not path.exists():
+        return []
+    return [line for line in map(json.loads, path.open()) if line["variant"] == variant]
+
+
+def mean_and_error(values: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``values`` and its standard error (0 with one value)."""
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / max(1, len(values) - 1))
+    return mean, spread / math.sqrt(len(values))
 
 
 def judge(args: argparse.Namespace) -> None:
     if not args.report:
         rules = preset(args.variant)
         referee = search_bot(random.Random(args.seed - 1), simulations=args.judge_deals)
-        done = set()
-        if args.out.exists():
-            done = {
-                line["seed"]
-                for line in map(json.loads, args.out.open())
-                if "moves" in line and line["variant"] == args.variant
-            }
+        done = {line["seed"] for line in variant_lines(args.out, args.variant) if "moves" in line}
         with args.out.open("a") as out:
             for seed in range(args.seed, args.seed + args.hands):
                 if seed in done:
                     continue  # judged by an earlier run
-                order = list(range(rules.deck_size))
-                random.Random(seed).shuffle(order)
-                state = HandState(rules, order, dealer=seed % rules.players)
-                searching, _ = side_of_seat_0(state)
-                bots = [
-                    search_bot(random.Random(seed * 10 + s), simulations=args.deals)
-                    if s in searching
-                    else make_bot("heuristic", random.Random(seed * 10 + s))
-                    for s in range(rules.players)
-                ]
+                state = deal(rules, seed)
+                bots = seated(state, seed, side_of_seat_0(state), args.deals)
                 moves = changes = 0
                 while not state.is_over:
                     seat, phase = state.to_move, state.phase.value
@@ -254,8 +264,7 @@ def judge(args: argparse.Namespace) -> None:
                 print(f"{seed}: {moves} moves, {changes} changed", file=sys.stderr, flush=True)
     if not args.out.exists():
         raise SystemExit(f"{args.out}: no such file (judge some hands first)")
-    lines = [json.loads(line) for line in args.out.open()]
-    print(judged_report([line for line in lines if line["variant"] == args.variant]))
+    print(judged_report(variant_lines(args.out, args.variant)))
 
 
 def judged_report(lines: Sequence[dict[str, Any]]) -> str:
@@ -277,11 +286,10 @@ def judged_report(lines: Sequence[dict[str, Any]]) -> str:
         groups[f"{line['phase']}: {kinds}"].append(after - before)
     rows = [f"{len(hands)} hands, {len(changes)} changed moves"]
     for name, gains in sorted(groups.items(), key=lambda item: (item[0] != "all", -len(item[1]))):
-        mean = sum(gains) / len(gains)
-        spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / max(1, len(gains) - 1))
+        mean, error = mean_and_error(gains)
         rows.append(
             f"{name:32s} {len(gains):5d} changes  {mean:+7.1f} a change"
-            f" (s.e. {spread / math.sqrt(len(gains)):5.1f})  {sum(gains) / len(hands):+7.1f} a hand"
+            f" (s.e. {error:5.1f})  {sum(gains) / len(hands):+7.1f} a hand"
         )
     return "\n".join(rows)
 
@@ -291,32 +299,16 @@ SEATINGS = ("none", "seat 0", "side 0")  # where the search sits in ``seats``
 
 def seats_hand(variant: str, seed: int, seating: str, deals: int) -> int:
     """One hand of ``seats``: side 0's hand score minus the best other side's."""
-    rules = preset(variant)
-    order = list(range(rules.deck_size))
-    random.Random(seed).shuffle(order)
-    state = HandState(rules, order, dealer=seed % rules.players)
-    side, mine = side_of_seat_0(state)
-    searching = {"none": set(), "seat 0": {0}, "side 0": side}
-    bots = [
-        search_bot(random.Random(seed * 10 + s), simulations=deals)
-        if s in searching[seating]
-        else make_bot("heuristic", random.Random(seed * 10 + s))
-        for s in range(rules.players)
-    ]
+    state = deal(preset(variant), seed)
+    searching = {"none": set(), "seat 0": {0}, "side 0": side_of_seat_0(state)}[seating]
+    bots = seated(state, seed, searching, deals)
     while not state.is_over:
         state.apply(choose_for(bots[state.to_move], state), state.to_move)
-    totals = [score.total for score in score_hand(state)]
-    return totals[mine] - max(t for i, t in enumerate(totals) if i != mine)
+    return int(CANASTA_SEARCH.side_value(state, 0))
 
 
 def seats(args: argparse.Namespace) -> None:
-    done: set[tuple[int, str]] = set()
-    if args.out.exists():
-        done = {
-            (line["seed"], line["seating"])
-            for line in map(json.loads, args.out.open())
-            if line["variant"] == args.variant
-        }
+    done = {(line["seed"], line["seating"]) for line in variant_lines(args.out, args.variant)}
     with args.out.open("a") as out:
         for seed in range(args.seed, args.seed + args.hands):
             for seating in SEATINGS:
@@ -326,8 +318,7 @@ def seats(args: argparse.Namespace) -> None:
                     out.write(json.dumps({**line, "diff": diff}) + "\n")
                     out.flush()
             print(f"{seed}", file=sys.stderr, flush=True)
-    lines = [json.loads(line) for line in args.out.open()]
-    print(seats_report([line for line in lines if line["variant"] == args.variant]))
+    print(seats_report(variant_lines(args.out, args.variant)))
 
 
 def seats_report(lines: Sequence[dict[str, Any]]) -> str:
@@ -341,9 +332,7 @@ def seats_report(lines: Sequence[dict[str, Any]]) -> str:
         gains = [d[seating] - d["none"] for d in whole]
         if len(gains) < 2:
             continue
-        mean = sum(gains) / len(gains)
-        spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1))
-        error = spread / math.sqrt(len(gains))
+        mean, error = mean_and_error(gains)
         rows.append(f"search at {seating}: {mean:+7.1f} a hand (s.e. {error:5.1f})")
     return "\n".join(rows)
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from script_runs import load_script, run_script
 
+from canasta_net.canasta.rules import preset
+
 
 def report(name: str, lines: list[dict[str, Any]]) -> str:
     """A report of ``scripts/search_settings.py``, from its ``lines``."""
@@ -116,11 +118,7 @@ def test_the_seats_report_is_over_deals_played_all_three_ways() -> None:
 
 
 def test_the_search_sits_on_seat_0s_side() -> None:
-    from canasta_net.canasta.rules import preset
-    from canasta_net.canasta.state import HandState
-
-    side_of_seat_0 = load_script("search_settings").side_of_seat_0
+    script = load_script("search_settings")
     for variant, side in (("classic", {0, 2}), ("classic-2p", {0}), ("classic-3p-lone", {0})):
-        rules = preset(variant)
-        state = HandState(rules, list(range(rules.deck_size)), dealer=0)
-        assert side_of_seat_0(state) == (side, 0), variant
+        state = script.deal(preset(variant), 1)
+        assert script.side_of_seat_0(state) == side, variant
