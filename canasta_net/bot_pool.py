@@ -157,10 +157,15 @@ class BotPool:
         if len(tried) == 1:
             bot.deals_tried, bot.last = 0, [(tried[0], 0.0)]
             return succeed(tried[0])
+        seed = bot.rng.getrandbits(64)  # the same draw as an in-process search makes
+        if self._full():  # the information set is not even built (40 us a move)
+            self.counts["overloaded"] += 1
+            bot.deals_tried, bot.last = 0, []
+            return succeed(tried[0])  # the heuristic's choice
         job = SearchJob(
             bot.game,
             bot.information_set(state),
-            bot.rng.getrandbits(64),  # the same draw as an in-process search makes
+            seed,
             bot.budget,
             bot.simulations,
             bot.candidates,
@@ -223,10 +228,11 @@ class BotPool:
             )
         return self.executor
 
+    def _full(self) -> bool:
+        """Whether a search asked now would not run: the pool is closed or at its limit."""
+        return self.closed or self.in_flight >= self.limit
+
     def _submit(self, job: SearchJob) -> Deferred[SearchResult | None]:
-        if self.closed or self.in_flight >= self.limit:
-            self.counts["overloaded"] += 1
-            return succeed(None)
         executor = self._executor()
         try:
             future = executor.submit(run_search, job)

@@ -118,6 +118,9 @@ async def test_a_search_past_its_deadline_plays_the_heuristics_choice(pool: BotP
 async def test_a_full_queue_and_a_closed_pool_answer_at_once(pool: BotPool) -> None:
     state = _position("classic", 1, 9)
     bot = _bot("classic", 7)
+    bot.last, bot.deals_tried = [("an earlier move", 1.0)], 5
+    searched = _bot("classic", 7)
+    searched.rng.getrandbits(64)  # the seed a search would have drawn
     queue, pool.queue_per_worker = pool.queue_per_worker, 0  # no search may be in flight
     try:
         d = pool.choose(bot, state)
@@ -125,6 +128,9 @@ async def test_a_full_queue_and_a_closed_pool_answer_at_once(pool: BotPool) -> N
         pool.queue_per_worker = queue
     assert d.called  # not queued: the heuristic's choice, now
     assert await d == bot.candidates_in(state)[0] and pool.counts["overloaded"] == 1
+    assert bot.last == [] and bot.deals_tried == 0  # nothing was searched
+    # the bot's random stream moves on as if it had searched: its next seeds do not hang on load
+    assert bot.rng.getstate() == searched.rng.getstate()
     closed = BotPool(reactor, workers=1)
     await closed.shutdown()
     assert closed.choose(bot, state).called and closed.executor is None
