@@ -59,8 +59,8 @@ def whole_hand(variant: str, lang: str) -> tuple[str, Harness, MistakenPerson]:
     the questions between turns (a partner's "may I go out?", buys) and the score sheet: all
     the terminal printed."""
     rules = game_for(variant).rules if variant == "may-i" else classic(target=1500)
-    h = Harness(config(rules, players=2, max_hands=1))
-    # with these seeds bot-3, hal's partner, asks "may I go out?" in the hand
+    h = Harness(config(rules, players=2, max_hands=1, bot_kind="greedy"))
+    # with these seeds greedy bot-3, hal's partner, asks "may I go out?" in the hand
     peer, terminal, out = seat_with_terminal(h, "hal", lang)
     person = MistakenPerson(peer, terminal)
     terminal.handle_line("help")  # before the welcome: the classic help

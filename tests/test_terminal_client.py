@@ -139,8 +139,8 @@ def test_a_hand_played_at_the_terminal_ends_with_the_sheet_and_waits_for_enter()
 
 
 def test_the_partners_question_is_asked_and_y_answers_it() -> None:
-    # with these seeds bot-3, hal's partner, asks "may I go out?" in the first hand
-    h = Harness(config(classic(target=1500), players=2, max_hands=1))
+    # with these seeds greedy bot-3, hal's partner, asks "may I go out?" in the first hand
+    h = Harness(config(classic(target=1500), players=2, max_hands=1, bot_kind="greedy"))
     peer, terminal, out = seat_with_terminal(h, "hal")
     person = Person(peer, terminal, answer="y")
     play(h, person)

@@ -122,7 +122,7 @@ class TableConfig:
     password: TablePassword | None = None
     hold_seconds: float = 60.0
     bot_delay: float = 0.0
-    bot_kind: str = "greedy"
+    bot_kind: str = "heuristic"
     host_plays: bool = True
     insecure_seed: int | None = None  # deterministic seeds, for tests; marked insecure
     max_hands: int | None = None  # stop after this many hands (the log then ends mid-match)

@@ -743,7 +743,7 @@ def _check_bot_kind(ctx: click.Context, param: click.Parameter, value: str | Non
 _bot_kind_option = click.option(
     "--bot",
     "bot_kind",
-    default="greedy",
+    default="heuristic",
     show_default=True,
     callback=_check_bot_kind,
     help=N_(
