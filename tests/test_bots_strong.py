@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from rulecases import short_position
 
 from canasta_net import mayi, selfplay
 from canasta_net import search as search_module
@@ -284,3 +285,30 @@ def test_a_hint_whose_runner_did_as_well_says_so_and_no_gain() -> None:
     assert "'add 0 7D 7H'" not in tied.reason_in("ru") and tied.reason_in("ru") != tied.reason
     assert suggestion_of(best, [(best, 40.0), (runner, 12.0)], 15).message == BEST_OF
     assert suggestion_of(best, [(best, 11.0), (runner, 12.0)], 15).message == USUAL_PLAY
+
+
+@pytest.mark.parametrize(
+    ("variant", "least"), [("classic", 3), ("classic-2p", 5), ("samba", 5), ("bolivia", 5)]
+)
+def test_the_heuristic_takes_a_pile_from_its_least_size_and_draws_below_it(
+    variant: str, least: int
+) -> None:
+    """The smallest pile worth its pair: three cards where one card is drawn, five where two are
+    (docs/bots.md, "How big a pile the heuristic takes"). Both ways, through the full reading
+    and through the draw's shortcut."""
+    players = preset(variant).players
+    filler = ["5C", "6D", "8H", "9S", "5D", "6H", "8S", "9D"]  # no pair with the top card
+    for size in (least - 1, least):
+        state = short_position(
+            variant,
+            hands={0: ["KS", "KD", "4C", "7H", "10S"]},
+            melds={0: [["QC", "QD", "QH"]], 1: [["JC", "JD", "JH"]]},
+            pile=[*filler[: size - 1], "KH"],
+            stock=["4D", "4H", "4S", "7C", "7D", "7S"],
+            phase="draw",
+        )
+        assert len(state.pile) == size and players == state.players
+        legal = state.legal_actions()
+        took = HeuristicBot().decide(legal, knowledge_of(state, 0))
+        assert str(took) == str(HeuristicBot().choose_in(state))
+        assert str(took).startswith("take-pile" if size >= least else "draw"), (size, took)
