@@ -24,6 +24,11 @@ sampled deals (``--simulations``) plays the same games on any machine and at any
     PYTHONPATH=. python scripts/bench_bots.py search:0.5 heuristic --unit hand --matches 20
     PYTHONPATH=. python scripts/bench_bots.py search heuristic --simulations 6 --matches 200 \
         --variants classic-2p --seed 3000 --games scripts/results/search6-heuristic-2p.jsonl
+    PYTHONPATH=. python scripts/bench_bots.py heuristic-pile5 heuristic --variants classic \
+        --matches 500 --jobs 2 --seed 50000
+
+The kind ``heuristic-pileN`` is the heuristic taking a pile from N cards in every variant (its
+least pile; docs/bots.md, "How big a pile the heuristic takes").
 
 Goals (issue 15): heuristic >= 65 % of matches against greedy, search >= 60 % against heuristic,
 in 2- and 4-player classic, the search at <= 0.5 s a move on one core.
@@ -45,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from canasta_net.canasta.bots import make_bot, search_bot
+from canasta_net.canasta.heuristic import HeuristicBot
 from canasta_net.canasta.match import Match
 from canasta_net.canasta.rules import preset
 from canasta_net.canasta.scoring import score_hand
@@ -70,10 +76,20 @@ class Game:
     deals: list[int] = field(default_factory=lambda: [0, 0])  # sampled by a searching bot
 
 
+PILE_KIND = "heuristic-pile"  # heuristic-pileN: the heuristic taking piles from N cards
+
+
 def _bot(kind: str, rng: random.Random, simulations: int | None, cpu_time: bool = True) -> Any:
     budget = search_budget(kind)
     if budget is not None:
         return search_bot(rng, budget, simulations, cpu_time)
+    if kind.startswith(PILE_KIND):
+        least = kind.removeprefix(PILE_KIND)
+        if not least.isdigit() or int(least) < 1:
+            raise ValueError(f"{kind!r}: {PILE_KIND}N takes a whole number of cards N, 1 or more")
+        bot = HeuristicBot(rng)
+        bot.least_pile = int(least)  # the smallest pile it takes, whatever the variant draws
+        return bot
     return make_bot(kind, rng)
 
 
@@ -283,7 +299,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("a", help="bot kind A (random, greedy, heuristic, search, search:S)")
+    parser.add_argument(
+        "a", help="bot kind A (random, greedy, heuristic, heuristic-pileN, search, search:S)"
+    )
     parser.add_argument("b", help="bot kind B")
     parser.add_argument("--variants", default="classic-2p,classic")
     parser.add_argument("--matches", type=int, default=100, help="duplicate pairs per variant")

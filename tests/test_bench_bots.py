@@ -7,11 +7,13 @@ not a games file is refused in one line."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from script_runs import run_script
+import pytest
+from script_runs import load_script, run_script
 
 
 def bench(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -75,3 +77,26 @@ def test_a_file_that_is_not_a_games_file_is_refused_in_one_line(tmp_path: Path) 
     run = bench("--matches", "1", "--games", str(games), check=False)
     assert run.returncode != 0
     assert run.stderr.strip().splitlines() == [f"{games}:1: not a game of this benchmark ('game')"]
+
+
+def test_a_heuristic_taking_piles_from_n_cards_plays_otherwise_only_where_n_differs() -> None:
+    """``heuristic-pileN``: the sweep of docs/bots.md. With the shipped least pile (five where
+    two cards are drawn) it plays the heuristic's very games; with seven (the setting before) it
+    plays other ones; a kind without a whole number is refused."""
+    bots = load_script("bench_bots")
+
+    def games(kind: str) -> list[tuple[int, list[int]]]:
+        played = []
+        for seed in range(4):
+            for parity in (0, 1):
+                task = ("classic-2p", "hand", kind, "heuristic", seed, parity, None, True)
+                game = bots.play_game(task)
+                played.append((game.diff, game.moves))
+        return played
+
+    shipped = games("heuristic")
+    assert games("heuristic-pile5") == shipped
+    assert games("heuristic-pile7") != shipped
+    for wrong in ("heuristic-pile", "heuristic-pilex", "heuristic-pile0"):
+        with pytest.raises(ValueError, match="whole number of cards"):
+            bots._bot(wrong, random.Random(0), None)
