@@ -157,11 +157,20 @@ class BotPool:
         if len(tried) == 1:
             bot.deals_tried, bot.last = 0, [(tried[0], 0.0)]
             return succeed(tried[0])
+        by_text = {str(a): a for a in tried}
+
+        def answer(result: SearchResult | None) -> Any:
+            if result is None or result.action not in by_text:
+                bot.deals_tried, bot.last = 0, []
+                return tried[0]  # the heuristic's choice
+            bot.deals_tried = result.deals
+            bot.last = [(by_text[t], v) for t, v in result.values if t in by_text]
+            return by_text[result.action]
+
         seed = bot.rng.getrandbits(64)  # the same draw as an in-process search makes
-        if self._full():  # the information set is not even built (40 us a move)
+        if self._full():  # answered now: the information set is not even built (40 us a move)
             self.counts["overloaded"] += 1
-            bot.deals_tried, bot.last = 0, []
-            return succeed(tried[0])  # the heuristic's choice
+            return succeed(None).addCallback(answer)
         job = SearchJob(
             bot.game,
             bot.information_set(state),
@@ -174,16 +183,6 @@ class BotPool:
             bot.confidence,
             bot.duel,
         )
-        by_text = {str(a): a for a in tried}
-
-        def answer(result: SearchResult | None) -> Any:
-            if result is None or result.action not in by_text:
-                bot.deals_tried, bot.last = 0, []
-                return tried[0]  # the heuristic's choice
-            bot.deals_tried = result.deals
-            bot.last = [(by_text[t], v) for t, v in result.values if t in by_text]
-            return by_text[result.action]
-
         return self._submit(job).addCallback(answer)
 
     def suggest_later(
